@@ -1,0 +1,91 @@
+/**
+ * Wire types of the broker configuration API (`openapi.yaml` is the contract).
+ *
+ * These mirror the JSON the API sends and receives; the client normalises the few places where the
+ * API is inconsistent (see {@link AccessKeyRecord.id}).
+ */
+
+/** The two kinds of access key. `ACCOUNT` keys call this API; `SERVICE` keys connect clients to the broker. */
+export type AccessKeyType = "ACCOUNT" | "SERVICE";
+
+/** All access key types, in a stable order. */
+export const ACCESS_KEY_TYPES: readonly AccessKeyType[] = ["ACCOUNT", "SERVICE"];
+
+/** The send/receive permissions of an access key. */
+export interface Permissions {
+  /** Event paths the key may publish to, such as `orders/created` or `orders/*`. */
+  send: string[];
+  /** Event paths the key may subscribe to. */
+  receive: string[];
+  /** Resource-specific permissions; their content is not described by the API. */
+  resources: Record<string, unknown>;
+}
+
+/** An access key as returned by the list and get-permissions operations. */
+export interface AccessKeyRecord {
+  /** The numeric access key id. */
+  id: number;
+  name: string;
+  /** The access key value itself: a credential. */
+  key: string;
+  type: AccessKeyType;
+  permissions: Permissions;
+  /** ISO 8601 UTC creation timestamp. */
+  createdAt: string;
+}
+
+/** An encryption key pair of a SERVICE key, as base64 text. */
+export interface ServiceKeyPair {
+  publicKey: string;
+  /** The private key: a credential. */
+  privateKey: string;
+}
+
+/** What creating an access key returns, normalised (the API's string `accessKeyId` becomes a number). */
+export interface CreatedAccessKey {
+  /** The generated key value: a credential. */
+  accessKey: string;
+  accessKeyId: number;
+  /** Present for SERVICE keys. */
+  serviceKeyPair?: ServiceKeyPair;
+}
+
+/** Input of the create-access-key operation. */
+export interface CreateAccessKeyInput {
+  name: string;
+  type: AccessKeyType;
+  permissions: Partial<Permissions>;
+}
+
+/** A workspace record. `parentId` is 0 for a top-level workspace. */
+export interface WorkspaceRecord {
+  id: number;
+  name: string;
+  /** Full path such as `/a/b`. */
+  path: string;
+  parentId: number;
+  createdAt: string;
+  children: WorkspaceRecord[];
+}
+
+/** Sort direction of a list operation. */
+export type SortOrder = "ASC" | "DESC";
+
+/** Sort field of a list operation. */
+export type SortField = "name" | "createdAt";
+
+/** Paging and ordering of a list operation. */
+export interface ListOptions {
+  /** Page size, 1 to 100. @default 100 */
+  limit?: number;
+  /** @default "ASC" */
+  order?: SortOrder;
+  /** @default "createdAt" */
+  orderBy?: SortField;
+}
+
+/** One page of a list operation, as the API returns it. `resultsLength` counts this page only. */
+export interface Page<T> {
+  resultsLength: number;
+  results: T[];
+}
