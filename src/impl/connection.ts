@@ -1,0 +1,42 @@
+import type { ConfigureRequest } from "@pulumi/pulumi/dynamic";
+import { getBrokerClient, type BrokerClient } from "../client";
+import { resolveConnection, type ConfigSource } from "../config";
+
+/**
+ * The connection every provider of this process uses.
+ *
+ * The provider host calls `configure` once per resource type with the whole stack configuration
+ * (secrets decrypted). We only remember where to read settings from: `configure` also runs during
+ * `pulumi preview`, which must work with no credentials at all, so nothing here may throw until an
+ * operation really needs the API.
+ */
+let stackConfig: ConfigSource | undefined;
+
+/** Remembers the stack configuration; never throws and makes no request. */
+export function configure(request: ConfigureRequest): Promise<void> {
+  stackConfig = (key) => request.config.get(key);
+  return Promise.resolve();
+}
+
+/**
+ * The API client for the configured endpoint. Throws a `BrokerConfigError` naming `broker:baseUrl` /
+ * `broker:apiKey` and `BROKER_BASE_URL` / `BROKER_API_KEY` when settings are missing.
+ */
+export function brokerClient(): BrokerClient {
+  return getBrokerClient(resolveConnection(undefined, stackConfig, process.env));
+}
+
+/**
+ * The configured base URL, normalised, or `undefined` when none is configured or it is invalid.
+ * Used by `check` to compare with the endpoint a resource lives at, without needing credentials.
+ */
+export function configuredBaseUrl(): string | undefined {
+  const raw = stackConfig?.("broker:baseUrl") ?? process.env["BROKER_BASE_URL"];
+  if (raw === undefined || raw === "") return undefined;
+  return normalizeBaseUrl(raw);
+}
+
+/** The form in which base URLs are recorded and compared: no trailing slash. */
+export function normalizeBaseUrl(url: string): string {
+  return url.replace(/\/+$/u, "");
+}

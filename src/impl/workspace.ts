@@ -1,0 +1,161 @@
+import type { dynamic, ID } from "@pulumi/pulumi";
+import type { WorkspaceRecord } from "../client/types";
+import { brokerClient } from "./connection";
+import { assertSameEndpoint, checkEndpoint, type EndpointInputs } from "./endpoint";
+import { warn } from "./engine-log";
+import { isUnknown } from "./unknown";
+import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./validation";
+
+export { configure } from "./connection";
+
+/** Workspace inputs after `check`: defaults filled in. */
+export interface WorkspaceInputs extends EndpointInputs {
+  name: string;
+  /** 0 for a top-level workspace. */
+  parentId: number;
+  adopt: boolean;
+}
+
+/** What the engine records for a workspace. */
+export interface WorkspaceOutputs extends WorkspaceInputs {
+  workspaceId: number;
+  /** Full path such as `/team/orders`. */
+  path: string;
+  createdAt: string;
+  /** True when `create` took over an existing workspace instead of creating one. */
+  adopted: boolean;
+}
+
+/** Validates inputs and fills defaults. Makes no request. */
+export function check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult> {
+  const failures = new CheckFailures();
+  checkName(failures, "name", news["name"], "Workspace");
+  const parentId = news["parentId"] ?? 0;
+  if (!isUnknown(parentId) && !(Number.isSafeInteger(parentId) && (parentId as number) >= 0)) {
+    failures.add(
+      "parentId",
+      `must be the numeric id of the parent workspace (e.g. another Workspace's workspaceId) or 0 for top level, got ${describe(parentId)}`,
+    );
+  }
+  checkOptionalBoolean(failures, "adopt", news["adopt"]);
+  checkOptionalBoolean(failures, "allowEndpointChange", news["allowEndpointChange"]);
+  const inputs: Record<string, unknown> = { ...news, parentId, adopt: news["adopt"] ?? false };
+  const baseUrl = checkEndpoint(failures, olds, news);
+  if (baseUrl !== undefined) inputs["baseUrl"] = baseUrl;
+  return Promise.resolve({ inputs, failures: failures.list });
+}
+
+/** A change of name, parent or endpoint replaces the workspace; `adopt` changes nothing on the server. */
+export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult> {
+  const replaces = ["name", "parentId", "baseUrl"].filter((key) => changed(olds[key], news[key], key));
+  const changes = replaces.length > 0 || ["adopt", "allowEndpointChange"].some((k) => changed(olds[k], news[k], k));
+  return Promise.resolve({ changes, replaces, deleteBeforeReplace: false });
+}
+
+function changed(old: unknown, value: unknown, key: string): boolean {
+  if (isUnknown(value)) return true;
+  // A preview without broker:baseUrl configured carries no endpoint: that is not a move.
+  if (key === "baseUrl" && (value === undefined || old === undefined)) return false;
+  if (key === "parentId") return (old ?? 0) !== (value ?? 0);
+  return old !== value && !(old === undefined && value === false);
+}
+
+/** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */
+export async function create(raw: Record<string, unknown>): Promise<dynamic.CreateResult> {
+  const inputs = raw as unknown as WorkspaceInputs;
+  const client = brokerClient();
+  const existing = await findByNameAndParent(inputs.name, inputs.parentId);
+  let record: WorkspaceRecord;
+  let adopted = false;
+  if (existing.length > 1) {
+    throw new Error(
+      `Cannot create workspace "${inputs.name}": ${existing.length} workspaces with that name already exist under parent ${inputs.parentId} (ids ${existing.map((w) => w.id).join(", ")}); rename it, or remove the duplicates outside Pulumi.`,
+    );
+  }
+  if (existing[0] !== undefined) {
+    if (!inputs.adopt) {
+      throw new Error(
+        `Workspace "${inputs.name}" already exists under parent ${inputs.parentId} (id ${existing[0].id}, path ${existing[0].path}). ` +
+          "Set `adopt: true` to manage the existing workspace with this stack, or choose another name.",
+      );
+    }
+    record = existing[0];
+    adopted = true;
+  } else {
+    record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, existing);
+  }
+  const outs = outputsOf(inputs, record, adopted, client.baseUrl);
+  return { id: String(record.id), outs };
+}
+
+async function findByNameAndParent(name: string, parentId: number): Promise<WorkspaceRecord[]> {
+  const matches: WorkspaceRecord[] = [];
+  for await (const workspace of brokerClient().workspaces({ name })) {
+    if (workspace.name === name && workspace.parentId === parentId) matches.push(workspace);
+  }
+  return matches;
+}
+
+function outputsOf(
+  inputs: WorkspaceInputs,
+  record: WorkspaceRecord,
+  adopted: boolean,
+  baseUrl: string,
+): Record<string, unknown> {
+  const outs: Record<string, unknown> = {
+    name: record.name,
+    parentId: record.parentId,
+    adopt: inputs.adopt,
+    workspaceId: record.id,
+    path: record.path,
+    createdAt: record.createdAt,
+    adopted,
+    baseUrl,
+  };
+  if (inputs.allowEndpointChange !== undefined) outs["allowEndpointChange"] = inputs.allowEndpointChange;
+  return outs;
+}
+
+/** Refresh: reads the workspace by id; a workspace that no longer exists leaves the stack. */
+export async function read(id: ID, props: Record<string, unknown> = {}): Promise<dynamic.ReadResult> {
+  assertSameEndpoint(props["baseUrl"], `Refreshing workspace ${id}`);
+  const client = brokerClient();
+  const record = await client.getWorkspace(Number(id));
+  if (record === undefined) return { id: "" };
+  const old = props as Partial<WorkspaceOutputs>;
+  const outs = outputsOf(
+    {
+      name: record.name,
+      parentId: record.parentId,
+      adopt: old.adopt ?? false,
+      ...(old.allowEndpointChange === undefined ? {} : { allowEndpointChange: old.allowEndpointChange }),
+    },
+    record,
+    old.adopted ?? false,
+    client.baseUrl,
+  );
+  const inputs: Record<string, unknown> = {
+    name: record.name,
+    parentId: record.parentId,
+    adopt: old.adopt ?? false,
+    baseUrl: client.baseUrl,
+  };
+  return { id, props: outs, inputs };
+}
+
+/** Only `adopt` or `allowEndpointChange` can change in place, and neither touches the server. */
+export function update(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult> {
+  const outs: Record<string, unknown> = { ...olds, adopt: news["adopt"] ?? false };
+  if (news["allowEndpointChange"] === undefined) delete outs["allowEndpointChange"];
+  else outs["allowEndpointChange"] = news["allowEndpointChange"];
+  return Promise.resolve({ outs });
+}
+
+/** The API has no delete endpoint: the workspace is only forgotten, with a warning. */
+export async function delete_(id: ID, props: Record<string, unknown>): Promise<void> {
+  const path = typeof props["path"] === "string" ? props["path"] : String(props["name"]);
+  await warn(
+    `Workspace ${path} (id ${id}) was removed from the stack but still exists on the broker: the configuration API has no delete endpoint. Remove it in the broker's dashboard if it is no longer needed.`,
+  );
+}
+export { delete_ as delete };

@@ -1,0 +1,29 @@
+/**
+ * Pulumi resources for the configuration API of the message broker: workspaces, access keys with
+ * their permissions, and the encryption key pairs of SERVICE keys.
+ *
+ * Configure the stack with `broker:baseUrl` and the secret `broker:apiKey` (an ACCOUNT key), or the
+ * `BROKER_BASE_URL` / `BROKER_API_KEY` environment variables.
+ * @packageDocumentation
+ */
+export { Workspace, type WorkspaceArgs, type WorkspaceInputs, type WorkspaceOutputs } from "./resources/workspace";
+export {
+  AccessKey,
+  ACCESS_KEY_SECRET_OUTPUTS,
+  type AccessKeyArgs,
+  type AccessKeyInputs,
+  type AccessKeyOutputs,
+  type OnDelete,
+  type PermissionsArgs,
+} from "./resources/access-key";
+export {
+  ServiceKeyPair,
+  SERVICE_KEY_PAIR_SECRET_OUTPUTS,
+  type ServiceKeyPairArgs,
+  type ServiceKeyPairInputs,
+  type ServiceKeyPairOutputs,
+} from "./resources/service-key-pair";
+export { resolveConnection, type ConnectionSettings, type ConfigSource } from "./config";
+export { BrokerError, BrokerApiError, BrokerConfigError, isBrokerError, isBrokerApiError } from "./client/errors";
+export type { AccessKeyType, Permissions } from "./client/types";
+export { eventPathProblem } from "./impl/validation";
