@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Makes `npx pulumi` work on a machine without internet access.
+#
+# The `pulumi` npm package (a devDependency) runs $PULUMI_HOME/versions/<version>/bin/pulumi when that
+# file exists and downloads it otherwise. Where downloads are impossible but the Go module proxy is
+# reachable, this script builds the CLI and the Node.js language host from source with `go`, at the
+# version of our @pulumi/pulumi dependency, caches the build outside the repository, and puts the
+# binaries (plus the dynamic-provider plugin script) where the wrapper looks. A second run takes
+# seconds. With internet access and no Go, it does nothing and `npx pulumi` downloads as usual.
+#
+# Prints the bin directory on stdout; progress goes to stderr.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
+wrapper_version=$(cd "$repo" && node -p 'require("pulumi/package.json").version')
+pulumi_home=${PULUMI_HOME:-$HOME/.pulumi}
+bin_dir="$pulumi_home/versions/$version/bin"
+cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/pulumi-cli/v$version"
+log() { echo "ensure-pulumi-cli: $*" >&2; }
+
+if [ "$version" != "$wrapper_version" ]; then
+  log "the pulumi wrapper ($wrapper_version) and @pulumi/pulumi ($version) differ; keep both devDependencies at one version"
+  exit 1
+fi
+
+install_plugin_script() {
+  # The engine looks for the dynamic-provider plugin on PATH; the wrapper puts bin_dir first on PATH.
+  cp "$repo/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs" "$bin_dir/"
+  chmod +x "$bin_dir/pulumi-resource-pulumi-nodejs"
+}
+
+if [ -x "$bin_dir/pulumi" ] && [ -x "$bin_dir/pulumi-language-nodejs" ] &&
+  [ "$("$bin_dir/pulumi" version 2>/dev/null)" = "v$version" ]; then
+  install_plugin_script
+  echo "$bin_dir"
+  exit 0
+fi
+
+# A suitable CLI already on PATH (e.g. a developer's install) is used as it is.
+if command -v pulumi >/dev/null 2>&1 && command -v pulumi-language-nodejs >/dev/null 2>&1 &&
+  [ "$(pulumi version 2>/dev/null)" = "v$version" ]; then
+  mkdir -p "$bin_dir"
+  ln -sf "$(command -v pulumi)" "$bin_dir/pulumi"
+  ln -sf "$(command -v pulumi-language-nodejs)" "$bin_dir/pulumi-language-nodejs"
+  install_plugin_script
+  echo "$bin_dir"
+  exit 0
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  log "no Pulumi CLI v$version and no Go toolchain to build one; \`npx pulumi\` will try to download it"
+  exit 1
+fi
+
+export CGO_ENABLED=0 GOFLAGS=-mod=mod
+ldflags="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version"
+
+if [ ! -x "$cache_dir/cli/pulumi" ]; then
+  log "building the Pulumi CLI v$version from the Go module proxy (several minutes, once per machine)"
+  work="$cache_dir/cli-module"
+  mkdir -p "$work"
+  # `go install` refuses modules with replace directives, so build from an outer module that
+  # requires pkg and sdk at one version and repeats pkg's non-local replace lines.
+  pkg_gomod=$(cd "$work" && go mod download -json "github.com/pulumi/pulumi/pkg/v3@v$version" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).GoMod))')
+  {
+    printf 'module pulumi-broker-config.local/pulumi-cli\n\ngo 1.24\n\nrequire (\n'
+    printf '\tgithub.com/pulumi/pulumi/pkg/v3 v%s\n\tgithub.com/pulumi/pulumi/sdk/v3 v%s\n)\n\n' "$version" "$version"
+    grep -E '^replace .*=> [^.]' "$pkg_gomod" | sort -u || true
+  } >"$work/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"\n' >"$work/tools.go"
+  (cd "$work" && go mod tidy && go build -ldflags "$ldflags" -o "$cache_dir/cli/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
+fi
+
+if [ ! -x "$cache_dir/cli/pulumi-language-nodejs" ]; then
+  work="$cache_dir/langhost-module"
+  mkdir -p "$work"
+  # The Node.js language host is its own module without tags: require it at the commit of the pkg tag.
+  commit=$(cd "$cache_dir/cli-module" && go list -m -json "github.com/pulumi/pulumi/pkg/v3@v$version" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log((JSON.parse(s).Origin||{}).Hash||""))')
+  host_module=github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3
+  printf 'module pulumi-broker-config.local/pulumi-language-nodejs\n\ngo 1.24\n' >"$work/go.mod"
+  if [ -n "$commit" ] && (cd "$work" && go get "$host_module@$commit" >/dev/null 2>&1); then
+    log "building the Node.js language host at $commit"
+    (cd "$work" && go build -ldflags "$ldflags" -o "$cache_dir/cli/pulumi-language-nodejs" "$host_module")
+  else
+    # Some module proxies do not serve the host's untagged module. Until v3.68.0 the host lived in
+    # the tagged sdk module; its gRPC interface is still compatible with the CLI (the engine falls
+    # back where newer calls are unimplemented), and it runs programs with our @pulumi/pulumi.
+    log "the proxy does not serve $host_module; building the language host of sdk v3.68.0 instead"
+    printf 'module pulumi-broker-config.local/pulumi-language-nodejs\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.68.0\n' >"$work/go.mod"
+    printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs"\n' >"$work/tools.go"
+    (cd "$work" && go mod tidy && go build -o "$cache_dir/cli/pulumi-language-nodejs" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs)
+  fi
+fi
+
+mkdir -p "$bin_dir"
+cp "$cache_dir/cli/pulumi" "$cache_dir/cli/pulumi-language-nodejs" "$bin_dir/"
+install_plugin_script
+actual=$("$bin_dir/pulumi" version)
+if [ "$actual" != "v$version" ]; then
+  log "built CLI reports $actual, expected v$version"
+  exit 1
+fi
+log "Pulumi CLI $actual ready in $bin_dir"
+echo "$bin_dir"
