@@ -1,0 +1,300 @@
+/** The broker API client: one undici `Pool` per client, every call through `request()`. */
+import { createHash } from "node:crypto";
+
+import { Pool } from "undici";
+
+import * as accessKeys from "./access-keys";
+import { normalizeBaseUrl } from "./base-url";
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MAX_RETRY_TIME_MS,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_USER_AGENT,
+  RETRY_BASE_DELAY_MS,
+  RETRY_MAX_DELAY_MS,
+} from "./constants";
+import {
+  createAccessKeyOnce,
+  createWorkspaceAndFind,
+  type CreateOnceBudget,
+  type CreatedAccessKeyOnce,
+} from "./create-once";
+import { BrokerConfigError } from "./errors";
+import { allPages, listDefaults } from "./paging";
+import { REAL_TIMING, type RequestContext, type RequestTiming, type RetryEvent } from "./request";
+import type {
+  AccessKeyRecord,
+  CreateAccessKeyInput,
+  CreatedAccessKey,
+  ListOptions,
+  Page,
+  Permissions,
+  ServiceKeyPair,
+  WorkspaceRecord,
+} from "./types";
+import * as workspaces from "./workspaces";
+
+/** Options of a {@link BrokerClient}. */
+export interface BrokerClientOptions {
+  /**
+   * The API base URL: http(s), ending in `/v1` (a trailing slash is tolerated).
+   * @example "https://broker.example.com/v1"
+   */
+  baseUrl: string;
+  /** An ACCOUNT access key, sent as `X-API-KEY`. Never appears in errors or logs. */
+  apiKey: string;
+  /**
+   * Connect, response-headers and response-body timeout of each attempt, in milliseconds.
+   * @default 30_000 (DEFAULT_TIMEOUT_MS)
+   */
+  timeoutMs?: number;
+  /**
+   * Retries after the first attempt of a call (only of failures that are safe to retry).
+   * @default 4 (DEFAULT_MAX_RETRIES)
+   */
+  maxRetries?: number;
+  /**
+   * Total time budget for retrying one call, in milliseconds. A `Retry-After` beyond it fails the
+   * call at once, saying so.
+   * @default 60_000 (DEFAULT_MAX_RETRY_TIME_MS)
+   */
+  maxRetryTimeMs?: number;
+  /**
+   * Requests in flight at once per client (the connections of its undici `Pool`); further calls queue.
+   * @default 8 (DEFAULT_MAX_CONCURRENCY)
+   */
+  maxConcurrency?: number;
+  /**
+   * The `User-Agent` header.
+   * @default "pulumi-broker-config/<version>" (DEFAULT_USER_AGENT)
+   */
+  userAgent?: string;
+  /** Called before each retry, e.g. to log it. The event holds no secrets. Exceptions are ignored. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+/**
+ * Test seams of a client: not part of the public API.
+ * @internal
+ */
+export interface BrokerClientInternals {
+  /** Clock, sleep and randomness of retries. */
+  timing?: RequestTiming;
+  /** First backoff step. @default RETRY_BASE_DELAY_MS */
+  baseDelayMs?: number;
+  /** Largest backoff step. @default RETRY_MAX_DELAY_MS */
+  maxDelayMs?: number;
+}
+
+function checkCount(value: number | undefined, fallback: number, name: string, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new BrokerConfigError(
+      "BROKER_CONFIG_INVALID",
+      `Invalid broker client option ${name}: ${value} is not ${min === 0 ? "a non-negative" : "a positive"} integer`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A typed client of the broker configuration API.
+ *
+ * Every call retries what is safe to retry (see `retry.ts`), throws {@link BrokerApiError} on failure
+ * (with secrets redacted), and shares one connection pool capped at `maxConcurrency`.
+ */
+export class BrokerClient {
+  /** The normalised base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly #ctx: RequestContext;
+  readonly #pool: Pool;
+  readonly #budget: CreateOnceBudget;
+
+  /** @throws BrokerConfigError when an option is invalid. */
+  constructor(options: BrokerClientOptions);
+  /** @internal */
+  // A separate overload so that `stripInternal` removes the test seam from the published typings.
+  // eslint-disable-next-line @typescript-eslint/unified-signatures
+  constructor(options: BrokerClientOptions, internals: BrokerClientInternals);
+  constructor(options: BrokerClientOptions, internals: BrokerClientInternals = {}) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl, "the baseUrl option");
+    if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
+      throw new BrokerConfigError("BROKER_CONFIG_MISSING", "No broker API key: the apiKey option is empty");
+    }
+    const timeoutMs = checkCount(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", 1);
+    const maxRetries = checkCount(options.maxRetries, DEFAULT_MAX_RETRIES, "maxRetries", 0);
+    const maxRetryTimeMs = checkCount(options.maxRetryTimeMs, DEFAULT_MAX_RETRY_TIME_MS, "maxRetryTimeMs", 0);
+    const connections = checkCount(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY, "maxConcurrency", 1);
+    const url = new URL(this.baseUrl);
+    this.#pool = new Pool(url.origin, {
+      connections,
+      connect: { timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const timing = internals.timing ?? REAL_TIMING;
+    const baseDelayMs = internals.baseDelayMs ?? RETRY_BASE_DELAY_MS;
+    const maxDelayMs = internals.maxDelayMs ?? RETRY_MAX_DELAY_MS;
+    this.#ctx = {
+      dispatcher: this.#pool,
+      baseUrl: this.baseUrl,
+      basePath: url.pathname,
+      apiKey: options.apiKey,
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      timeoutMs,
+      retry: { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs },
+      timing,
+      onRetry: options.onRetry,
+    };
+    this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing };
+  }
+
+  /**
+   * `POST /access-key`. Not retried after a failure that may have come after the server processed it
+   * (the error then has `outcomeUnknown`); prefer {@link createAccessKeyOnce}.
+   */
+  createAccessKey(input: CreateAccessKeyInput): Promise<CreatedAccessKey> {
+    return accessKeys.createAccessKey(this.#ctx, input);
+  }
+
+  /** `GET /access-key`: one page. Defaults: limit 100, order ASC, orderBy createdAt. */
+  listAccessKeys(
+    query: ListOptions & { pageIndex: number; accessKey?: string },
+  ): Promise<Page<AccessKeyRecord>> {
+    return accessKeys.listAccessKeys(this.#ctx, query);
+  }
+
+  /** Every access key, page after page (fetched lazily), until a short page. */
+  accessKeys(options: ListOptions & { accessKey?: string } = {}): AsyncIterableIterator<AccessKeyRecord> {
+    const list = { ...options, ...listDefaults(options) };
+    return allPages(list.limit, (pageIndex) => this.listAccessKeys({ ...list, pageIndex }));
+  }
+
+  /** The access key with this id, paging through all keys until found; `undefined` if there is none. */
+  async findAccessKeyById(id: number): Promise<AccessKeyRecord | undefined> {
+    for await (const record of this.accessKeys()) if (record.id === id) return record;
+    return undefined;
+  }
+
+  /** `GET /access-key/{accessKey}/permissions`: the key's record. A missing key throws `BROKER_NOT_FOUND`. */
+  getAccessKeyPermissions(accessKey: string): Promise<AccessKeyRecord> {
+    return accessKeys.getAccessKeyPermissions(this.#ctx, accessKey);
+  }
+
+  /**
+   * `POST /access-key/{accessKey}/permissions` with the full desired lists. Whether the server
+   * replaces or merges is undocumented: read the record back to check.
+   */
+  updateAccessKeyPermissions(accessKey: string, permissions: Permissions): Promise<void> {
+    return accessKeys.updateAccessKeyPermissions(this.#ctx, accessKey, permissions);
+  }
+
+  /** `GET /access/verify/{accessKey}`: `true` if valid; `false` for `{status:false}` and 401/403/404. */
+  verifyAccessKey(accessKey: string): Promise<boolean> {
+    return accessKeys.verifyAccessKey(this.#ctx, accessKey);
+  }
+
+  /** `PUT /access/service-key-pair`: replaces a SERVICE key's pair and returns the new one. */
+  rotateServiceKeyPair(accessKey: string): Promise<ServiceKeyPair> {
+    return accessKeys.rotateServiceKeyPair(this.#ctx, accessKey);
+  }
+
+  /**
+   * `POST /workspace` (no id is returned). `parentId` is sent only when positive. Not retried after a
+   * failure that may have come after the server processed it; prefer {@link createWorkspaceAndFind}.
+   */
+  createWorkspace(input: { name: string; parentId?: number }): Promise<void> {
+    return workspaces.createWorkspace(this.#ctx, input);
+  }
+
+  /** `GET /workspace`: one page. Defaults: limit 100, order ASC, orderBy createdAt. */
+  listWorkspaces(
+    query: ListOptions & { pageIndex: number; name?: string; id?: number },
+  ): Promise<Page<WorkspaceRecord>> {
+    return workspaces.listWorkspaces(this.#ctx, query);
+  }
+
+  /** Every workspace matching the filters, page after page (fetched lazily), until a short page. */
+  workspaces(
+    options: ListOptions & { name?: string; id?: number } = {},
+  ): AsyncIterableIterator<WorkspaceRecord> {
+    const list = { ...options, ...listDefaults(options) };
+    return allPages(list.limit, (pageIndex) => this.listWorkspaces({ ...list, pageIndex }));
+  }
+
+  /** The workspace with this id (one filtered list request); `undefined` if there is none. */
+  async getWorkspace(id: number): Promise<WorkspaceRecord | undefined> {
+    const page = await this.listWorkspaces({ pageIndex: 0, id });
+    // Checked here too: a server that ignored the filter must not hand back another workspace.
+    return page.results.find((w) => w.id === id);
+  }
+
+  /** Creates a workspace and returns its record, never creating it twice (see `create-once.ts`). */
+  createWorkspaceAndFind(input: { name: string; parentId?: number }): Promise<WorkspaceRecord> {
+    return createWorkspaceAndFind(this, this.#budget, input);
+  }
+
+  /** Creates an access key and reads back its record, never creating it twice (see `create-once.ts`). */
+  createAccessKeyOnce(input: CreateAccessKeyInput): Promise<CreatedAccessKeyOnce> {
+    return createAccessKeyOnce(this, this.#budget, input);
+  }
+
+  /** Closes the connection pool after the requests in flight finish. */
+  async close(): Promise<void> {
+    if (!this.#pool.closed) await this.#pool.close();
+  }
+
+  /** Whether {@link close} was called. */
+  get closed(): boolean {
+    return this.#pool.closed;
+  }
+
+  /** Keeps the API key out of `util.inspect(client)` and logs of the client object. */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return `BrokerClient { baseUrl: '${this.baseUrl}' }`;
+  }
+
+  /** Keeps the API key out of `JSON.stringify(client)`. */
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl };
+  }
+}
+
+const cache = new Map<string, BrokerClient>();
+const listenerIds = new WeakMap<(event: RetryEvent) => void, number>();
+let nextListenerId = 1;
+
+function cacheKey(options: BrokerClientOptions): string {
+  let listener = 0;
+  if (options.onRetry !== undefined) {
+    listener = listenerIds.get(options.onRetry) ?? nextListenerId++;
+    listenerIds.set(options.onRetry, listener);
+  }
+  // The API key enters the key only as a hash, so the map holds no credential of its own.
+  const apiKey = createHash("sha256").update(options.apiKey).digest("hex");
+  return JSON.stringify([
+    normalizeBaseUrl(options.baseUrl, "the baseUrl option"),
+    apiKey,
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    options.maxRetryTimeMs ?? DEFAULT_MAX_RETRY_TIME_MS,
+    options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    options.userAgent ?? DEFAULT_USER_AGENT,
+    listener,
+  ]);
+}
+
+/**
+ * The process-wide client for these options: one per (base URL, API key, settings, `onRetry`), so
+ * that every resource served by one provider host shares one pool and its concurrency cap. A closed
+ * client is replaced by a new one.
+ */
+export function getBrokerClient(options: BrokerClientOptions): BrokerClient {
+  const key = cacheKey(options);
+  const cached = cache.get(key);
+  if (cached !== undefined && !cached.closed) return cached;
+  const client = new BrokerClient(options);
+  cache.set(key, client);
+  return client;
+}

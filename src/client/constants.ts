@@ -1,0 +1,45 @@
+/** Named defaults of the broker client. Each is documented where the option that uses it is. */
+
+/** Connect, response-headers and response-body timeout of one attempt, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Retries after the first attempt of one call. */
+export const DEFAULT_MAX_RETRIES = 4;
+
+/** Total time budget for retrying one call, in milliseconds. */
+export const DEFAULT_MAX_RETRY_TIME_MS = 60_000;
+
+/** Requests in flight per client (connections of its undici `Pool`). */
+export const DEFAULT_MAX_CONCURRENCY = 8;
+
+/** First backoff step for exponential backoff with full jitter, in milliseconds. */
+export const RETRY_BASE_DELAY_MS = 200;
+
+/** Largest backoff step, in milliseconds. */
+export const RETRY_MAX_DELAY_MS = 5_000;
+
+/** Page size of list operations when none is given; also the largest the API accepts. */
+export const DEFAULT_PAGE_SIZE = 100;
+
+/**
+ * How far the broker's clock may be behind ours when recovering an access key whose create response
+ * was lost: keys created up to this long before the call started still count as candidates.
+ */
+export const CLOCK_SKEW_MARGIN_MS = 5_000;
+
+/** The package version, read from package.json (the same relative path from `src/` and `dist/`). */
+export const PACKAGE_VERSION: string = readVersion();
+
+/** The `User-Agent` header sent when none is configured. */
+export const DEFAULT_USER_AGENT = `pulumi-broker-config/${PACKAGE_VERSION}`;
+
+function readVersion(): string {
+  try {
+    const pkg = require("../../package.json") as unknown;
+    const version = (pkg as { version?: unknown }).version;
+    return typeof version === "string" ? version : "0.0.0";
+  } catch {
+    // A bundler may have dropped package.json; the user agent is informational only.
+    return "0.0.0";
+  }
+}

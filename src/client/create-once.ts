@@ -1,0 +1,270 @@
+/**
+ * Creates that never duplicate, even when a response is lost.
+ *
+ * A create (`POST /access-key`, `POST /workspace`) is not safe to repeat: if the connection drops or a
+ * gateway answers 503 after the server processed it, repeating it creates a second object. So
+ * `request()` does not retry it and reports `outcomeUnknown`; these operations then look at the
+ * server's state to learn whether the create happened, and create again only when it surely did not.
+ */
+import { CLOCK_SKEW_MARGIN_MS } from "./constants";
+import { BrokerResultError, isBrokerApiError, isBrokerResultError, type BrokerApiError } from "./errors";
+import type { RequestTiming } from "./request";
+import { backoffDelay } from "./retry";
+import type {
+  AccessKeyRecord,
+  CreateAccessKeyInput,
+  CreatedAccessKey,
+  ListOptions,
+  ServiceKeyPair,
+  WorkspaceRecord,
+} from "./types";
+
+/** The client operations the create-once operations are built from. */
+export interface CreateOnceApi {
+  createWorkspace(input: { name: string; parentId?: number }): Promise<void>;
+  workspaces(options?: ListOptions & { name?: string }): AsyncIterableIterator<WorkspaceRecord>;
+  createAccessKey(input: CreateAccessKeyInput): Promise<CreatedAccessKey>;
+  accessKeys(options?: ListOptions): AsyncIterableIterator<AccessKeyRecord>;
+  getAccessKeyPermissions(accessKey: string): Promise<AccessKeyRecord>;
+  rotateServiceKeyPair(accessKey: string): Promise<ServiceKeyPair>;
+}
+
+/** How often and how long to try creating again after a create that surely did not happen. */
+export interface CreateOnceBudget {
+  /** Creates after the first. */
+  readonly maxRetries: number;
+  /** Time budget for the whole operation, in milliseconds. */
+  readonly maxRetryTimeMs: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly timing: RequestTiming;
+}
+
+/** What `createAccessKeyOnce` returns. */
+export interface CreatedAccessKeyOnce {
+  /** The key as created. For a recovered SERVICE key, `serviceKeyPair` is a freshly rotated pair. */
+  created: CreatedAccessKey;
+  /** The key's record as the server reports it after the create. */
+  record: AccessKeyRecord;
+  /** Whether the create response was lost and the key was found by listing. */
+  recovered: boolean;
+}
+
+/**
+ * Runs `create` until it succeeds or `recover` finds what an uncertain attempt created. After an
+ * attempt whose outcome is unknown and whose object cannot be found, the server surely did not
+ * process it (a processed create is visible at once), so creating again is safe.
+ */
+async function createWithRecovery<T>(
+  budget: CreateOnceBudget,
+  create: () => Promise<T>,
+  recover: () => Promise<T | undefined>,
+): Promise<T> {
+  const started = budget.timing.now();
+  for (let attempts = 1; ; attempts++) {
+    let uncertain: BrokerApiError;
+    try {
+      return await create();
+    } catch (error) {
+      if (!isBrokerApiError(error) || !error.outcomeUnknown) throw error;
+      uncertain = error;
+    }
+    let found: T | undefined;
+    try {
+      found = await recover();
+    } catch (error) {
+      // Something was found but its follow-up failed: that error says what exists.
+      if (isBrokerResultError(error)) throw error;
+      // Looking failed too: the create's own error says best what the caller must check.
+      throw uncertain;
+    }
+    if (found !== undefined) return found;
+    const delayMs = backoffDelay(attempts, budget.timing.random, budget.baseDelayMs, budget.maxDelayMs);
+    const elapsed = budget.timing.now() - started;
+    if (attempts > budget.maxRetries || elapsed + delayMs > budget.maxRetryTimeMs) throw uncertain;
+    await budget.timing.sleep(delayMs);
+  }
+}
+
+/** Every workspace in a list result, children included (a list may nest them), each once. */
+function flatten(
+  records: readonly WorkspaceRecord[],
+  into = new Map<number, WorkspaceRecord>(),
+): Map<number, WorkspaceRecord> {
+  for (const record of records) {
+    if (!into.has(record.id)) into.set(record.id, record);
+    flatten(record.children, into);
+  }
+  return into;
+}
+
+async function workspacesNamed(api: CreateOnceApi, name: string): Promise<WorkspaceRecord[]> {
+  const all: WorkspaceRecord[] = [];
+  for await (const record of api.workspaces({ name })) all.push(record);
+  // The server's filter may match loosely (substring, case): only the exact name counts.
+  return [...flatten(all).values()].filter((w) => w.name === name);
+}
+
+function newestFirst(a: { createdAt: string; id: number }, b: { createdAt: string; id: number }): number {
+  const byTime = (Date.parse(b.createdAt) || 0) - (Date.parse(a.createdAt) || 0);
+  return byTime !== 0 ? byTime : b.id - a.id;
+}
+
+/**
+ * Picks the workspace this call created among those that were not there before.
+ *
+ * Normally exactly one is new. If several are (someone else created a workspace with the same name
+ * and parent at the same moment), nothing tells them apart: the API returns no id. We take the newest,
+ * because our snapshot was taken *before* our create, so a concurrent create that landed between the
+ * snapshot and ours is older than ours, while one landing after ours had only the short time until
+ * our second list to do so; and the choice is deterministic.
+ *
+ * @throws BrokerResultError when none is new, or the new one has another parent than requested.
+ */
+function pickCreatedWorkspace(
+  after: readonly WorkspaceRecord[],
+  before: ReadonlySet<number>,
+  name: string,
+  parentId: number,
+): WorkspaceRecord {
+  const fresh = after.filter((w) => !before.has(w.id)).sort(newestFirst);
+  const match = fresh.find((w) => w.parentId === parentId);
+  if (match !== undefined) return match;
+  const other = fresh[0];
+  if (other === undefined) {
+    throw new BrokerResultError(
+      `created workspace "${name}" but the server does not list it; check the workspaces named "${name}" on the broker`,
+    );
+  }
+  throw new BrokerResultError(
+    `created workspace "${name}" (id ${other.id}) but the server reports parentId ${other.parentId}, not ${parentId}: does the parent workspace exist?`,
+    other.id,
+  );
+}
+
+/**
+ * Creates a workspace and returns its record, never creating it twice.
+ *
+ * The API answers a create with a message only, so the new workspace is told apart from existing
+ * ones with the same name (the API allows duplicates) by a list before and after the create. If the
+ * create's outcome is unknown, a second list says whether it happened; if not, it is sent again.
+ *
+ * @throws BrokerResultError when the created workspace cannot be found or has another parent.
+ * @throws BrokerApiError when a request fails.
+ */
+export async function createWorkspaceAndFind(
+  api: CreateOnceApi,
+  budget: CreateOnceBudget,
+  input: { name: string; parentId?: number },
+): Promise<WorkspaceRecord> {
+  const parentId = input.parentId ?? 0;
+  const before = new Set((await workspacesNamed(api, input.name)).map((w) => w.id));
+  const findNew = async (): Promise<WorkspaceRecord | undefined> => {
+    const after = await workspacesNamed(api, input.name);
+    return after.some((w) => !before.has(w.id))
+      ? pickCreatedWorkspace(after, before, input.name, parentId)
+      : undefined;
+  };
+  return createWithRecovery(
+    budget,
+    async () => {
+      await api.createWorkspace(input);
+      return pickCreatedWorkspace(await workspacesNamed(api, input.name), before, input.name, parentId);
+    },
+    findNew,
+  );
+}
+
+function sameList(a: readonly string[], b: readonly string[] = []): boolean {
+  const left = [...new Set(a)].sort();
+  const right = [...new Set(b)].sort();
+  return left.length === right.length && left.every((v, i) => v === right[i]);
+}
+
+/**
+ * Finds a key with the input's name and type created since `notBefore`, newest first, by paging
+ * through keys in creation order, newest first, and stopping at the first older one. Among several,
+ * one whose permissions match the input is preferred.
+ */
+async function findRecentKey(
+  api: CreateOnceApi,
+  input: CreateAccessKeyInput,
+  notBefore: number,
+): Promise<AccessKeyRecord | undefined> {
+  const candidates: AccessKeyRecord[] = [];
+  for await (const record of api.accessKeys({ order: "DESC", orderBy: "createdAt" })) {
+    const createdAt = Date.parse(record.createdAt);
+    if (Number.isFinite(createdAt) && createdAt < notBefore) break;
+    if (record.name === input.name && record.type === input.type) candidates.push(record);
+  }
+  const matching = candidates.find(
+    (r) =>
+      sameList(r.permissions.send, input.permissions.send) &&
+      sameList(r.permissions.receive, input.permissions.receive),
+  );
+  return matching ?? candidates[0];
+}
+
+/** A created key whose follow-up read failed: the key exists, so say which one. */
+function createdButFailed(
+  what: string,
+  record: { id: number; name: string },
+  error: unknown,
+): BrokerResultError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new BrokerResultError(
+    `created access key "${record.name}" (id ${record.id}) but ${what} failed: ${reason}`,
+    record.id,
+    error,
+  );
+}
+
+/**
+ * Creates an access key and reads back its record, never creating it twice.
+ *
+ * If the create's outcome is unknown, keys are listed newest first, back to the call's start minus
+ * {@link CLOCK_SKEW_MARGIN_MS} (the broker's clock may lag ours), looking for one with the same name
+ * and type. Found: it is returned with `recovered: true`; the create response with a SERVICE key's
+ * pair is lost for good, so a new pair is made with `rotateServiceKeyPair`. Not found: the create
+ * surely did not happen and is sent again, within the retry budget.
+ *
+ * A server clock lagging ours by more than the margin would hide a created key, and an unrelated key
+ * with the same name and type created by someone else within the margin would be taken for ours.
+ *
+ * @throws BrokerResultError (with `createdId`) when the key was created but the read-back or the
+ *   key pair rotation failed.
+ * @throws BrokerApiError when the create fails.
+ */
+export async function createAccessKeyOnce(
+  api: CreateOnceApi,
+  budget: CreateOnceBudget,
+  input: CreateAccessKeyInput,
+): Promise<CreatedAccessKeyOnce> {
+  const notBefore = budget.timing.now() - CLOCK_SKEW_MARGIN_MS;
+  return createWithRecovery<CreatedAccessKeyOnce>(
+    budget,
+    async () => {
+      const created = await api.createAccessKey(input);
+      try {
+        // The promised read-back: the authoritative record (createdAt, permissions as stored).
+        const record = await api.getAccessKeyPermissions(created.accessKey);
+        return { created, record, recovered: false };
+      } catch (error) {
+        throw createdButFailed("reading it back", { id: created.accessKeyId, name: input.name }, error);
+      }
+    },
+    async () => {
+      const record = await findRecentKey(api, input, notBefore);
+      if (record === undefined) return undefined;
+      const created: CreatedAccessKey = { accessKey: record.key, accessKeyId: record.id };
+      if (record.type === "SERVICE") {
+        try {
+          created.serviceKeyPair = await api.rotateServiceKeyPair(record.key);
+        } catch (error) {
+          throw createdButFailed("making a new key pair", record, error);
+        }
+      }
+      return { created, record, recovered: true };
+    },
+  );
+}

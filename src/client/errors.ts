@@ -1,0 +1,192 @@
+/**
+ * Errors of the broker client, modelled on undici's `lib/core/errors.js`: one base class, a stable
+ * `code` on every error, and `Symbol.for` brands so that matching works across copies of this package
+ * (the provider host may load one copy from the project and another from a plugin directory).
+ *
+ * Match on `error.code` (or the `isBroker*Error` guards), not on `instanceof`.
+ *
+ * No error here ever has an `id` property: the Pulumi engine reads `id` on a thrown error as
+ * "the resource was created but a later step failed".
+ */
+
+/** Stable codes of {@link BrokerError}s. */
+export type BrokerErrorCode =
+  | "BROKER_UNAUTHORIZED"
+  | "BROKER_FORBIDDEN"
+  | "BROKER_NOT_FOUND"
+  | "BROKER_INVALID_REQUEST"
+  | "BROKER_CONFLICT"
+  | "BROKER_RATE_LIMITED"
+  | "BROKER_SERVER_ERROR"
+  | "BROKER_CONNECTION_FAILED"
+  | "BROKER_TIMEOUT"
+  | "BROKER_BAD_RESPONSE"
+  | "BROKER_UNEXPECTED_RESULT"
+  | "BROKER_CONFIG_MISSING"
+  | "BROKER_CONFIG_INVALID";
+
+const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
+const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");
+const kBrokerConfigError = Symbol.for("pulumi-broker-config.BrokerConfigError");
+const kBrokerResultError = Symbol.for("pulumi-broker-config.BrokerResultError");
+
+function hasBrand(value: unknown, brand: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
+/** Base class of every error this package throws on purpose. */
+export class BrokerError extends Error {
+  /** A stable, documented code such as `BROKER_NOT_FOUND`; match on this. */
+  readonly code: BrokerErrorCode;
+
+  constructor(code: BrokerErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "BrokerError";
+    this.code = code;
+  }
+
+  /** `instanceof` answers by brand, so it works across copies of the package (as undici does). */
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    return hasBrand(instance, kBrokerError);
+  }
+
+  /** The brand: a getter on the prototype, so it is neither enumerable nor serialised. */
+  get [kBrokerError](): true {
+    return true;
+  }
+}
+
+/** Whether `e` is a {@link BrokerError} from any copy of this package. */
+export function isBrokerError(e: unknown): e is BrokerError {
+  return hasBrand(e, kBrokerError);
+}
+
+/** What a {@link BrokerApiError} is built from. */
+export interface BrokerApiErrorInit {
+  code: BrokerErrorCode;
+  message: string;
+  status: number;
+  method: string;
+  pathTemplate: string;
+  attempts: number;
+  outcomeUnknown: boolean;
+  serverMessage?: string | undefined;
+  serverCode?: string | undefined;
+  field?: string | undefined;
+  requestId?: string | undefined;
+  /** An already redacted error (see `request.ts`): never a raw undici error. */
+  cause?: Error | undefined;
+}
+
+/**
+ * A failed call to the broker API: an HTTP error status, a network failure (`status` 0) or a response
+ * that is not the JSON the API promises. It carries the path *template*, never the real path, because
+ * real paths contain access key values.
+ */
+export class BrokerApiError extends BrokerError {
+  /** The HTTP status; 0 when no response arrived (network failure or timeout, see `cause`). */
+  readonly status: number;
+  /** The HTTP method, such as `POST`. */
+  readonly method: string;
+  /** The path template, such as `/access-key/{accessKey}/permissions`. Never the real path. */
+  readonly pathTemplate: string;
+  /** The server's own message (from `message`, `error` or `error.detail`), with secrets redacted. */
+  readonly serverMessage?: string;
+  /** The server's error code (`code` in the JSON body), such as `validation_failed`. */
+  readonly serverCode?: string;
+  /** The request field the server blamed (`field` in the JSON body), such as `query.limit`. */
+  readonly field?: string;
+  /** How many attempts were made, retries included. */
+  readonly attempts: number;
+  /** The `x-request-id` response header, for support requests. */
+  readonly requestId?: string;
+  /**
+   * The server may have applied the request although no usable response arrived (connection reset
+   * after sending, timeout, 502/503/504 on a request that is not safe to repeat). Check the state
+   * before repeating it.
+   */
+  readonly outcomeUnknown: boolean;
+
+  constructor(init: BrokerApiErrorInit) {
+    super(init.code, init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "BrokerApiError";
+    this.status = init.status;
+    this.method = init.method;
+    this.pathTemplate = init.pathTemplate;
+    this.attempts = init.attempts;
+    this.outcomeUnknown = init.outcomeUnknown;
+    // Optional fields are only set when present, so that they do not show up as `undefined`
+    // in `util.inspect` or JSON output.
+    if (init.serverMessage !== undefined) this.serverMessage = init.serverMessage;
+    if (init.serverCode !== undefined) this.serverCode = init.serverCode;
+    if (init.field !== undefined) this.field = init.field;
+    if (init.requestId !== undefined) this.requestId = init.requestId;
+  }
+
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    return hasBrand(instance, kBrokerApiError);
+  }
+
+  get [kBrokerApiError](): true {
+    return true;
+  }
+}
+
+/** Whether `e` is a {@link BrokerApiError} from any copy of this package. */
+export function isBrokerApiError(e: unknown): e is BrokerApiError {
+  return hasBrand(e, kBrokerApiError);
+}
+
+/**
+ * Missing or invalid connection settings (`BROKER_CONFIG_MISSING`, `BROKER_CONFIG_INVALID`). The
+ * message names the stack config key and the environment variable to set; it never contains the API key.
+ */
+export class BrokerConfigError extends BrokerError {
+  constructor(code: "BROKER_CONFIG_MISSING" | "BROKER_CONFIG_INVALID", message: string) {
+    super(code, message);
+    this.name = "BrokerConfigError";
+  }
+
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    return hasBrand(instance, kBrokerConfigError);
+  }
+
+  get [kBrokerConfigError](): true {
+    return true;
+  }
+}
+
+/** Whether `e` is a {@link BrokerConfigError} from any copy of this package. */
+export function isBrokerConfigError(e: unknown): e is BrokerConfigError {
+  return hasBrand(e, kBrokerConfigError);
+}
+
+/**
+ * Every request succeeded but the result is not what was asked for (`BROKER_UNEXPECTED_RESULT`),
+ * e.g. a workspace was created under another parent than requested. When something was created,
+ * `createdId` says what, so a caller can keep it in state (as the engine's `id`, which this error
+ * deliberately does not carry itself).
+ */
+export class BrokerResultError extends BrokerError {
+  /** The id of the object that was created anyway, if any. */
+  readonly createdId?: number;
+
+  constructor(message: string, createdId?: number, cause?: unknown) {
+    super("BROKER_UNEXPECTED_RESULT", message, cause === undefined ? undefined : { cause });
+    this.name = "BrokerResultError";
+    if (createdId !== undefined) this.createdId = createdId;
+  }
+
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    return hasBrand(instance, kBrokerResultError);
+  }
+
+  get [kBrokerResultError](): true {
+    return true;
+  }
+}
+
+/** Whether `e` is a {@link BrokerResultError} from any copy of this package. */
+export function isBrokerResultError(e: unknown): e is BrokerResultError {
+  return hasBrand(e, kBrokerResultError);
+}

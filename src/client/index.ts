@@ -1,0 +1,28 @@
+/**
+ * The typed HTTP client of the broker configuration API, over undici.
+ *
+ * @example
+ * ```ts
+ * const client = getBrokerClient({ baseUrl: "https://broker.example.com/v1", apiKey });
+ * const workspace = await client.createWorkspaceAndFind({ name: "orders" });
+ * ```
+ */
+export { BrokerClient, getBrokerClient, type BrokerClientOptions } from "./client";
+export type { CreateOnceApi, CreateOnceBudget, CreatedAccessKeyOnce } from "./create-once";
+export type { RetryEvent } from "./request";
+export type { CreateWorkspaceInput } from "./workspaces";
+export {
+  CLOCK_SKEW_MARGIN_MS,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MAX_RETRY_TIME_MS,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_USER_AGENT,
+  PACKAGE_VERSION,
+  RETRY_BASE_DELAY_MS,
+  RETRY_MAX_DELAY_MS,
+} from "./constants";
+export * from "./errors";
+export * from "./redact";
+export * from "./types";

@@ -1,0 +1,174 @@
+/**
+ * Retry policy of the broker client: which failures are retried, how long to wait, and when a failed
+ * request may nevertheless have been applied. Pure functions; `request.ts` drives them.
+ *
+ * The API documents no rate limits, so the client is conservative: it honours `Retry-After` on 429,
+ * backs off with full jitter on 502/503/504, resets and timeouts, and repeats only requests that are
+ * safe to repeat. A create is repeated only when the server surely did not process it.
+ */
+import { RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "./constants";
+
+/** How one attempt failed, as far as retrying is concerned. */
+export type AttemptFailure =
+  | {
+      readonly kind: "status";
+      readonly status: number;
+      /** The delay asked for by a `Retry-After` header, when it parsed. */
+      readonly retryAfterMs?: number | undefined;
+    }
+  | {
+      readonly kind: "network";
+      /** A Node or undici error code, such as `ECONNREFUSED` or `UND_ERR_SOCKET`. */
+      readonly code: string;
+    };
+
+/** Network failures that happen before the request leaves this process: the server never saw it. */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+  // undici refused the request itself (e.g. a header value with a newline): nothing was sent.
+  "UND_ERR_INVALID_ARG",
+]);
+
+/** Not-sent failures that may go away by themselves (a server restarting, a DNS hiccup). */
+const TRANSIENT_NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** Failures after the request may have been sent that are worth repeating when that is safe. */
+const TRANSIENT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+]);
+
+/** Codes reported as `BROKER_TIMEOUT` rather than `BROKER_CONNECTION_FAILED`. */
+export const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+]);
+
+/** Gateway statuses: the request may or may not have reached the application behind the gateway. */
+const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/** Whether the server surely did not see the request (so even a create may be sent again). */
+export function surelyNotProcessed(failure: AttemptFailure): boolean {
+  return failure.kind === "status" ? failure.status === 429 : NOT_SENT_CODES.has(failure.code);
+}
+
+/** Whether the failure is transient, i.e. worth another attempt if repeating is safe. */
+function isTransient(failure: AttemptFailure): boolean {
+  if (failure.kind === "status") return failure.status === 429 || GATEWAY_STATUSES.has(failure.status);
+  return TRANSIENT_NOT_SENT_CODES.has(failure.code) || TRANSIENT_SENT_CODES.has(failure.code);
+}
+
+/**
+ * Whether a request that failed this way may have been applied. Only requests that are not safe to
+ * repeat care: a repeatable one is simply retried or reported as failed.
+ */
+export function isOutcomeUnknown(failure: AttemptFailure, repeatable: boolean): boolean {
+  if (repeatable) return false;
+  if (failure.kind === "status") return GATEWAY_STATUSES.has(failure.status);
+  return !NOT_SENT_CODES.has(failure.code);
+}
+
+/** A short, secret-free reason for logs: the status (`"429"`) or the error code (`"ECONNRESET"`). */
+export function failureReason(failure: AttemptFailure): string {
+  return failure.kind === "status" ? String(failure.status) : failure.code;
+}
+
+/**
+ * The backoff before retry number `retry` (1 for the first retry): exponential backoff with full
+ * jitter, `random() * min(maxDelayMs, baseDelayMs * 2^(retry-1))`. Full jitter spreads the retries of
+ * many resources that failed together (one provider host serves them all) instead of synchronising them.
+ */
+export function backoffDelay(
+  retry: number,
+  random: () => number,
+  baseDelayMs: number = RETRY_BASE_DELAY_MS,
+  maxDelayMs: number = RETRY_MAX_DELAY_MS,
+): number {
+  const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * Parses a `Retry-After` header: delay-seconds (`"120"`) or an HTTP date, relative to `nowMs`.
+ * Returns the delay in milliseconds (0 for a date in the past), or `undefined` when the header is
+ * missing or unparseable, in which case the caller backs off as usual.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // Date.parse accepts almost anything; only trust it for text shaped like an HTTP date (which is
+  // always in GMT: RFC 9110 §5.6.7).
+  if (/^[A-Za-z]{3},? .*\d{2}:\d{2}:\d{2} GMT$/.test(text)) {
+    const at = Date.parse(text);
+    if (Number.isFinite(at)) return Math.max(0, at - nowMs);
+  }
+  return undefined;
+}
+
+/** Limits and timing of retries for one call. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  readonly maxRetries: number;
+  /** Time budget for the whole call, retries included, in milliseconds. */
+  readonly maxRetryTimeMs: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly random: () => number;
+}
+
+/** What to do after a failed attempt. */
+export type RetryDecision =
+  | { readonly retry: true; readonly delayMs: number }
+  | {
+      readonly retry: false;
+      /**
+       * Why not: the failure is not retried for this request (`final`), attempts are used up
+       * (`attempts`), the next wait would not fit in the time budget (`budget`), or the server's
+       * `Retry-After` alone exceeds what is left of it (`retry-after`).
+       */
+      readonly why: "final" | "attempts" | "budget" | "retry-after";
+    };
+
+/**
+ * Decides whether to retry after attempt number `attempts` (1-based) failed with `failure`,
+ * `elapsedMs` after the call started.
+ */
+export function decideRetry(
+  failure: AttemptFailure,
+  repeatable: boolean,
+  attempts: number,
+  elapsedMs: number,
+  policy: RetryPolicy,
+): RetryDecision {
+  if (!isTransient(failure)) return { retry: false, why: "final" };
+  if (!repeatable && !surelyNotProcessed(failure)) return { retry: false, why: "final" };
+  if (attempts > policy.maxRetries) return { retry: false, why: "attempts" };
+  const remaining = policy.maxRetryTimeMs - elapsedMs;
+  const retryAfterMs = failure.kind === "status" ? failure.retryAfterMs : undefined;
+  if (retryAfterMs !== undefined) {
+    // The server said when to come back: asking earlier would only be refused again.
+    return retryAfterMs > remaining
+      ? { retry: false, why: "retry-after" }
+      : { retry: true, delayMs: retryAfterMs };
+  }
+  const delayMs = backoffDelay(attempts, policy.random, policy.baseDelayMs, policy.maxDelayMs);
+  return delayMs > remaining ? { retry: false, why: "budget" } : { retry: true, delayMs };
+}
