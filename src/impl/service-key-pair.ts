@@ -139,7 +139,7 @@ export async function update(_id: ID, olds: Record<string, unknown>, news: Recor
 }
 
 /** Key pairs cannot be deleted: the current pair stays with its key. */
-export async function delete_(id: ID): Promise<void> {
+export async function delete_(id: ID, _props?: Record<string, unknown>): Promise<void> {
   await warn(
     `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
   );
