@@ -1,0 +1,118 @@
+/**
+ * The `/v1` request pipeline: faults, authentication, routing, body, handler, then the request log and
+ * the inspect callback. Every failure becomes a JSON error reply; nothing here can crash the server.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { apiRouter } from "./api-routes";
+import type { Broker } from "./broker";
+import { faultReply, NO_FAULTS, type FaultRegistry } from "./faults";
+import { errorReply, readJsonBody, sendReply, type Reply } from "./http";
+import type { EmulatorExchange } from "./options";
+import type { RequestLog } from "./request-log";
+import type { Timers } from "./timers";
+
+/** The prefix of every API path: the last segment of the base URL. */
+export const API_PREFIX = "/v1";
+
+/** What the API pipeline works with. */
+export interface ApiDependencies {
+  broker: Broker;
+  faults: FaultRegistry;
+  log: RequestLog;
+  timers: Timers;
+  inspect: ((exchange: EmulatorExchange) => void) | undefined;
+  /** Reports an unexpected exception (never sent to the client). */
+  reportError: (error: unknown) => void;
+}
+
+/** A request target split into its path (relative to `/v1`) and query. */
+export interface ApiTarget {
+  path: string;
+  query: URLSearchParams;
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function firstValues(query: URLSearchParams): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of query) if (!(name in result)) result[name] = value;
+  return result;
+}
+
+/** Handles one `/v1` request from arrival to the last byte (or the destroyed socket). */
+export async function handleApiRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: ApiTarget,
+  deps: ApiDependencies,
+): Promise<void> {
+  const method = req.method ?? "GET";
+  const seq = deps.log.nextSeq();
+  const match = apiRouter.match(method, target.path);
+  const route = match.kind === "found" ? match.route : undefined;
+  const shownPath = apiRouter.loggable(method, target.path);
+  const plan = route === undefined ? NO_FAULTS : deps.faults.plan(route);
+  let requestBody: unknown;
+
+  const record = (status: number): void => {
+    const entry = { seq, method, route: route ?? `${method} ${shownPath}`, status };
+    deps.log.record(plan.label === undefined ? entry : { ...entry, fault: plan.label });
+  };
+
+  const process = async (): Promise<Reply> => {
+    try {
+      deps.broker.authenticate(headerValue(req, "x-api-key"));
+      const found = apiRouter.resolve(method, target.path, API_PREFIX);
+      const body = method === "POST" || method === "PUT" ? await readJsonBody(req) : undefined;
+      requestBody = body;
+      return found.handler({ broker: deps.broker, params: found.params, query: target.query, body });
+    } catch (error) {
+      const reply = errorReply(error);
+      if (reply.status === 500) deps.reportError(error);
+      return reply;
+    }
+  };
+
+  await deps.timers.sleep(plan.delayBeforeMs);
+  if (deps.timers.closed) return;
+  const action = plan.action;
+  let reply: Reply;
+  if (action?.phase === "before") {
+    if (action.kind === "reset") {
+      req.socket.destroy();
+      record(0);
+      return;
+    }
+    reply = faultReply(action);
+  } else {
+    reply = await process();
+    await deps.timers.sleep(plan.delayAfterMs);
+    if (action?.kind === "reset") {
+      req.socket.destroy();
+      record(0);
+      return;
+    }
+    if (action) reply = faultReply(action);
+  }
+
+  sendReply(res, reply);
+  record(reply.status);
+  if (deps.inspect) {
+    try {
+      deps.inspect({
+        method,
+        path: `${API_PREFIX}${shownPath}`,
+        route,
+        query: firstValues(target.query),
+        requestBody,
+        status: reply.status,
+        responseBody: reply.body,
+      });
+    } catch (error) {
+      deps.reportError(error);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/** Types of the emulator's test controls (`/_emulator`), shared by the server and {@link EmulatorControls}. */
+import type { PermissionsMode } from "./types";
+
+/** The path prefix of the controls, beside `/v1` on the same origin. */
+export const CONTROLS_PREFIX = "/_emulator";
+
+/**
+ * What a fault does to a matching request:
+ * - `latency`: waits `latencyMs` before handling the request (or before answering, with phase "after");
+ * - `429`: answers 429 `rate_limited` with a `Retry-After` header;
+ * - `503`: answers 503 `service_unavailable`;
+ * - `reset`: destroys the connection without an answer (the client sees ECONNRESET / "other side closed").
+ */
+export type FaultKind = "latency" | "429" | "503" | "reset";
+
+/**
+ * When a fault strikes. "before": the request is not processed. "after": the request IS processed
+ * (a write is committed), then the fault replaces the answer: a lost response.
+ */
+export type FaultPhase = "before" | "after";
+
+/** A fault to inject into `/v1` requests. Without `rate` and `count` it applies to every matching request. */
+export interface FaultSpec {
+  kind: FaultKind;
+  /** Probability (0..1) that a matching request is affected. */
+  rate?: number;
+  /** Affect only the next N matching requests (that the `rate` selects); then the fault is removed. */
+  count?: number;
+  /** Delay of a `latency` fault, in milliseconds (required for `latency`). */
+  latencyMs?: number;
+  /** `Retry-After` value of a `429` fault. @default "1" */
+  retryAfter?: number | string;
+  /** Route keys such as `"POST /access-key"` or `"GET /access-key/{accessKey}/permissions"`. @default all /v1 routes */
+  routes?: string[];
+  /** @default "before" */
+  phase?: FaultPhase;
+  /** Seed of a deterministic PRNG for `rate`; without it `Math.random` decides. */
+  seed?: number;
+}
+
+/** An active fault as `GET /_emulator/faults` lists it. */
+export interface ActiveFault extends FaultSpec {
+  id: string;
+  /** How many more requests it affects, when it was given a `count`. */
+  remaining?: number;
+  /** How many requests it has affected so far. */
+  applied: number;
+}
+
+/** One `/v1` request as the request log records it: never key values, headers or bodies. */
+export interface RequestLogEntry {
+  /** Arrival order, starting at 1 and never reused (not even after clearing the log). */
+  seq: number;
+  method: string;
+  /** `"POST /access-key"`, the route template; for an unknown route the method and redacted path. */
+  route: string;
+  /** The status sent, or 0 when a `reset` fault destroyed the connection instead. */
+  status: number;
+  /** The kind of fault applied, if any (the answering one when a latency fault applied too). */
+  fault?: FaultKind;
+}
+
+/** Object counts, as `GET /_emulator/stats` returns them. */
+export interface EmulatorStats {
+  accessKeys: number;
+  workspaces: number;
+}
+
+/** An out-of-band change to a workspace: rename and/or move (parentId 0 = top level). */
+export interface WorkspacePatch {
+  name?: string;
+  parentId?: number;
+}
+
+/** Settings the controls can change at run time. */
+export interface EmulatorSettings {
+  permissionsMode: PermissionsMode;
+}

@@ -1,0 +1,43 @@
+/** The storage contract of the emulator: what the API and the controls need, nothing more. */
+import type { KeyPair, Permissions, StoredAccessKey, StoredWorkspace } from "./types";
+
+/** Names of the store's metadata entries. */
+export const META_ADMIN_KEY_ID = "admin_access_key_id";
+
+/**
+ * Where the emulator keeps its data. Synchronous on purpose: each mutation is complete (and, for a
+ * file-backed store, written) when the call returns, so a signal or crash right after a response never
+ * loses what that response confirmed.
+ *
+ * Reads return copies: a caller that mutates a result never changes the stored data.
+ * Ids come from counters that only grow, so an id is never reused, even after a delete or reset.
+ */
+export interface Store {
+  /** A metadata value, such as the id of the bootstrap admin key. */
+  getMeta(name: string): string | undefined;
+  setMeta(name: string, value: string): void;
+
+  /** Stores a new access key under the next access key id. */
+  insertAccessKey(fields: Omit<StoredAccessKey, "id">): StoredAccessKey;
+  accessKeyById(id: number): StoredAccessKey | undefined;
+  accessKeyByValue(key: string): StoredAccessKey | undefined;
+  /** Every access key, in id order. */
+  accessKeys(): StoredAccessKey[];
+  setPermissions(id: number, permissions: Permissions): void;
+  setKeyPair(id: number, keyPair: KeyPair): void;
+  deleteAccessKey(id: number): void;
+
+  /** Stores a new workspace under the next workspace id. */
+  insertWorkspace(fields: Omit<StoredWorkspace, "id">): StoredWorkspace;
+  workspaceById(id: number): StoredWorkspace | undefined;
+  /** Every workspace, in id order. */
+  workspaces(): StoredWorkspace[];
+  updateWorkspace(id: number, fields: Pick<StoredWorkspace, "name" | "parentId">): void;
+  deleteWorkspaces(ids: readonly number[]): void;
+
+  /** Deletes every workspace and every access key except `keepAccessKeyId`; counters keep going. */
+  clearExcept(keepAccessKeyId: number): void;
+  counts(): { accessKeys: number; workspaces: number };
+  /** Releases the underlying resources; the store is unusable afterwards. */
+  close(): void;
+}

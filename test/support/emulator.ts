@@ -1,0 +1,136 @@
+/**
+ * Test helpers around the emulator: start one whose every exchange is checked against openapi.yaml,
+ * and call its API over real HTTP.
+ */
+import {
+  startEmulator,
+  type EmulatorExchange,
+  type EmulatorHandle,
+  type EmulatorOptions,
+} from "../../src/emulator";
+import { validateRequest, validateResponse } from "./openapi";
+
+/** A response as the tests look at it. */
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body, `undefined` when empty. */
+  body: unknown;
+  text: string;
+}
+
+/** Options of one API call. */
+export interface CallOptions {
+  /** A JSON body (serialised, sent with `Content-Type: application/json`). */
+  json?: unknown;
+  /** A raw body, sent as is with `contentType` (if any). */
+  raw?: string | Uint8Array;
+  contentType?: string;
+  /** The X-API-KEY value; `null` sends no header. @default the caller's key */
+  key?: string | null;
+  query?: Record<string, string | number>;
+}
+
+/** Calls the API of one emulator with global fetch. */
+export class ApiCaller {
+  constructor(
+    readonly baseUrl: string,
+    readonly key: string,
+  ) {}
+
+  async call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(options.query ?? {}))
+      url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = {};
+    const key = options.key === undefined ? this.key : options.key;
+    if (key !== null) headers["x-api-key"] = key;
+    const init: RequestInit = { method, headers };
+    if (options.json !== undefined) {
+      headers["content-type"] = "application/json";
+      init.body = JSON.stringify(options.json);
+    } else if (options.raw !== undefined) {
+      if (options.contentType !== undefined) headers["content-type"] = options.contentType;
+      init.body = options.raw;
+    }
+    const response = await fetch(url, init);
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text === "" ? undefined : JSON.parse(text),
+      text,
+    };
+  }
+
+  get(path: string, options?: CallOptions): Promise<ApiResponse> {
+    return this.call("GET", path, options);
+  }
+
+  post(path: string, json: unknown, options?: CallOptions): Promise<ApiResponse> {
+    return this.call("POST", path, { ...options, json });
+  }
+
+  put(path: string, json: unknown, options?: CallOptions): Promise<ApiResponse> {
+    return this.call("PUT", path, { ...options, json });
+  }
+}
+
+/** An emulator whose exchanges are all checked against openapi.yaml. */
+export interface CheckedEmulator {
+  emulator: EmulatorHandle;
+  api: ApiCaller;
+  /** Every exchange so far. */
+  exchanges: EmulatorExchange[];
+  /** Contract violations so far: every response, and every request the emulator accepted (2xx). */
+  contractProblems: string[];
+  close(): Promise<void>;
+}
+
+/** Problems of one exchange: its response must match the contract; an accepted request must too. */
+export function exchangeProblems(exchange: EmulatorExchange): string[] {
+  const label = `${exchange.method} ${exchange.path} -> ${exchange.status}`;
+  const problems = validateResponse({
+    route: exchange.route,
+    status: exchange.status,
+    body: exchange.responseBody,
+  });
+  if (exchange.status >= 200 && exchange.status < 300) {
+    problems.push(
+      ...validateRequest({
+        method: exchange.method,
+        path: exchange.path,
+        query: exchange.query,
+        body: exchange.requestBody,
+      }),
+    );
+  }
+  return problems.map((problem) => `${label}: ${problem}`);
+}
+
+/** Starts an emulator (controls on unless told otherwise) that checks each exchange against the contract. */
+export async function startCheckedEmulator(options: EmulatorOptions = {}): Promise<CheckedEmulator> {
+  const exchanges: EmulatorExchange[] = [];
+  const contractProblems: string[] = [];
+  const emulator = await startEmulator({
+    controls: true,
+    ...options,
+    inspect: (exchange) => {
+      exchanges.push(exchange);
+      contractProblems.push(...exchangeProblems(exchange));
+      options.inspect?.(exchange);
+    },
+  });
+  return {
+    emulator,
+    api: new ApiCaller(emulator.url, emulator.adminKey),
+    exchanges,
+    contractProblems,
+    close: () => emulator.close(),
+  };
+}
+
+/** The query of a list call, with defaults. */
+export function listQuery(overrides: Record<string, string | number> = {}): Record<string, string | number> {
+  return { pageIndex: 0, limit: 100, order: "ASC", orderBy: "createdAt", ...overrides };
+}
