@@ -1,0 +1,211 @@
+import { describe, expect, it, vi } from "vitest";
+
+import { isBrokerConfigError } from "../../src/client";
+import { CONFIG_KEYS, ENV_VARS, resolveConnection, type ConfigSource } from "../../src/config";
+
+const KEY = "bka_config_secret";
+
+function stack(values: Record<string, string>): ConfigSource {
+  return (key) => values[key];
+}
+
+function failure(run: () => unknown): { code: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    if (!isBrokerConfigError(error)) throw error;
+    return { code: error.code, message: error.message };
+  }
+  throw new Error("expected a BrokerConfigError");
+}
+
+describe("resolveConnection precedence", () => {
+  const env = { BROKER_BASE_URL: "https://env.example/v1", BROKER_API_KEY: "bka_env" };
+  const config = stack({ "broker:baseUrl": "https://stack.example/v1", "broker:apiKey": "bka_stack" });
+
+  it("prefers explicit options over stack config and env", () => {
+    expect(
+      resolveConnection({ baseUrl: "https://explicit.example/v1", apiKey: "bka_explicit" }, config, env),
+    ).toEqual({
+      baseUrl: "https://explicit.example/v1",
+      apiKey: "bka_explicit",
+    });
+  });
+
+  it("prefers stack config over env", () => {
+    expect(resolveConnection(undefined, config, env)).toEqual({
+      baseUrl: "https://stack.example/v1",
+      apiKey: "bka_stack",
+    });
+  });
+
+  it("falls back to env, setting by setting", () => {
+    expect(resolveConnection({}, stack({ "broker:apiKey": "bka_stack" }), env)).toEqual({
+      baseUrl: "https://env.example/v1",
+      apiKey: "bka_stack",
+    });
+    expect(resolveConnection(undefined, undefined, env)).toEqual({
+      baseUrl: "https://env.example/v1",
+      apiKey: "bka_env",
+    });
+  });
+
+  it("treats empty values as unset", () => {
+    expect(resolveConnection({ baseUrl: "" }, stack({ "broker:baseUrl": "  " }), env).baseUrl).toBe(
+      "https://env.example/v1",
+    );
+  });
+
+  it("reads process.env when no env is given", () => {
+    vi.stubEnv("BROKER_BASE_URL", "http://127.0.0.1:1/v1");
+    vi.stubEnv("BROKER_API_KEY", "bka_process");
+    try {
+      expect(resolveConnection()).toEqual({ baseUrl: "http://127.0.0.1:1/v1", apiKey: "bka_process" });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("reads the numeric settings from explicit options, then stack config", () => {
+    const numbers = stack({
+      "broker:timeoutMs": "5000",
+      "broker:maxRetries": "0",
+      "broker:maxConcurrency": "2",
+    });
+    expect(resolveConnection({}, numbers, env)).toEqual({
+      baseUrl: "https://env.example/v1",
+      apiKey: "bka_env",
+      timeoutMs: 5000,
+      maxRetries: 0,
+      maxConcurrency: 2,
+    });
+    expect(resolveConnection({ timeoutMs: 7 }, numbers, env).timeoutMs).toBe(7);
+  });
+
+  it("normalises a trailing slash and trims whitespace", () => {
+    expect(
+      resolveConnection({ baseUrl: " https://x.example/api/v1/ ", apiKey: ` ${KEY}\n` }, undefined, {}),
+    ).toEqual({
+      baseUrl: "https://x.example/api/v1",
+      apiKey: KEY,
+    });
+  });
+
+  it("names its keys and environment variables", () => {
+    expect(CONFIG_KEYS).toEqual({
+      baseUrl: "broker:baseUrl",
+      apiKey: "broker:apiKey",
+      timeoutMs: "broker:timeoutMs",
+      maxRetries: "broker:maxRetries",
+      maxConcurrency: "broker:maxConcurrency",
+    });
+    expect(ENV_VARS).toEqual({ baseUrl: "BROKER_BASE_URL", apiKey: "BROKER_API_KEY" });
+  });
+});
+
+describe("resolveConnection errors", () => {
+  const ok = { "broker:baseUrl": "https://x.example/v1", "broker:apiKey": KEY };
+  const cases: [string, Record<string, string>, Record<string, string>, string, string][] = [
+    [
+      "no base URL",
+      { "broker:apiKey": KEY },
+      {},
+      "BROKER_CONFIG_MISSING",
+      "No broker API base URL: set it with `pulumi config set broker:baseUrl https://…/v1` or the BROKER_BASE_URL environment variable",
+    ],
+    [
+      "no API key",
+      { "broker:baseUrl": "https://x.example/v1" },
+      {},
+      "BROKER_CONFIG_MISSING",
+      "No broker API key: set an ACCOUNT access key with `pulumi config set --secret broker:apiKey <key>` or the BROKER_API_KEY environment variable",
+    ],
+    [
+      "a base URL that is not a URL",
+      { ...ok, "broker:baseUrl": "broker.example/v1" },
+      {},
+      "BROKER_CONFIG_INVALID",
+      "Invalid broker API base URL in broker:baseUrl: it is not an absolute URL; use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
+    ],
+    [
+      "a base URL not ending in /v1, from the environment",
+      { "broker:apiKey": KEY },
+      { BROKER_BASE_URL: "https://x.example/v2" },
+      "BROKER_CONFIG_INVALID",
+      "Invalid broker API base URL https://x.example/v2 in the BROKER_BASE_URL environment variable: its path does not end in /v1; use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
+    ],
+    [
+      "a base URL with another scheme",
+      { ...ok, "broker:baseUrl": "ftp://x.example/v1" },
+      {},
+      "BROKER_CONFIG_INVALID",
+      "Invalid broker API base URL ftp://x.example/v1 in broker:baseUrl: its scheme is ftp: (use http or https); use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
+    ],
+    [
+      "a base URL with a query",
+      { ...ok, "broker:baseUrl": "https://x.example/v1?a=1" },
+      {},
+      "BROKER_CONFIG_INVALID",
+      "Invalid broker API base URL https://x.example/v1 in broker:baseUrl: it has a query or fragment; use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
+    ],
+    [
+      "an API key with inner whitespace",
+      { ...ok, "broker:apiKey": "bka_a b" },
+      {},
+      "BROKER_CONFIG_INVALID",
+      "Invalid broker API key in broker:apiKey: it contains whitespace or control characters; copy the key again",
+    ],
+    [
+      "a timeout that is not a number",
+      { ...ok, "broker:timeoutMs": "30s" },
+      {},
+      "BROKER_CONFIG_INVALID",
+      'Invalid broker:timeoutMs "30s": it must be a positive integer; fix it with `pulumi config set broker:timeoutMs <number>`',
+    ],
+    [
+      "a zero concurrency",
+      { ...ok, "broker:maxConcurrency": "0" },
+      {},
+      "BROKER_CONFIG_INVALID",
+      'Invalid broker:maxConcurrency "0": it must be a positive integer; fix it with `pulumi config set broker:maxConcurrency <number>`',
+    ],
+    [
+      "negative retries",
+      { ...ok, "broker:maxRetries": "-1" },
+      {},
+      "BROKER_CONFIG_INVALID",
+      'Invalid broker:maxRetries "-1": it must be a non-negative integer; fix it with `pulumi config set broker:maxRetries <number>`',
+    ],
+  ];
+
+  it.each(cases)("explains %s", (_, config, env, code, message) => {
+    expect(failure(() => resolveConnection(undefined, stack(config), env))).toEqual({ code, message });
+  });
+
+  it("rejects an explicit option that is not a positive integer", () => {
+    expect(failure(() => resolveConnection({ timeoutMs: 1.5 }, stack(ok), {}))).toEqual({
+      code: "BROKER_CONFIG_INVALID",
+      message: "Invalid timeoutMs option 1.5: it must be a positive integer",
+    });
+  });
+
+  it("never echoes the API key, even one pasted into another setting", () => {
+    const pasted = failure(() => resolveConnection(undefined, stack({ ...ok, "broker:timeoutMs": KEY }), {}));
+    expect(pasted.code).toBe("BROKER_CONFIG_INVALID");
+    expect(pasted.message).not.toContain(KEY);
+    expect(pasted.message).toContain("[REDACTED]");
+    const inUrl = failure(() =>
+      resolveConnection(undefined, stack({ ...ok, "broker:baseUrl": `https://x.example/${KEY}` }), {}),
+    );
+    expect(inUrl.message).not.toContain(KEY);
+    const userInfo = failure(() =>
+      resolveConnection(
+        undefined,
+        stack({ ...ok, "broker:baseUrl": "https://user:hunter2@x.example/v1" }),
+        {},
+      ),
+    );
+    expect(userInfo.message).not.toContain("hunter2");
+    expect(userInfo.message).toContain("it contains user info");
+  });
+});
