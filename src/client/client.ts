@@ -147,7 +147,8 @@ export class BrokerClient {
       timing,
       onRetry: options.onRetry,
     };
-    this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing };
+    const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
+    this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
   }
 
   /**

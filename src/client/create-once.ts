@@ -38,6 +38,18 @@ export interface CreateOnceBudget {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly timing: RequestTiming;
+  /**
+   * Ids already returned as created by earlier or concurrent calls of the same client, so that two
+   * concurrent creates of look-alike objects (same name, parent or type) never return the same one.
+   * Without it, each call only knows its own snapshot.
+   */
+  readonly claims?: CreateOnceClaims;
+}
+
+/** Ids handed out as created, per kind of object (their ids are separate sequences). */
+export interface CreateOnceClaims {
+  readonly workspaces: Set<number>;
+  readonly accessKeys: Set<number>;
 }
 
 /** What `createAccessKeyOnce` returns. */
@@ -123,11 +135,11 @@ function newestFirst(a: { createdAt: string; id: number }, b: { createdAt: strin
  */
 function pickCreatedWorkspace(
   after: readonly WorkspaceRecord[],
-  before: ReadonlySet<number>,
+  isOld: (id: number) => boolean,
   name: string,
   parentId: number,
 ): WorkspaceRecord {
-  const fresh = after.filter((w) => !before.has(w.id)).sort(newestFirst);
+  const fresh = after.filter((w) => !isOld(w.id)).sort(newestFirst);
   const match = fresh.find((w) => w.parentId === parentId);
   if (match !== undefined) return match;
   const other = fresh[0];
@@ -147,7 +159,9 @@ function pickCreatedWorkspace(
  *
  * The API answers a create with a message only, so the new workspace is told apart from existing
  * ones with the same name (the API allows duplicates) by a list before and after the create. If the
- * create's outcome is unknown, a second list says whether it happened; if not, it is sent again.
+ * create's outcome is unknown, a second list says whether it happened (a new workspace under the
+ * requested parent); if not, it is sent again, within the retry budget. With `budget.claims`, a
+ * workspace returned by one call is never returned by another, even for identical concurrent inputs.
  *
  * @throws BrokerResultError when the created workspace cannot be found or has another parent.
  * @throws BrokerApiError when a request fails.
@@ -158,18 +172,29 @@ export async function createWorkspaceAndFind(
   input: { name: string; parentId?: number },
 ): Promise<WorkspaceRecord> {
   const parentId = input.parentId ?? 0;
+  const claimed = budget.claims?.workspaces ?? new Set<number>();
   const before = new Set((await workspacesNamed(api, input.name)).map((w) => w.id));
+  // Read `claimed` at pick time: a concurrent call may have claimed one while we waited.
+  const isOld = (id: number): boolean => before.has(id) || claimed.has(id);
+  const claim = (record: WorkspaceRecord): WorkspaceRecord => {
+    claimed.add(record.id);
+    return record;
+  };
+  // After a lost response, only a new workspace under the requested parent counts as ours: a new one
+  // with the same name elsewhere is most likely a sibling call's (the engine creates `env` under
+  // several parents in parallel). Were it ours, misplaced by the server, creating again would make a
+  // second one, and that create's own check would then report the misplacement.
   const findNew = async (): Promise<WorkspaceRecord | undefined> => {
-    const after = await workspacesNamed(api, input.name);
-    return after.some((w) => !before.has(w.id))
-      ? pickCreatedWorkspace(after, before, input.name, parentId)
-      : undefined;
+    const found = (await workspacesNamed(api, input.name))
+      .filter((w) => !isOld(w.id) && w.parentId === parentId)
+      .sort(newestFirst)[0];
+    return found === undefined ? undefined : claim(found);
   };
   return createWithRecovery(
     budget,
     async () => {
       await api.createWorkspace(input);
-      return pickCreatedWorkspace(await workspacesNamed(api, input.name), before, input.name, parentId);
+      return claim(pickCreatedWorkspace(await workspacesNamed(api, input.name), isOld, input.name, parentId));
     },
     findNew,
   );
@@ -190,6 +215,7 @@ async function findRecentKey(
   api: CreateOnceApi,
   input: CreateAccessKeyInput,
   notBefore: number,
+  claimed: Set<number>,
 ): Promise<AccessKeyRecord | undefined> {
   const candidates: AccessKeyRecord[] = [];
   for await (const record of api.accessKeys({ order: "DESC", orderBy: "createdAt" })) {
@@ -197,12 +223,17 @@ async function findRecentKey(
     if (Number.isFinite(createdAt) && createdAt < notBefore) break;
     if (record.name === input.name && record.type === input.type) candidates.push(record);
   }
-  const matching = candidates.find(
+  // Checked now, not while paging: a concurrent recovery may claim one in the meantime.
+  const available = candidates.filter((r) => !claimed.has(r.id));
+  const matching = available.find(
     (r) =>
       sameList(r.permissions.send, input.permissions.send) &&
       sameList(r.permissions.receive, input.permissions.receive),
   );
-  return matching ?? candidates[0];
+  const found = matching ?? available[0];
+  // Claimed before anything else can run, so a concurrent recovery cannot take the same key.
+  if (found !== undefined) claimed.add(found.id);
+  return found;
 }
 
 /** A created key whose follow-up read failed: the key exists, so say which one. */
@@ -229,7 +260,9 @@ function createdButFailed(
  * surely did not happen and is sent again, within the retry budget.
  *
  * A server clock lagging ours by more than the margin would hide a created key, and an unrelated key
- * with the same name and type created by someone else within the margin would be taken for ours.
+ * with the same name and type created by someone else within the margin would be taken for ours
+ * (one whose permissions match the input is preferred). With `budget.claims`, keys already returned
+ * by this client are never taken again.
  *
  * @throws BrokerResultError (with `createdId`) when the key was created but the read-back or the
  *   key pair rotation failed.
@@ -241,10 +274,12 @@ export async function createAccessKeyOnce(
   input: CreateAccessKeyInput,
 ): Promise<CreatedAccessKeyOnce> {
   const notBefore = budget.timing.now() - CLOCK_SKEW_MARGIN_MS;
+  const claimed = budget.claims?.accessKeys ?? new Set<number>();
   return createWithRecovery<CreatedAccessKeyOnce>(
     budget,
     async () => {
       const created = await api.createAccessKey(input);
+      claimed.add(created.accessKeyId);
       try {
         // The promised read-back: the authoritative record (createdAt, permissions as stored).
         const record = await api.getAccessKeyPermissions(created.accessKey);
@@ -254,7 +289,7 @@ export async function createAccessKeyOnce(
       }
     },
     async () => {
-      const record = await findRecentKey(api, input, notBefore);
+      const record = await findRecentKey(api, input, notBefore, claimed);
       if (record === undefined) return undefined;
       const created: CreatedAccessKey = { accessKey: record.key, accessKeyId: record.id };
       if (record.type === "SERVICE") {

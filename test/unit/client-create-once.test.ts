@@ -5,6 +5,7 @@ import {
   createWorkspaceAndFind,
   type CreateOnceApi,
   type CreateOnceBudget,
+  type CreateOnceClaims,
 } from "../../src/client/create-once";
 import {
   BrokerApiError,
@@ -147,9 +148,14 @@ class FakeApi implements CreateOnceApi {
   }
 }
 
-function budgetFor(api: FakeApi, maxRetries = 3): CreateOnceBudget & { sleeps: number[] } {
+function budgetFor(
+  api: FakeApi,
+  maxRetries = 3,
+  claims?: CreateOnceClaims,
+): CreateOnceBudget & { sleeps: number[] } {
   const sleeps: number[] = [];
   return {
+    ...(claims === undefined ? {} : { claims }),
     maxRetries,
     maxRetryTimeMs: 60_000,
     baseDelayMs: 200,
@@ -230,6 +236,15 @@ describe("createWorkspaceAndFind", () => {
     expect("id" in (error as object)).toBe(false);
   });
 
+  it("does not take a sibling call's same-named workspace under another parent for its own after a lost response (regression)", async () => {
+    // The engine creates `env` under several parents in parallel; found by the integration fault tests.
+    const api = new FakeApi(["lost-before", "ok"]);
+    api.duringCreate = () => api.addWorkspace("env", 9);
+    const created = await createWorkspaceAndFind(api, budgetFor(api), { name: "env", parentId: 4 });
+    expect(created).toMatchObject({ name: "env", parentId: 4 });
+    expect(api.posts).toBe(2);
+  });
+
   it("picks the newest new workspace when another one with the same name appeared concurrently", async () => {
     const api = new FakeApi(["ok"]);
     let concurrent: WorkspaceRecord | undefined;
@@ -238,6 +253,34 @@ describe("createWorkspaceAndFind", () => {
     expect(concurrent).toBeDefined();
     expect(created.id).not.toBe(concurrent?.id);
     expect(Date.parse(created.createdAt)).toBeGreaterThan(Date.parse(concurrent?.createdAt ?? ""));
+  });
+});
+
+describe("concurrent look-alike creates on one client", () => {
+  const claims = (): CreateOnceClaims => ({ workspaces: new Set(), accessKeys: new Set() });
+
+  it("return two different workspaces for two workspaces with the same name and parent", async () => {
+    const api = new FakeApi(["ok", "ok"]);
+    const budget = budgetFor(api, 3, claims());
+    const [a, b] = await Promise.all([
+      createWorkspaceAndFind(api, budget, { name: "twin" }),
+      createWorkspaceAndFind(api, budget, { name: "twin" }),
+    ]);
+    expect(api.workspaceList).toHaveLength(2);
+    expect(a.id).not.toBe(b.id);
+  });
+
+  it("return two different keys when both create responses with the same name were lost", async () => {
+    const api = new FakeApi(["lost-after", "lost-after"]);
+    const budget = budgetFor(api, 3, claims());
+    const input: CreateAccessKeyInput = { name: "twin", type: "ACCOUNT", permissions: {} };
+    const [a, b] = await Promise.all([
+      createAccessKeyOnce(api, budget, input),
+      createAccessKeyOnce(api, budget, input),
+    ]);
+    expect(api.keys).toHaveLength(2);
+    expect([a.recovered, b.recovered]).toEqual([true, true]);
+    expect(a.record.id).not.toBe(b.record.id);
   });
 });
 

@@ -228,8 +228,8 @@ describe("error classes", () => {
 
   it("recognises errors from another copy of the module", async () => {
     vi.resetModules();
-    type ErrorsModule = typeof import("../../src/client/errors");
-    const copy = (await import("../../src/client/errors")) as ErrorsModule;
+    // With the module registry reset, this evaluates errors.ts again: a second copy of the classes.
+    const copy = await import("../../src/client/errors.js");
     expect(copy.BrokerApiError).not.toBe(BrokerApiError);
     const init = {
       code: "BROKER_TIMEOUT",
