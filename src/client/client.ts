@@ -45,7 +45,8 @@ export interface BrokerClientOptions {
   /** An ACCOUNT access key, sent as `X-API-KEY`. Never appears in errors or logs. */
   apiKey: string;
   /**
-   * Connect, response-headers and response-body timeout of each attempt, in milliseconds.
+   * Connect, response-headers and response-body timeout of each attempt, in milliseconds. undici
+   * checks the response timeouts on a coarse clock, so they fire up to about a second late.
    * @default 30_000 (DEFAULT_TIMEOUT_MS)
    */
   timeoutMs?: number;
