@@ -45,6 +45,16 @@ export function isJsonContentType(req: IncomingMessage): boolean {
  */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) overflow();
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      resolve(Buffer.concat(chunks));
+    };
     const overflow = (): void => {
       req.removeListener("data", onData);
       req.removeListener("end", onEnd);
@@ -57,21 +67,11 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       });
       reject(tooLarge());
     };
-    const declared = Number(req.headers["content-length"] ?? "0");
-    if (declared > MAX_BODY_BYTES) {
+
+    if (Number(req.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {
       overflow();
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) overflow();
-      else chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      resolve(Buffer.concat(chunks));
-    };
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", reject);
