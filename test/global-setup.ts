@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { TestProject } from "vitest/node";
+import type { TestProject } from "vitest/node" with { "resolution-mode": "import" };
 import { createPackageFixture, REPO_ROOT } from "./support/package-fixture";
 
 declare module "vitest" {

@@ -233,8 +233,11 @@ export class BrokerClient {
   }
 
   /** Creates a workspace and returns its record, never creating it twice (see `create-once.ts`). */
-  createWorkspaceAndFind(input: { name: string; parentId?: number }): Promise<WorkspaceRecord> {
-    return createWorkspaceAndFind(this, this.#budget, input);
+  createWorkspaceAndFind(
+    input: { name: string; parentId?: number },
+    knownBefore?: readonly WorkspaceRecord[],
+  ): Promise<WorkspaceRecord> {
+    return createWorkspaceAndFind(this, this.#budget, input, knownBefore);
   }
 
   /** Creates an access key and reads back its record, never creating it twice (see `create-once.ts`). */

@@ -163,6 +163,7 @@ function pickCreatedWorkspace(
  * requested parent); if not, it is sent again, within the retry budget. With `budget.claims`, a
  * workspace returned by one call is never returned by another, even for identical concurrent inputs.
  *
+ * @param knownBefore Every workspace named `input.name` (any parent), listed just before the call.
  * @throws BrokerResultError when the created workspace cannot be found or has another parent.
  * @throws BrokerApiError when a request fails.
  */
@@ -170,10 +171,13 @@ export async function createWorkspaceAndFind(
   api: CreateOnceApi,
   budget: CreateOnceBudget,
   input: { name: string; parentId?: number },
+  knownBefore?: readonly WorkspaceRecord[],
 ): Promise<WorkspaceRecord> {
   const parentId = input.parentId ?? 0;
   const claimed = budget.claims?.workspaces ?? new Set<number>();
-  const before = new Set((await workspacesNamed(api, input.name)).map((w) => w.id));
+  // A caller that has just listed the workspaces with this name (to look for one to adopt) passes
+  // that list, which saves a request.
+  const before = new Set((knownBefore ?? (await workspacesNamed(api, input.name))).map((w) => w.id));
   // Read `claimed` at pick time: a concurrent call may have claimed one while we waited.
   const isOld = (id: number): boolean => before.has(id) || claimed.has(id);
   const claim = (record: WorkspaceRecord): WorkspaceRecord => {
@@ -236,18 +240,34 @@ async function findRecentKey(
   return found;
 }
 
+// The created key behind a BrokerResultError, kept beside the error rather than on it: a key value
+// must never be reachable by printing, serializing or inspecting an error.
+const createdKeys = new WeakMap<Error, CreatedAccessKey>();
+
+/**
+ * The access key that was created when `createAccessKeyOnce` failed with a `BrokerResultError`
+ * after the create itself succeeded (the read-back or the key pair rotation failed), so the caller
+ * can keep track of it. `undefined` for any other error.
+ */
+export function createdAccessKeyOf(error: unknown): CreatedAccessKey | undefined {
+  return error instanceof Error ? createdKeys.get(error) : undefined;
+}
+
 /** A created key whose follow-up read failed: the key exists, so say which one. */
 function createdButFailed(
   what: string,
   record: { id: number; name: string },
   error: unknown,
+  created?: CreatedAccessKey,
 ): BrokerResultError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new BrokerResultError(
+  const failure = new BrokerResultError(
     `created access key "${record.name}" (id ${record.id}) but ${what} failed: ${reason}`,
     record.id,
     error,
   );
+  if (created !== undefined) createdKeys.set(failure, created);
+  return failure;
 }
 
 /**
@@ -285,7 +305,7 @@ export async function createAccessKeyOnce(
         const record = await api.getAccessKeyPermissions(created.accessKey);
         return { created, record, recovered: false };
       } catch (error) {
-        throw createdButFailed("reading it back", { id: created.accessKeyId, name: input.name }, error);
+        throw createdButFailed("reading it back", { id: created.accessKeyId, name: input.name }, error, created);
       }
     },
     async () => {
@@ -296,7 +316,7 @@ export async function createAccessKeyOnce(
         try {
           created.serviceKeyPair = await api.rotateServiceKeyPair(record.key);
         } catch (error) {
-          throw createdButFailed("making a new key pair", record, error);
+          throw createdButFailed("making a new key pair", record, error, created);
         }
       }
       return { created, record, recovered: true };

@@ -188,10 +188,17 @@ function describeNetworkFailure(code: string, facts: CallFacts): string {
   return `the connection to ${facts.baseUrl} failed (${code})`;
 }
 
-function networkHint(brokerCode: BrokerErrorCode, outcomeUnknown: boolean, facts: CallFacts): string {
+/** Network error codes of a connection that was made and then dropped. */
+const DROPPED_CONNECTION_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+
+function networkHint(brokerCode: BrokerErrorCode, code: string, outcomeUnknown: boolean, facts: CallFacts): string {
   if (outcomeUnknown) return OUTCOME_UNKNOWN_HINT;
   if (brokerCode === "BROKER_TIMEOUT")
     return `check ${BASE_URL_SETTING}, or raise broker:timeoutMs${stopNote(facts)}`;
+  // A connection that was made and then dropped says the address is right; the network or the
+  // server is the problem, so pointing at the setting would mislead.
+  if (DROPPED_CONNECTION_CODES.has(code))
+    return `the connection was interrupted; retry later, or raise broker:maxRetries${stopNote(facts)}`;
   return `check ${BASE_URL_SETTING}${stopNote(facts)}`;
 }
 
@@ -203,7 +210,7 @@ export function networkError(
   facts: CallFacts,
 ): BrokerApiError {
   const brokerCode = codeForNetworkError(code);
-  const message = `${facts.method} ${facts.pathTemplate} failed: ${describeNetworkFailure(code, facts)}${attemptsNote(facts.attempts)} — ${networkHint(brokerCode, outcomeUnknown, facts)}`;
+  const message = `${facts.method} ${facts.pathTemplate} failed: ${describeNetworkFailure(code, facts)}${attemptsNote(facts.attempts)} — ${networkHint(brokerCode, code, outcomeUnknown, facts)}`;
   return new BrokerApiError({
     code: brokerCode,
     message: redactSecrets(message, facts.secrets),

@@ -8,6 +8,7 @@
  * ```
  */
 export { BrokerClient, getBrokerClient, type BrokerClientOptions } from "./client";
+export { createdAccessKeyOf } from "./create-once";
 export type { CreateOnceApi, CreateOnceBudget, CreateOnceClaims, CreatedAccessKeyOnce } from "./create-once";
 export type { RetryEvent } from "./request";
 export type { CreateWorkspaceInput } from "./workspaces";

@@ -1,6 +1,6 @@
 import type { dynamic, ID } from "@pulumi/pulumi";
-import { isBrokerApiError, type BrokerClient } from "../client";
-import type { AccessKeyRecord, AccessKeyType, Permissions } from "../client/types";
+import { createdAccessKeyOf, isBrokerApiError, type BrokerClient } from "../client";
+import type { AccessKeyRecord, AccessKeyType, CreatedAccessKey, Permissions } from "../client/types";
 import { brokerClient } from "./connection";
 import { assertSameEndpoint, checkEndpoint, type EndpointInputs } from "./endpoint";
 import { warn } from "./engine-log";
@@ -103,16 +103,27 @@ export async function create(raw: Record<string, unknown>): Promise<dynamic.Crea
     }
     if (existing[0] !== undefined) return adopt(client, inputs, existing[0], raw["__provider"]);
   }
-  const { created, record } = await client.createAccessKeyOnce({
-    name: inputs.name,
-    type: inputs.type,
-    permissions: inputs.permissions,
-  });
-  const outs = outputsOf(inputs, record, false, client.baseUrl);
-  if (created.serviceKeyPair !== undefined) {
-    outs["publicKey"] = created.serviceKeyPair.publicKey;
-    outs["privateKey"] = created.serviceKeyPair.privateKey;
+  let created: CreatedAccessKey;
+  let record: AccessKeyRecord;
+  try {
+    ({ created, record } = await client.createAccessKeyOnce({
+      name: inputs.name,
+      type: inputs.type,
+      permissions: inputs.permissions,
+    }));
+  } catch (error) {
+    const made = createdAccessKeyOf(error);
+    if (made === undefined) throw error;
+    // The key exists but could not be read back: keep it in the stack with what we know, so the
+    // next `pulumi up` finishes it (see `update`) instead of creating another one.
+    const known = outputsOf(inputs, { id: made.accessKeyId, name: inputs.name, key: made.accessKey, type: inputs.type, permissions: inputs.permissions, createdAt: "" }, false, client.baseUrl);
+    delete known["createdAt"];
+    delete known["permissions"];
+    addKeyPair(known, made);
+    throw new CreatedButFailedError(`Access key "${inputs.name}"`, String(made.accessKeyId), known, raw["__provider"], error);
   }
+  const outs = outputsOf(inputs, record, false, client.baseUrl);
+  addKeyPair(outs, created);
   const id = String(created.accessKeyId);
   try {
     await ensurePermissions(client, record, inputs.permissions);
@@ -120,6 +131,12 @@ export async function create(raw: Record<string, unknown>): Promise<dynamic.Crea
     throw new CreatedButFailedError(`Access key "${inputs.name}"`, id, outs, raw["__provider"], error);
   }
   return { id, outs };
+}
+
+function addKeyPair(outs: Record<string, unknown>, created: CreatedAccessKey): void {
+  if (created.serviceKeyPair === undefined) return;
+  outs["publicKey"] = created.serviceKeyPair.publicKey;
+  outs["privateKey"] = created.serviceKeyPair.privateKey;
 }
 
 async function adopt(
@@ -241,9 +258,15 @@ export async function update(
   const outs: Record<string, unknown> = { ...olds, adopt: inputs.adopt, onDelete: inputs.onDelete };
   if (inputs.allowEndpointChange === undefined) delete outs["allowEndpointChange"];
   else outs["allowEndpointChange"] = inputs.allowEndpointChange;
-  if (!samePermissions(old.permissions, inputs.permissions)) {
+  const client = brokerClient();
+  if (old.createdAt === undefined) {
+    // Kept in the stack by a create whose read-back failed: read it now and finish it.
+    const record = await client.getAccessKeyPermissions(old.accessKey);
+    Object.assign(outs, outputsOf(inputs, record, old.adopted, client.baseUrl));
+    outs["permissions"] = await ensurePermissions(client, record, inputs.permissions);
+  } else if (!samePermissions(old.permissions, inputs.permissions)) {
     const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
-    outs["permissions"] = await applyPermissions(brokerClient(), key, inputs.permissions);
+    outs["permissions"] = await applyPermissions(client, key, inputs.permissions);
   }
   return { outs };
 }

@@ -56,7 +56,8 @@ export async function warn(message: string): Promise<void> {
     request.setMessage(message);
     request.setUrn("");
     await new Promise<void>((resolve) => {
-      client.log(request, () => {
+      client.log(request, (error) => {
+        if (error !== null) process.stderr.write(`warning: ${message}\n`);
         resolve();
       });
     });

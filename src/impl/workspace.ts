@@ -1,4 +1,5 @@
 import type { dynamic, ID } from "@pulumi/pulumi";
+import type { BrokerClient } from "../client";
 import type { WorkspaceRecord } from "../client/types";
 import { brokerClient } from "./connection";
 import { assertSameEndpoint, checkEndpoint, type EndpointInputs } from "./endpoint";
@@ -64,7 +65,8 @@ function changed(old: unknown, value: unknown, key: string): boolean {
 export async function create(raw: Record<string, unknown>): Promise<dynamic.CreateResult> {
   const inputs = raw as unknown as WorkspaceInputs;
   const client = brokerClient();
-  const existing = await findByNameAndParent(inputs.name, inputs.parentId);
+  const named = await workspacesNamed(client, inputs.name);
+  const existing = named.filter((w) => w.parentId === inputs.parentId);
   let record: WorkspaceRecord;
   let adopted = false;
   if (existing.length > 1) {
@@ -82,17 +84,16 @@ export async function create(raw: Record<string, unknown>): Promise<dynamic.Crea
     record = existing[0];
     adopted = true;
   } else {
-    record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, existing);
+    record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, named);
   }
   const outs = outputsOf(inputs, record, adopted, client.baseUrl);
   return { id: String(record.id), outs };
 }
 
-async function findByNameAndParent(name: string, parentId: number): Promise<WorkspaceRecord[]> {
+/** Every workspace named `name`, under any parent. */
+async function workspacesNamed(client: BrokerClient, name: string): Promise<WorkspaceRecord[]> {
   const matches: WorkspaceRecord[] = [];
-  for await (const workspace of brokerClient().workspaces({ name })) {
-    if (workspace.name === name && workspace.parentId === parentId) matches.push(workspace);
-  }
+  for await (const workspace of client.workspaces({ name })) if (workspace.name === name) matches.push(workspace);
   return matches;
 }
 

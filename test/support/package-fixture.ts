@@ -7,10 +7,12 @@ import * as path from "node:path";
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
 /**
- * Installs the package the way users get it: `npm pack` of the built package, extracted into
- * `<dir>/node_modules/pulumi-broker-config` (a real directory, not a symlink, so Pulumi's closure
- * serializer sees an installed package and emits a `require()` instead of copying code). Its
- * dependencies are linked from this repository's node_modules, which keeps this offline and fast.
+ * Installs the package the way users get it: `npm pack` of the built package, then `npm install` of
+ * that tarball (with @pulumi/pulumi at the version this repository uses) into a fresh project
+ * directory. A real install matters: Pulumi's closure serializer only emits a short `require()` for a
+ * provider module when it can resolve the package from its own copy of @pulumi/pulumi, as in a
+ * user's project; with symlinked dependencies it copies our code into the state instead.
+ * `--prefer-offline` makes it use npm's cache, which `npm ci` has just filled.
  *
  * Returns the fixture directory; a Pulumi project uses it by linking its `node_modules` to
  * `<dir>/node_modules`.
@@ -23,20 +25,26 @@ export function createPackageFixture(): string {
     stdio: ["ignore", "pipe", "ignore"],
   });
   const [{ filename }] = JSON.parse(packOutput) as [{ filename: string }];
-  const modules = path.join(dir, "node_modules");
-  const target = path.join(modules, "pulumi-broker-config");
-  fs.mkdirSync(target, { recursive: true });
-  execFileSync("tar", ["xzf", path.join(dir, filename), "-C", target, "--strip-components=1"]);
-  fs.rmSync(path.join(dir, filename));
-  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
-    dependencies?: Record<string, string>;
-  };
-  const linked = ["@pulumi", "typescript", ...Object.keys(manifest.dependencies ?? {})];
-  for (const name of linked) {
-    const link = path.join(modules, name);
-    fs.mkdirSync(path.dirname(link), { recursive: true });
-    if (!fs.existsSync(link)) fs.symlinkSync(path.join(REPO_ROOT, "node_modules", name), link, "dir");
-  }
+  const pulumiVersion = (
+    JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")) as {
+      version: string;
+    }
+  ).version;
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "pbc-fixture", private: true }));
+  execFileSync(
+    "npm",
+    [
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      "--no-package-lock",
+      path.join(dir, filename),
+      `@pulumi/pulumi@${pulumiVersion}`,
+    ],
+    { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
+  );
+  fs.rmSync(path.join(dir, filename));
   return dir;
 }

@@ -3,8 +3,12 @@
 // `dynamic.Resource` serialized and the additionalSecretOutputs the resource registered with.
 // It must not run inside vitest, whose module loader makes the serializer inline functions.
 "use strict";
-const pulumi = require("@pulumi/pulumi");
-const { MockMonitor } = require("@pulumi/pulumi/runtime/mocks");
+// Everything is required from the fixture (the working directory), never from this file's place in
+// the repository: a second copy of @pulumi/pulumi would serialize differently from the one the
+// package uses.
+const fromProject = require("node:module").createRequire(require("node:path").join(process.cwd(), "package.json"));
+const pulumi = fromProject("@pulumi/pulumi");
+const { MockMonitor } = fromProject("@pulumi/pulumi/runtime/mocks");
 
 const registered = {};
 const original = MockMonitor.prototype.registerResource;
@@ -27,11 +31,15 @@ pulumi.runtime
     false,
   )
   .then(() => {
-    const broker = require("pulumi-broker-config");
+    const broker = fromProject("pulumi-broker-config");
     const userSecret = process.argv[2] === "--user-secret-outputs" ? ["name"] : [];
     const resources = [
       new broker.Workspace("Workspace", { name: "w" }),
-      new broker.AccessKey("AccessKey", { name: "k", type: "SERVICE" }, { additionalSecretOutputs: userSecret }),
+      new broker.AccessKey(
+        "AccessKey",
+        { name: "k", type: "SERVICE" },
+        { additionalSecretOutputs: userSecret },
+      ),
       new broker.ServiceKeyPair(
         "ServiceKeyPair",
         { accessKey: pulumi.secret("bks_x") },

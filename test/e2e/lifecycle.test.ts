@@ -1,0 +1,240 @@
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { PulumiProject } from "../support/pulumi-project";
+
+// End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
+// platform team would (issue #4). The steps share one stack and run in order.
+
+interface KeySpec {
+  name: string;
+  resource?: string;
+  type: "SERVICE" | "ACCOUNT";
+  permissions?: { send?: string[]; receive?: string[] };
+  onDelete?: "revoke" | "retain";
+}
+interface Spec {
+  workspaces?: { name: string; parent?: string }[];
+  keys?: KeySpec[];
+  pairs?: { key: string; rotationTriggers?: Record<string, string> }[];
+}
+
+const baseSpec: Spec = {
+  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+  keys: [
+    { name: "orders-svc", type: "SERVICE", permissions: { send: ["orders/created"], receive: ["payments/*"] } },
+    { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
+  ],
+  pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
+};
+
+const programDir = path.join(__dirname, "programs", "broker");
+let emulator: EmulatorHandle;
+let project: PulumiProject;
+let stack: Stack;
+const secrets = new Set<string>();
+
+function specConfig(spec: Spec): Record<string, { value: string }> {
+  return { "spec": { value: JSON.stringify(spec) } };
+}
+
+function brokerConfig(target: EmulatorHandle): Record<string, { value: string; secret?: boolean }> {
+  return {
+    "broker:baseUrl": { value: target.url },
+    "broker:apiKey": { value: target.adminKey, secret: true },
+  };
+}
+
+async function apiGet(target: EmulatorHandle, route: string): Promise<Record<string, unknown>> {
+  const response = await fetch(`${target.url}${route}`, { headers: { "X-API-KEY": target.adminKey } });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function allKeys(target: EmulatorHandle): Promise<Record<string, unknown>[]> {
+  const body = await apiGet(target, "/access-key?pageIndex=0&limit=100&order=ASC&orderBy=createdAt");
+  return body["results"] as Record<string, unknown>[];
+}
+
+function permissionsOf(keys: Record<string, unknown>[], name: string): unknown {
+  return keys.find((k) => k["name"] === name)?.["permissions"];
+}
+
+async function outputs(): Promise<Record<string, { value: unknown; secret: boolean }>> {
+  return (await stack.outputs()) as Record<string, { value: unknown; secret: boolean }>;
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ controls: true });
+  secrets.add(emulator.adminKey);
+  project = await PulumiProject.create({
+    name: "broker-e2e",
+    programDir,
+    fixture: inject("packageFixture"),
+    pulumiBin: inject("pulumiBin"),
+    env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
+  });
+  stack = await project.stack("dev", specConfig(baseSpec));
+});
+
+afterAll(async () => {
+  await emulator.close();
+  project.remove();
+});
+
+describe("a stack's life through the Pulumi CLI", () => {
+  it("1. previews a new stack with no credentials, listing the creates, without a request", async () => {
+    await emulator.controls!.clearRequests();
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toMatchObject({ create: 6 });
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
+  it("2. creates nested workspaces, keys and a key pair; secrets stay secret everywhere", async () => {
+    await stack.setAllConfig(brokerConfig(emulator));
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toMatchObject({ create: 6 });
+    const out = await outputs();
+    expect(out["workspacePaths"]?.value).toEqual({ platform: "/platform", orders: "/platform/orders" });
+    expect(out["keyValues"]?.secret).toBe(true);
+    expect(out["privateKeys"]?.secret).toBe(true);
+    const keyValues = out["keyValues"]?.value as Record<string, string>;
+    const privateKeys = out["privateKeys"]?.value as Record<string, string>;
+    expect(keyValues["orders-svc"]).toMatch(/^bks_/u);
+    for (const value of [...Object.values(keyValues), ...Object.values(privateKeys)]) secrets.add(value);
+    const text = project.backendText() + up.stdout + up.stderr;
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+
+  it("3. a second preview shows no changes", async () => {
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ same: 7 });
+  });
+
+  it("4. a permissions change updates that key only, and the server holds the new lists", async () => {
+    const spec = structuredClone(baseSpec);
+    spec.keys![0]!.permissions = { send: ["orders/created", "orders/cancelled"], receive: ["payments/*"] };
+    await stack.setAllConfig(specConfig(spec));
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ same: 6, update: 1 });
+    await stack.up();
+    expect(permissionsOf(await allKeys(emulator), "orders-svc")).toEqual({
+      send: ["orders/created", "orders/cancelled"].sort(),
+      receive: ["payments/*"],
+      resources: {},
+    });
+    Object.assign(baseSpec, spec);
+  });
+
+  it("5. refresh finds a change made outside Pulumi; the next up restores the declared state", async () => {
+    const ids = (await outputs())["keyIds"]?.value as Record<string, number>;
+    await emulator.controls!.setKeyPermissions(ids["ops-admin"]!, { send: ["everything/*"], receive: [] });
+    const refresh = await stack.refresh();
+    expect(refresh.summary.resourceChanges).toMatchObject({ update: 1 });
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toMatchObject({ update: 1 });
+    await stack.up();
+    expect(permissionsOf(await allKeys(emulator), "ops-admin")).toEqual({ send: [], receive: ["audit/*"], resources: {} });
+  });
+
+  it("6. renaming a key replaces it and revokes the old one; new rotationTriggers rotate the pair", async () => {
+    const before = await outputs();
+    const oldPrivate = (before["privateKeys"]?.value as Record<string, string>)["orders-svc"];
+    const spec = structuredClone(baseSpec);
+    spec.keys![0] = { ...spec.keys![0]!, name: "orders-service", resource: "orders-svc" };
+    await stack.setAllConfig(specConfig(spec));
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toMatchObject({ replace: 2 });
+    const keys = await allKeys(emulator);
+    expect(permissionsOf(keys, "orders-svc")).toEqual({ send: [], receive: [], resources: {} });
+    expect(permissionsOf(keys, "orders-service")).toMatchObject({ receive: ["payments/*"] });
+    const renamed = await outputs();
+    secrets.add((renamed["keyValues"]?.value as Record<string, string>)["orders-svc"]!);
+
+    spec.pairs![0]!.rotationTriggers = { quarter: "2027-Q1" };
+    await stack.setAllConfig(specConfig(spec));
+    const rotation = await stack.up();
+    expect(rotation.summary.resourceChanges).toMatchObject({ update: 1 });
+    const after = await outputs();
+    const newPrivate = (after["privateKeys"]?.value as Record<string, string>)["orders-svc"]!;
+    secrets.add(newPrivate);
+    expect(newPrivate).not.toBe(oldPrivate);
+    const keyId = (after["keyIds"]?.value as Record<string, number>)["orders-svc"]!;
+    expect(await emulator.controls!.publicKeyOf(keyId)).toBe((after["publicKeys"]?.value as Record<string, string>)["orders-svc"]);
+    Object.assign(baseSpec, spec);
+  });
+
+  it("7. an invalid event path fails the preview with its property path, before any request", async () => {
+    const spec = structuredClone(baseSpec);
+    spec.keys![1]!.permissions = { send: ["audit/*", "bad path"], receive: ["audit/*"] };
+    await stack.setAllConfig(specConfig(spec));
+    await emulator.controls!.clearRequests();
+    const error = await stack.preview().catch((e: unknown) => e);
+    expect(String(error)).toContain("permissions.send[1]");
+    expect(String(error)).toContain("whitespace");
+    expect(await emulator.controls!.requests()).toEqual([]);
+    await stack.setAllConfig(specConfig(baseSpec));
+  });
+
+  it("8. destroy revokes the keys, warns about what the API cannot delete, and empties the stack", async () => {
+    const destroy = await stack.destroy();
+    expect(destroy.stdout).toMatch(/revoked/u);
+    expect(destroy.stdout).toMatch(/no delete endpoint/u);
+    const keys = await allKeys(emulator);
+    for (const name of ["orders-service", "ops-admin"]) {
+      expect(permissionsOf(keys, name)).toEqual({ send: [], receive: [], resources: {} });
+    }
+    const state = (await stack.exportStack()).deployment as { resources?: unknown[] };
+    expect(state.resources ?? []).toHaveLength(0);
+    const text = project.backendText() + destroy.stdout + destroy.stderr;
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+});
+
+describe("stacks per environment", () => {
+  let prodEmulator: EmulatorHandle;
+  const small: Spec = { keys: [{ name: "isolated", type: "SERVICE", permissions: { send: ["a/b"] } }] };
+
+  beforeAll(async () => {
+    prodEmulator = await startEmulator({ controls: true });
+  });
+  afterAll(async () => {
+    await prodEmulator.close();
+  });
+
+  it("9. two stacks of one program stay isolated; a stack pointed at another endpoint fails its preview", async () => {
+    const dev = await project.stack("iso-dev", { ...specConfig(small), ...brokerConfig(emulator) });
+    const prod = await project.stack("iso-prod", { ...specConfig(small), ...brokerConfig(prodEmulator) });
+    await dev.up();
+    await prod.up();
+    const devKeys = (await allKeys(emulator)).filter((k) => k["name"] === "isolated");
+    const prodKeys = (await allKeys(prodEmulator)).filter((k) => k["name"] === "isolated");
+    expect(devKeys).toHaveLength(1);
+    expect(prodKeys).toHaveLength(1);
+    expect(devKeys[0]?.["key"]).not.toBe(prodKeys[0]?.["key"]);
+
+    await dev.setAllConfig(brokerConfig(prodEmulator));
+    const error = await dev.preview().catch((e: unknown) => e);
+    expect(String(error)).toMatch(/lives at .*now points to/su);
+    expect(String(error)).toContain(emulator.url);
+    await dev.setAllConfig(brokerConfig(emulator));
+    await dev.destroy();
+    await prod.destroy();
+  });
+
+  it("10. up with faults injected still succeeds, without duplicates on the server", async () => {
+    const faulty = await project.stack("faulty", { ...specConfig(baseSpec), ...brokerConfig(prodEmulator) });
+    for (const [kind, phase] of [["429", "before"], ["503", "before"], ["503", "after"], ["reset", "after"]] as const) {
+      await prodEmulator.controls!.injectFault({ kind, phase, rate: 0.06, seed: 11, ...(kind === "429" ? { retryAfter: "0" } : {}) });
+    }
+    const up = await faulty.up();
+    expect(up.summary.result).toBe("succeeded");
+    await prodEmulator.controls!.clearFaults();
+    const names = (await allKeys(prodEmulator)).map((k) => k["name"]);
+    for (const key of baseSpec.keys!) expect(names.filter((n) => n === key.name)).toHaveLength(1);
+    const workspaces = (await apiGet(prodEmulator, "/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name"))["results"] as { name: string }[];
+    expect(workspaces.map((w) => w.name).sort()).toEqual(["orders", "platform"]);
+    expect((await faulty.preview()).changeSummary).toEqual({ same: 7 });
+    await faulty.destroy();
+  });
+});

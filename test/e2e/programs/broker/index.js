@@ -1,0 +1,42 @@
+// The end-to-end test program: what to deploy comes from the stack config `spec` (JSON), so a test
+// changes the desired state by changing config, as a user edits their program.
+"use strict";
+const pulumi = require("@pulumi/pulumi");
+const broker = require("pulumi-broker-config");
+
+const config = new pulumi.Config();
+const spec = config.requireObject("spec");
+
+const workspaces = {};
+for (const w of spec.workspaces ?? []) {
+  workspaces[w.name] = new broker.Workspace(w.name, {
+    name: w.name,
+    parentId: w.parent ? workspaces[w.parent].workspaceId : undefined,
+    adopt: w.adopt,
+  });
+}
+
+const keys = {};
+for (const k of spec.keys ?? []) {
+  keys[k.resource ?? k.name] = new broker.AccessKey(k.resource ?? k.name, {
+    name: k.name,
+    type: k.type,
+    permissions: k.permissions,
+    adopt: k.adopt,
+    onDelete: k.onDelete,
+  });
+}
+
+const pairs = {};
+for (const p of spec.pairs ?? []) {
+  pairs[p.key] = new broker.ServiceKeyPair(`${p.key}-pair`, {
+    accessKey: keys[p.key].accessKey,
+    rotationTriggers: p.rotationTriggers,
+  });
+}
+
+exports.workspacePaths = Object.fromEntries(Object.entries(workspaces).map(([n, w]) => [n, w.path]));
+exports.keyIds = Object.fromEntries(Object.entries(keys).map(([n, k]) => [n, k.accessKeyId]));
+exports.keyValues = Object.fromEntries(Object.entries(keys).map(([n, k]) => [n, k.accessKey]));
+exports.privateKeys = Object.fromEntries(Object.entries(pairs).map(([n, p]) => [n, p.privateKey]));
+exports.publicKeys = Object.fromEntries(Object.entries(pairs).map(([n, p]) => [n, p.publicKey]));
