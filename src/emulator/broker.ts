@@ -105,6 +105,7 @@ export class Broker {
     }
   }
 
+  /** Creates a key with a generated value (and, for SERVICE, a key pair). */
   createAccessKey(body: CreateAccessKeyBody): StoredAccessKey {
     const fields: Omit<StoredAccessKey, "id"> = {
       name: body.name,
@@ -117,6 +118,7 @@ export class Broker {
     return this.store.insertAccessKey(fields);
   }
 
+  /** Every key as the API shows it, in id order. */
   accessKeyRecords(): AccessKeyRecord[] {
     return this.store.accessKeys().map(toAccessKeyRecord);
   }
@@ -161,6 +163,7 @@ export class Broker {
     this.store.deleteAccessKey(id);
   }
 
+  /** Every workspace as the API shows it (paths and children computed), in id order. */
   workspaceRecords(): WorkspaceRecord[] {
     return buildWorkspaceRecords(this.store.workspaces());
   }
@@ -171,6 +174,7 @@ export class Broker {
     }
   }
 
+  /** Creates a workspace; an unknown parent is a 400 naming `body.parentId`. */
   createWorkspace(fields: { name: string; parentId: number }): StoredWorkspace {
     this.requireParent(fields.parentId);
     return this.store.insertWorkspace({ name: fields.name, parentId: fields.parentId, createdAt: now() });
@@ -206,6 +210,7 @@ export class Broker {
     this.permissionsMode = this.initialPermissionsMode;
   }
 
+  /** How many keys and workspaces exist. */
   stats(): { accessKeys: number; workspaces: number } {
     return this.store.counts();
   }

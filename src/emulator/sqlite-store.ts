@@ -80,7 +80,8 @@ export class SqliteStore implements Store {
     const { DatabaseSync: Database } = require("node:sqlite") as typeof import("node:sqlite");
     this.db = new Database(file);
     // WAL with synchronous=NORMAL survives a process crash (not a power cut), which is what we need.
-    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    // busy_timeout: a second process on the same file waits for a write lock instead of failing.
+    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
     this.db.exec(SCHEMA);
   }
 
