@@ -50,7 +50,12 @@ export function check(olds: Record<string, unknown>, news: Record<string, unknow
 /** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
 export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult> {
   const replaces: string[] = [];
-  if (isUnknown(news["accessKey"]) || olds["accessKey"] !== news["accessKey"]) replaces.push("accessKey");
+  // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
+  // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
+  // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
+  // replaces the pair only if the key really changed.
+  const keyUnknown = isUnknown(news["accessKey"]);
+  if (!keyUnknown && olds["accessKey"] !== news["accessKey"]) replaces.push("accessKey");
   const oldUrl = olds["baseUrl"];
   const newUrl = news["baseUrl"];
   if (isUnknown(newUrl) || (typeof oldUrl === "string" && typeof newUrl === "string" && oldUrl !== newUrl))
@@ -58,7 +63,11 @@ export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string
   const triggersChanged =
     containsUnknown(news["rotationTriggers"]) || canonical(olds["rotationTriggers"]) !== canonical(news["rotationTriggers"]);
   const settingsChanged = olds["allowEndpointChange"] !== news["allowEndpointChange"];
-  return Promise.resolve({ changes: replaces.length > 0 || triggersChanged || settingsChanged, replaces, deleteBeforeReplace: false });
+  return Promise.resolve({
+    changes: keyUnknown || replaces.length > 0 || triggersChanged || settingsChanged,
+    replaces,
+    deleteBeforeReplace: false,
+  });
 }
 
 function canonical(value: unknown): string {

@@ -35,8 +35,11 @@ for (const p of spec.pairs ?? []) {
   });
 }
 
-exports.workspacePaths = Object.fromEntries(Object.entries(workspaces).map(([n, w]) => [n, w.path]));
-exports.keyIds = Object.fromEntries(Object.entries(keys).map(([n, k]) => [n, k.accessKeyId]));
-exports.keyValues = Object.fromEntries(Object.entries(keys).map(([n, k]) => [n, k.accessKey]));
-exports.privateKeys = Object.fromEntries(Object.entries(pairs).map(([n, p]) => [n, p.privateKey]));
-exports.publicKeys = Object.fromEntries(Object.entries(pairs).map(([n, p]) => [n, p.publicKey]));
+// pulumi.all keeps the secretness of the values it combines: maps holding secrets are secret.
+const collect = (resources, pick) =>
+  pulumi.all(Object.fromEntries(Object.entries(resources).map(([name, r]) => [name, pick(r)])));
+exports.workspacePaths = collect(workspaces, (w) => w.path);
+exports.keyIds = collect(keys, (k) => k.accessKeyId);
+exports.keyValues = collect(keys, (k) => k.accessKey);
+exports.privateKeys = collect(pairs, (p) => p.privateKey);
+exports.publicKeys = collect(pairs, (p) => p.publicKey);
