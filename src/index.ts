@@ -6,7 +6,12 @@
  * `BROKER_BASE_URL` / `BROKER_API_KEY` environment variables.
  * @packageDocumentation
  */
-export { Workspace, type WorkspaceArgs, type WorkspaceInputs, type WorkspaceOutputs } from "./resources/workspace";
+export {
+  Workspace,
+  type WorkspaceArgs,
+  type WorkspaceInputs,
+  type WorkspaceOutputs,
+} from "./resources/workspace";
 export {
   AccessKey,
   ACCESS_KEY_SECRET_OUTPUTS,
@@ -24,6 +29,12 @@ export {
   type ServiceKeyPairOutputs,
 } from "./resources/service-key-pair";
 export { resolveConnection, type ConnectionSettings, type ConfigSource } from "./config";
-export { BrokerError, BrokerApiError, BrokerConfigError, isBrokerError, isBrokerApiError } from "./client/errors";
+export {
+  BrokerError,
+  BrokerApiError,
+  BrokerConfigError,
+  isBrokerError,
+  isBrokerApiError,
+} from "./client/errors";
 export type { AccessKeyType, Permissions } from "./client/types";
 export { eventPathProblem } from "./impl/validation";

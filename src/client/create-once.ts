@@ -305,7 +305,12 @@ export async function createAccessKeyOnce(
         const record = await api.getAccessKeyPermissions(created.accessKey);
         return { created, record, recovered: false };
       } catch (error) {
-        throw createdButFailed("reading it back", { id: created.accessKeyId, name: input.name }, error, created);
+        throw createdButFailed(
+          "reading it back",
+          { id: created.accessKeyId, name: input.name },
+          error,
+          created,
+        );
       }
     },
     async () => {

@@ -191,7 +191,12 @@ function describeNetworkFailure(code: string, facts: CallFacts): string {
 /** Network error codes of a connection that was made and then dropped. */
 const DROPPED_CONNECTION_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
 
-function networkHint(brokerCode: BrokerErrorCode, code: string, outcomeUnknown: boolean, facts: CallFacts): string {
+function networkHint(
+  brokerCode: BrokerErrorCode,
+  code: string,
+  outcomeUnknown: boolean,
+  facts: CallFacts,
+): string {
   if (outcomeUnknown) return OUTCOME_UNKNOWN_HINT;
   if (brokerCode === "BROKER_TIMEOUT")
     return `check ${BASE_URL_SETTING}, or raise broker:timeoutMs${stopNote(facts)}`;

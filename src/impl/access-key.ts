@@ -5,7 +5,12 @@ import { brokerClient } from "./connection";
 import { assertSameEndpoint, checkEndpoint, type EndpointInputs } from "./endpoint";
 import { warn } from "./engine-log";
 import { CreatedButFailedError } from "./partial-failure";
-import { describePermissionDifference, emptyPermissions, normalizePermissions, samePermissions } from "./permissions";
+import {
+  describePermissionDifference,
+  emptyPermissions,
+  normalizePermissions,
+  samePermissions,
+} from "./permissions";
 import { containsUnknown, isUnknown } from "./unknown";
 import {
   CheckFailures,
@@ -37,14 +42,18 @@ export interface AccessKeyInputs extends EndpointInputs {
 export interface AccessKeyOutputs extends AccessKeyInputs {
   accessKey: string;
   accessKeyId: number;
-  createdAt: string;
+  /** Absent only for a key kept in the stack by a create whose read-back failed. */
+  createdAt?: string;
   adopted: boolean;
   publicKey?: string;
   privateKey?: string;
 }
 
 /** Validates inputs and fills defaults. Makes no request. */
-export function check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult> {
+export function check(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.CheckResult> {
   const failures = new CheckFailures();
   checkName(failures, "name", news["name"], "Access key");
   checkAccessKeyType(failures, "type", news["type"]);
@@ -52,7 +61,11 @@ export function check(olds: Record<string, unknown>, news: Record<string, unknow
   checkOptionalBoolean(failures, "adopt", news["adopt"]);
   checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
   checkOptionalBoolean(failures, "allowEndpointChange", news["allowEndpointChange"]);
-  const inputs: Record<string, unknown> = { ...news, adopt: news["adopt"] ?? false, onDelete: news["onDelete"] ?? "revoke" };
+  const inputs: Record<string, unknown> = {
+    ...news,
+    adopt: news["adopt"] ?? false,
+    onDelete: news["onDelete"] ?? "revoke",
+  };
   const permissions = news["permissions"];
   if (failures.list.length === 0 && !containsUnknown(permissions)) {
     inputs["permissions"] = normalizePermissions(permissions as Partial<Permissions> | undefined);
@@ -66,13 +79,20 @@ export function check(olds: Record<string, unknown>, news: Record<string, unknow
  * A change of name, type or endpoint replaces the key (the API cannot rename a key or change its
  * type); permissions update in place and compare as sets.
  */
-export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult> {
+export function diff(
+  _id: ID,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.DiffResult> {
   const replaces: string[] = [];
   for (const key of ["name", "type"]) if (isUnknown(news[key]) || olds[key] !== news[key]) replaces.push(key);
   if (endpointMoved(olds["baseUrl"], news["baseUrl"])) replaces.push("baseUrl");
   const permissionsChanged =
     containsUnknown(news["permissions"]) ||
-    !samePermissions(olds["permissions"] as Partial<Permissions>, news["permissions"] as Partial<Permissions>);
+    !samePermissions(
+      olds["permissions"] as Partial<Permissions>,
+      news["permissions"] as Partial<Permissions>,
+    );
   const settingsChanged = (["adopt", "onDelete", "allowEndpointChange"] as const).some(
     (key) => isUnknown(news[key]) || (olds[key] ?? DEFAULTS[key]) !== (news[key] ?? DEFAULTS[key]),
   );
@@ -116,11 +136,29 @@ export async function create(raw: Record<string, unknown>): Promise<dynamic.Crea
     if (made === undefined) throw error;
     // The key exists but could not be read back: keep it in the stack with what we know, so the
     // next `pulumi up` finishes it (see `update`) instead of creating another one.
-    const known = outputsOf(inputs, { id: made.accessKeyId, name: inputs.name, key: made.accessKey, type: inputs.type, permissions: inputs.permissions, createdAt: "" }, false, client.baseUrl);
+    const known = outputsOf(
+      inputs,
+      {
+        id: made.accessKeyId,
+        name: inputs.name,
+        key: made.accessKey,
+        type: inputs.type,
+        permissions: inputs.permissions,
+        createdAt: "",
+      },
+      false,
+      client.baseUrl,
+    );
     delete known["createdAt"];
     delete known["permissions"];
     addKeyPair(known, made);
-    throw new CreatedButFailedError(`Access key "${inputs.name}"`, String(made.accessKeyId), known, raw["__provider"], error);
+    throw new CreatedButFailedError(
+      `Access key "${inputs.name}"`,
+      String(made.accessKeyId),
+      known,
+      raw["__provider"],
+      error,
+    );
   }
   const outs = outputsOf(inputs, record, false, client.baseUrl);
   addKeyPair(outs, created);
@@ -156,7 +194,11 @@ async function adopt(
   return { id, outs };
 }
 
-async function findByNameAndType(client: BrokerClient, name: string, type: AccessKeyType): Promise<AccessKeyRecord[]> {
+async function findByNameAndType(
+  client: BrokerClient,
+  name: string,
+  type: AccessKeyType,
+): Promise<AccessKeyRecord[]> {
   const matches: AccessKeyRecord[] = [];
   for await (const key of client.accessKeys()) if (key.name === name && key.type === type) matches.push(key);
   return matches;
@@ -221,7 +263,9 @@ export async function read(id: ID, props: Record<string, unknown> = {}): Promise
   assertSameEndpoint(props["baseUrl"], `Refreshing access key ${id}`);
   const old = props as Partial<AccessKeyOutputs>;
   if (typeof old.accessKey !== "string") {
-    throw new Error(`Access key ${id} has no recorded key value in the stack, so it cannot be read; remove it from the stack with \`pulumi state delete\` and adopt it again.`);
+    throw new Error(
+      `Access key ${id} has no recorded key value in the stack, so it cannot be read; remove it from the stack with \`pulumi state delete\` and adopt it again.`,
+    );
   }
   const client = brokerClient();
   let record: AccessKeyRecord;

@@ -48,7 +48,11 @@ export async function warn(message: string): Promise<void> {
   const client = engine;
   try {
     const { LogRequest, LogSeverity } = require("@pulumi/pulumi/proto/engine_pb") as {
-      LogRequest: new () => { setSeverity(s: number): void; setMessage(m: string): void; setUrn(u: string): void };
+      LogRequest: new () => {
+        setSeverity(s: number): void;
+        setMessage(m: string): void;
+        setUrn(u: string): void;
+      };
       LogSeverity: { WARNING: number };
     };
     const request = new LogRequest();

@@ -13,7 +13,13 @@ export class CreatedButFailedError extends Error {
   /** Why the resource is not complete. */
   readonly reasons: string[];
 
-  constructor(what: string, id: string, properties: Record<string, unknown>, provider: unknown, cause: unknown) {
+  constructor(
+    what: string,
+    id: string,
+    properties: Record<string, unknown>,
+    provider: unknown,
+    cause: unknown,
+  ) {
     const reason = `${what} was created (id ${id}) but a later step failed: ${errorMessage(cause)}`;
     super(`${reason}. It is kept in the stack; run \`pulumi up\` again to finish it.`);
     this.name = "CreatedButFailedError";

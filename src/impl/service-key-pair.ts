@@ -26,16 +26,23 @@ export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
 }
 
 /** Validates inputs. Makes no request (the key's type is verified by `create`). */
-export function check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult> {
+export function check(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.CheckResult> {
   const failures = new CheckFailures();
   const accessKey = news["accessKey"];
   if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
     // Never echo the value: it is a credential.
-    failures.add("accessKey", `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`);
+    failures.add(
+      "accessKey",
+      `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`,
+    );
   }
   const triggers = news["rotationTriggers"] ?? {};
   if (!isUnknown(triggers)) {
-    if (!isPlainObject(triggers)) failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
+    if (!isPlainObject(triggers))
+      failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
     else
       for (const [key, value] of Object.entries(triggers))
         if (!isUnknown(value) && typeof value !== "string")
@@ -48,7 +55,11 @@ export function check(olds: Record<string, unknown>, news: Record<string, unknow
 }
 
 /** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
-export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult> {
+export function diff(
+  _id: ID,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.DiffResult> {
   const replaces: string[] = [];
   // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
   // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
@@ -61,7 +72,8 @@ export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string
   if (isUnknown(newUrl) || (typeof oldUrl === "string" && typeof newUrl === "string" && oldUrl !== newUrl))
     replaces.push("baseUrl");
   const triggersChanged =
-    containsUnknown(news["rotationTriggers"]) || canonical(olds["rotationTriggers"]) !== canonical(news["rotationTriggers"]);
+    containsUnknown(news["rotationTriggers"]) ||
+    canonical(olds["rotationTriggers"]) !== canonical(news["rotationTriggers"]);
   const settingsChanged = olds["allowEndpointChange"] !== news["allowEndpointChange"];
   return Promise.resolve({
     changes: keyUnknown || replaces.length > 0 || triggersChanged || settingsChanged,
@@ -72,7 +84,11 @@ export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string
 
 function canonical(value: unknown): string {
   const map = isPlainObject(value) ? value : {};
-  return JSON.stringify(Object.keys(map).sort().map((key) => [key, map[key]]));
+  return JSON.stringify(
+    Object.keys(map)
+      .sort()
+      .map((key) => [key, map[key]]),
+  );
 }
 
 /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
@@ -90,7 +106,10 @@ async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promis
     record = await client.getAccessKeyPermissions(accessKey);
   } catch (error) {
     if (isBrokerApiError(error) && error.status === 404) {
-      throw new Error("ServiceKeyPair: the access key given as `accessKey` does not exist on the broker. Pass the accessKey output of a SERVICE AccessKey.");
+      throw new Error(
+        "ServiceKeyPair: the access key given as `accessKey` does not exist on the broker. Pass the accessKey output of a SERVICE AccessKey.",
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -102,7 +121,11 @@ async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promis
   return record;
 }
 
-async function rotate(client: BrokerClient, inputs: ServiceKeyPairInputs, accessKeyId: number): Promise<Record<string, unknown>> {
+async function rotate(
+  client: BrokerClient,
+  inputs: ServiceKeyPairInputs,
+  accessKeyId: number,
+): Promise<Record<string, unknown>> {
   const pair = await client.rotateServiceKeyPair(inputs.accessKey);
   const outs: Record<string, unknown> = {
     accessKey: inputs.accessKey,
@@ -137,12 +160,23 @@ export async function read(id: ID, props: Record<string, unknown> = {}): Promise
 }
 
 /** Changed `rotationTriggers` rotate the pair. */
-export async function update(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult> {
+export async function update(
+  _id: ID,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.UpdateResult> {
   const old = olds as unknown as ServiceKeyPairOutputs;
   const inputs = news as unknown as ServiceKeyPairInputs;
   assertSameEndpoint(old.baseUrl, `Rotating service key pair ${old.accessKeyId}`);
   if (canonical(old.rotationTriggers) === canonical(inputs.rotationTriggers)) {
-    return { outs: { ...olds, ...(inputs.allowEndpointChange === undefined ? {} : { allowEndpointChange: inputs.allowEndpointChange }) } };
+    return {
+      outs: {
+        ...olds,
+        ...(inputs.allowEndpointChange === undefined
+          ? {}
+          : { allowEndpointChange: inputs.allowEndpointChange }),
+      },
+    };
   }
   return { outs: await rotate(brokerClient(), inputs, old.accessKeyId) };
 }

@@ -42,12 +42,14 @@ export function eventPathProblem(path: string): string | undefined {
       if (index === 0) return "is a bare '*' wildcard; wildcards need a prefix such as 'orders/*'";
       continue;
     }
-    if (!SEGMENT.test(segment)) return `has an invalid segment '${segment}': '*' may only stand alone as the last segment`;
+    if (!SEGMENT.test(segment))
+      return `has an invalid segment '${segment}': '*' may only stand alone as the last segment`;
   }
   return undefined;
 }
 
-const EVENT_PATH_HINT = "use '/'-separated segments such as 'orders/created', with '*' only as the last segment ('orders/*')";
+const EVENT_PATH_HINT =
+  "use '/'-separated segments such as 'orders/created', with '*' only as the last segment ('orders/*')";
 
 /** Checks a name input: non-empty, trimmed, no control characters, at most {@link MAX_NAME_LENGTH}. */
 export function checkName(failures: CheckFailures, property: string, value: unknown, what: string): void {
@@ -59,16 +61,23 @@ export function checkName(failures: CheckFailures, property: string, value: unkn
   if (value.length === 0) failures.add(property, `${what} name must not be empty`);
   else if (value.trim() !== value)
     failures.add(property, `${what} name must not start or end with whitespace: ${JSON.stringify(value)}`);
-  if (CONTROL_CHARACTERS.test(value)) failures.add(property, `${what} name must not contain control characters`);
+  if (CONTROL_CHARACTERS.test(value))
+    failures.add(property, `${what} name must not contain control characters`);
   if (value.length > MAX_NAME_LENGTH)
-    failures.add(property, `${what} name is ${value.length} characters long; the maximum is ${MAX_NAME_LENGTH}`);
+    failures.add(
+      property,
+      `${what} name is ${value.length} characters long; the maximum is ${MAX_NAME_LENGTH}`,
+    );
 }
 
 /** Checks an access key type input against the API's enum. */
 export function checkAccessKeyType(failures: CheckFailures, property: string, value: unknown): void {
   if (isUnknown(value)) return;
   if (typeof value !== "string" || !(ACCESS_KEY_TYPES as readonly string[]).includes(value)) {
-    failures.add(property, `type must be one of ${ACCESS_KEY_TYPES.map((t) => `"${t}"`).join(", ")}, got ${describe(value)}`);
+    failures.add(
+      property,
+      `type must be one of ${ACCESS_KEY_TYPES.map((t) => `"${t}"`).join(", ")}, got ${describe(value)}`,
+    );
   }
 }
 
@@ -87,7 +96,8 @@ export function checkEventPaths(failures: CheckFailures, property: string, value
       continue;
     }
     const problem = eventPathProblem(path);
-    if (problem !== undefined) failures.add(where, `event path ${JSON.stringify(path)} ${problem}; ${EVENT_PATH_HINT}`);
+    if (problem !== undefined)
+      failures.add(where, `event path ${JSON.stringify(path)} ${problem}; ${EVENT_PATH_HINT}`);
   }
 }
 
@@ -95,7 +105,10 @@ export function checkEventPaths(failures: CheckFailures, property: string, value
 export function checkPermissions(failures: CheckFailures, property: string, value: unknown): void {
   if (value === undefined || isUnknown(value)) return;
   if (!isPlainObject(value)) {
-    failures.add(property, `must be an object with 'send', 'receive' and 'resources', got ${describe(value)}`);
+    failures.add(
+      property,
+      `must be an object with 'send', 'receive' and 'resources', got ${describe(value)}`,
+    );
     return;
   }
   for (const key of Object.keys(value)) {
@@ -125,7 +138,10 @@ export function checkOptionalEnum(
 ): void {
   if (value === undefined || isUnknown(value)) return;
   if (typeof value !== "string" || !allowed.includes(value))
-    failures.add(property, `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, got ${describe(value)}`);
+    failures.add(
+      property,
+      `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, got ${describe(value)}`,
+    );
 }
 
 /** True for `{...}` objects (not arrays, not null, not class instances). */
@@ -140,7 +156,10 @@ export function describe(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
-  if (typeof value === "string") return value.length > 60 ? `a ${value.length}-character string` : JSON.stringify(value);
+  if (typeof value === "string")
+    return value.length > 60 ? `a ${value.length}-character string` : JSON.stringify(value);
   if (typeof value === "object") return "an object";
-  return `${typeof value} ${String(value)}`;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return `${typeof value} ${value.toString()}`;
+  return `a ${typeof value}`;
 }

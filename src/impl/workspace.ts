@@ -28,7 +28,10 @@ export interface WorkspaceOutputs extends WorkspaceInputs {
 }
 
 /** Validates inputs and fills defaults. Makes no request. */
-export function check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult> {
+export function check(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.CheckResult> {
   const failures = new CheckFailures();
   checkName(failures, "name", news["name"], "Workspace");
   const parentId = news["parentId"] ?? 0;
@@ -47,9 +50,14 @@ export function check(olds: Record<string, unknown>, news: Record<string, unknow
 }
 
 /** A change of name, parent or endpoint replaces the workspace; `adopt` changes nothing on the server. */
-export function diff(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult> {
+export function diff(
+  _id: ID,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.DiffResult> {
   const replaces = ["name", "parentId", "baseUrl"].filter((key) => changed(olds[key], news[key], key));
-  const changes = replaces.length > 0 || ["adopt", "allowEndpointChange"].some((k) => changed(olds[k], news[k], k));
+  const changes =
+    replaces.length > 0 || ["adopt", "allowEndpointChange"].some((k) => changed(olds[k], news[k], k));
   return Promise.resolve({ changes, replaces, deleteBeforeReplace: false });
 }
 
@@ -93,7 +101,8 @@ export async function create(raw: Record<string, unknown>): Promise<dynamic.Crea
 /** Every workspace named `name`, under any parent. */
 async function workspacesNamed(client: BrokerClient, name: string): Promise<WorkspaceRecord[]> {
   const matches: WorkspaceRecord[] = [];
-  for await (const workspace of client.workspaces({ name })) if (workspace.name === name) matches.push(workspace);
+  for await (const workspace of client.workspaces({ name }))
+    if (workspace.name === name) matches.push(workspace);
   return matches;
 }
 
@@ -145,7 +154,11 @@ export async function read(id: ID, props: Record<string, unknown> = {}): Promise
 }
 
 /** Only `adopt` or `allowEndpointChange` can change in place, and neither touches the server. */
-export function update(_id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult> {
+export function update(
+  _id: ID,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.UpdateResult> {
   const outs: Record<string, unknown> = { ...olds, adopt: news["adopt"] ?? false };
   if (news["allowEndpointChange"] === undefined) delete outs["allowEndpointChange"];
   else outs["allowEndpointChange"] = news["allowEndpointChange"];

@@ -19,12 +19,19 @@ export function configure(request: dynamic.ConfigureRequest): Promise<void> {
 }
 
 /** Validates and normalises inputs; makes no request. */
-export function check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult> {
+export function check(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.CheckResult> {
   return (require("pulumi-broker-config/impl/workspace") as Implementation).check(olds, news);
 }
 
 /** Compares recorded outputs with new inputs; makes no request. */
-export function diff(id: ID, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult> {
+export function diff(
+  id: ID,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.DiffResult> {
   return (require("pulumi-broker-config/impl/workspace") as Implementation).diff(id, olds, news);
 }
 

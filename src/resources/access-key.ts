@@ -93,7 +93,11 @@ export class AccessKey extends pulumi.dynamic.Resource {
   /** `SERVICE` or `ACCOUNT`. */
   declare readonly type: pulumi.Output<AccessKeyType>;
   /** The permissions the server holds, normalised: lists sorted, without repeats. */
-  declare readonly permissions: pulumi.Output<{ send: string[]; receive: string[]; resources: Record<string, unknown> }>;
+  declare readonly permissions: pulumi.Output<{
+    send: string[];
+    receive: string[];
+    resources: Record<string, unknown>;
+  }>;
   /** When the broker created the key (ISO 8601 UTC). */
   declare readonly createdAt: pulumi.Output<string>;
   /** For a SERVICE key created by this stack: the public key of the pair returned at creation (base64). */

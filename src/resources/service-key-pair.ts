@@ -63,7 +63,14 @@ export class ServiceKeyPair extends pulumi.dynamic.Resource {
     super(
       serviceKeyPairProvider,
       name,
-      { ...args, publicKey: undefined, privateKey: undefined, accessKeyId: undefined, rotatedAt: undefined, baseUrl: undefined },
+      {
+        ...args,
+        publicKey: undefined,
+        privateKey: undefined,
+        accessKeyId: undefined,
+        rotatedAt: undefined,
+        baseUrl: undefined,
+      },
       withSecretOutputs(opts, SERVICE_KEY_PAIR_SECRET_OUTPUTS),
       "broker",
       "ServiceKeyPair",

@@ -23,7 +23,11 @@ interface Spec {
 const baseSpec: Spec = {
   workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
   keys: [
-    { name: "orders-svc", type: "SERVICE", permissions: { send: ["orders/created"], receive: ["payments/*"] } },
+    {
+      name: "orders-svc",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: ["payments/*"] },
+    },
     { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
   ],
   pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
@@ -36,7 +40,7 @@ let stack: Stack;
 const secrets = new Set<string>();
 
 function specConfig(spec: Spec): Record<string, { value: string }> {
-  return { "spec": { value: JSON.stringify(spec) } };
+  return { spec: { value: JSON.stringify(spec) } };
 }
 
 function brokerConfig(target: EmulatorHandle): Record<string, { value: string; secret?: boolean }> {
@@ -61,7 +65,7 @@ function permissionsOf(keys: Record<string, unknown>[], name: string): unknown {
 }
 
 async function outputs(): Promise<Record<string, { value: unknown; secret: boolean }>> {
-  return (await stack.outputs()) as Record<string, { value: unknown; secret: boolean }>;
+  return await stack.outputs();
 }
 
 beforeAll(async () => {
@@ -176,7 +180,9 @@ describe("a stack's life through the Pulumi CLI", () => {
     secrets.add(newPrivate);
     expect(newPrivate).not.toBe(oldPrivate);
     const keyId = (after["keyIds"]?.value as Record<string, number>)["orders-svc"]!;
-    expect(await emulator.controls!.publicKeyOf(keyId)).toBe((after["publicKeys"]?.value as Record<string, string>)["orders-svc"]);
+    expect(await emulator.controls!.publicKeyOf(keyId)).toBe(
+      (after["publicKeys"]?.value as Record<string, string>)["orders-svc"],
+    );
     Object.assign(baseSpec, spec);
   });
 
@@ -240,15 +246,28 @@ describe("stacks per environment", () => {
 
   it("10. up with faults injected still succeeds, without duplicates on the server", async () => {
     const faulty = await project.stack("faulty", { ...specConfig(baseSpec), ...brokerConfig(prodEmulator) });
-    for (const [kind, phase] of [["429", "before"], ["503", "before"], ["503", "after"], ["reset", "after"]] as const) {
-      await prodEmulator.controls!.injectFault({ kind, phase, rate: 0.06, seed: 11, ...(kind === "429" ? { retryAfter: "0" } : {}) });
+    for (const [kind, phase] of [
+      ["429", "before"],
+      ["503", "before"],
+      ["503", "after"],
+      ["reset", "after"],
+    ] as const) {
+      await prodEmulator.controls!.injectFault({
+        kind,
+        phase,
+        rate: 0.06,
+        seed: 11,
+        ...(kind === "429" ? { retryAfter: "0" } : {}),
+      });
     }
     const up = await faulty.up();
     expect(up.summary.result).toBe("succeeded");
     await prodEmulator.controls!.clearFaults();
     const names = (await allKeys(prodEmulator)).map((k) => k["name"]);
     for (const key of baseSpec.keys!) expect(names.filter((n) => n === key.name)).toHaveLength(1);
-    const workspaces = (await apiGet(prodEmulator, "/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name"))["results"] as { name: string }[];
+    const workspaces = (
+      await apiGet(prodEmulator, "/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name")
+    )["results"] as { name: string }[];
     expect(workspaces.map((w) => w.name).sort()).toEqual(["orders", "platform"]);
     expect((await faulty.preview()).changeSummary).toEqual({ same: 6 });
     await faulty.destroy();

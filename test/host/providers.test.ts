@@ -15,9 +15,13 @@ const serialized = JSON.parse(
     cwd: fixture,
     encoding: "utf8",
   }),
-) as Record<"Workspace" | "AccessKey" | "ServiceKeyPair", { provider: string; additionalSecretOutputs: string[] }>;
+) as Record<
+  "Workspace" | "AccessKey" | "ServiceKeyPair",
+  { provider: string; additionalSecretOutputs: string[] }
+>;
 
-const urn = (type: string, name: string): string => `urn:pulumi:dev::test::pulumi-nodejs:dynamic/broker:${type}::${name}`;
+const urn = (type: string, name: string): string =>
+  `urn:pulumi:dev::test::pulumi-nodejs:dynamic/broker:${type}::${name}`;
 const WS = serialized.Workspace.provider;
 const AK = serialized.AccessKey.provider;
 const SKP = serialized.ServiceKeyPair.provider;
@@ -25,14 +29,26 @@ const SKP = serialized.ServiceKeyPair.provider;
 let emulator: EmulatorHandle;
 let host: ProviderHost;
 
-async function startHost(config: Record<string, string> = {}, env: Record<string, string | undefined> = {}): Promise<ProviderHost> {
-  const started = await ProviderHost.start(fixture, { BROKER_BASE_URL: undefined, BROKER_API_KEY: undefined, ...env });
+async function startHost(
+  config: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
+): Promise<ProviderHost> {
+  const started = await ProviderHost.start(fixture, {
+    BROKER_BASE_URL: undefined,
+    BROKER_API_KEY: undefined,
+    ...env,
+  });
   await started.configure(config);
   return started;
 }
 
 function brokerConfig(extra: Record<string, string> = {}): Record<string, string> {
-  return { "broker:baseUrl": emulator.url, "broker:apiKey": emulator.adminKey, "broker:maxRetries": "6", ...extra };
+  return {
+    "broker:baseUrl": emulator.url,
+    "broker:apiKey": emulator.adminKey,
+    "broker:maxRetries": "6",
+    ...extra,
+  };
 }
 
 /** Check then create, as the engine does for a new resource. */
@@ -69,45 +85,75 @@ describe("serialized providers", () => {
     "%s serializes to a short require of the installed package, with no secret and no absolute path",
     (type) => {
       const text = serialized[type].provider;
-      const module = { Workspace: "workspace", AccessKey: "access-key", ServiceKeyPair: "service-key-pair" }[type];
+      const module = { Workspace: "workspace", AccessKey: "access-key", ServiceKeyPair: "service-key-pair" }[
+        type
+      ];
       expect(Buffer.byteLength(text)).toBeLessThan(1024);
       expect(text).toContain(`require("pulumi-broker-config/providers/${module}")`);
       expect(text).not.toContain("bks_x");
-      for (const absolute of [fixture, os.homedir(), os.tmpdir(), process.cwd()]) expect(text).not.toContain(absolute);
+      for (const absolute of [fixture, os.homedir(), os.tmpdir(), process.cwd()])
+        expect(text).not.toContain(absolute);
     },
   );
 
   it("marks exactly the generated credentials as secret outputs", () => {
     expect(serialized.Workspace.additionalSecretOutputs).toEqual([]);
     expect([...serialized.AccessKey.additionalSecretOutputs].sort()).toEqual(["accessKey", "privateKey"]);
-    expect([...serialized.ServiceKeyPair.additionalSecretOutputs].sort()).toEqual(["accessKey", "privateKey"]);
+    expect([...serialized.ServiceKeyPair.additionalSecretOutputs].sort()).toEqual([
+      "accessKey",
+      "privateKey",
+    ]);
   });
 
   it("keeps the secret outputs a user passes and adds its own", () => {
     const withUser = JSON.parse(
-      execFileSync(process.execPath, [path.join(__dirname, "../support/serialize-providers.cjs"), "--user-secret-outputs"], {
-        cwd: fixture,
-        encoding: "utf8",
-      }),
+      execFileSync(
+        process.execPath,
+        [path.join(__dirname, "../support/serialize-providers.cjs"), "--user-secret-outputs"],
+        {
+          cwd: fixture,
+          encoding: "utf8",
+        },
+      ),
     ) as typeof serialized;
-    expect([...withUser.AccessKey.additionalSecretOutputs].sort()).toEqual(["accessKey", "name", "privateKey"]);
-    expect([...withUser.ServiceKeyPair.additionalSecretOutputs].sort()).toEqual(["accessKey", "name", "privateKey"]);
+    expect([...withUser.AccessKey.additionalSecretOutputs].sort()).toEqual([
+      "accessKey",
+      "name",
+      "privateKey",
+    ]);
+    expect([...withUser.ServiceKeyPair.additionalSecretOutputs].sort()).toEqual([
+      "accessKey",
+      "name",
+      "privateKey",
+    ]);
   });
 });
 
 describe("check", () => {
   it("reports every invalid input by property path, without any request", async () => {
     await emulator.controls!.clearRequests();
-    const { failures } = await host.check(urn("AccessKey", "bad"), {}, {
-      __provider: AK,
-      name: " padded",
-      type: "ADMIN",
-      permissions: { send: ["orders/created", "orders//x", "a b"], receive: ["*"], resources: [] },
-      onDelete: "delete",
-    });
+    const { failures } = await host.check(
+      urn("AccessKey", "bad"),
+      {},
+      {
+        __provider: AK,
+        name: " padded",
+        type: "ADMIN",
+        permissions: { send: ["orders/created", "orders//x", "a b"], receive: ["*"], resources: [] },
+        onDelete: "delete",
+      },
+    );
     const byProperty = Object.fromEntries(failures.map((f) => [f.property, f.reason]));
     expect(Object.keys(byProperty).sort()).toEqual(
-      ["name", "onDelete", "permissions.receive[0]", "permissions.resources", "permissions.send[1]", "permissions.send[2]", "type"].sort(),
+      [
+        "name",
+        "onDelete",
+        "permissions.receive[0]",
+        "permissions.resources",
+        "permissions.send[1]",
+        "permissions.send[2]",
+        "type",
+      ].sort(),
     );
     expect(byProperty["permissions.send[1]"]).toMatch(/empty segment.*orders\/\*/u);
     expect(byProperty["type"]).toMatch(/"ACCOUNT", "SERVICE"/u);
@@ -115,41 +161,69 @@ describe("check", () => {
   });
 
   it("lets values that are not known yet pass, and diff treats them as changes", async () => {
-    const { failures } = await host.check(urn("AccessKey", "later"), {}, {
-      __provider: AK,
-      name: UNKNOWN,
-      type: "SERVICE",
-      permissions: { send: [UNKNOWN], receive: UNKNOWN },
-    });
+    const { failures } = await host.check(
+      urn("AccessKey", "later"),
+      {},
+      {
+        __provider: AK,
+        name: UNKNOWN,
+        type: "SERVICE",
+        permissions: { send: [UNKNOWN], receive: UNKNOWN },
+      },
+    );
     expect(failures).toEqual([]);
-    const olds = { name: "k", type: "SERVICE", permissions: { send: [], receive: [], resources: {} }, __provider: AK };
+    const olds = {
+      name: "k",
+      type: "SERVICE",
+      permissions: { send: [], receive: [], resources: {} },
+      __provider: AK,
+    };
     const d = await host.diff(urn("AccessKey", "later"), "1", olds, { ...olds, name: UNKNOWN });
     expect(d).toEqual({ changes: "some", replaces: ["name"] });
-    const p = await host.diff(urn("AccessKey", "later"), "1", olds, { ...olds, permissions: { send: [UNKNOWN] } });
+    const p = await host.diff(urn("AccessKey", "later"), "1", olds, {
+      ...olds,
+      permissions: { send: [UNKNOWN] },
+    });
     expect(p).toEqual({ changes: "some", replaces: [] });
   });
 
   it("works with no credentials at all (a preview from a fork)", async () => {
     const bare = await startHost({});
     try {
-      const { failures, inputs } = await bare.check(urn("Workspace", "w"), {}, { __provider: WS, name: "team" });
+      const { failures, inputs } = await bare.check(
+        urn("Workspace", "w"),
+        {},
+        { __provider: WS, name: "team" },
+      );
       expect(failures).toEqual([]);
       expect(inputs).toMatchObject({ name: "team", parentId: 0, adopt: false });
       const created = bare.create(urn("Workspace", "w"), inputs);
-      await expect(created).rejects.toThrow(/broker:baseUrl.*BROKER_BASE_URL|BROKER_BASE_URL.*broker:baseUrl/su);
+      await expect(created).rejects.toThrow(
+        /broker:baseUrl.*BROKER_BASE_URL|BROKER_BASE_URL.*broker:baseUrl/su,
+      );
     } finally {
       await bare.stop();
     }
   });
 
   it("fails the preview when the stack now points at another endpoint", async () => {
-    const olds = { name: "team", parentId: 0, adopt: false, baseUrl: "http://127.0.0.1:1/v1", __provider: WS };
+    const olds = {
+      name: "team",
+      parentId: 0,
+      adopt: false,
+      baseUrl: "http://127.0.0.1:1/v1",
+      __provider: WS,
+    };
     const { failures } = await host.check(urn("Workspace", "w"), olds, { __provider: WS, name: "team" });
     expect(failures).toHaveLength(1);
     expect(failures[0]?.property).toBe("baseUrl");
     expect(failures[0]?.reason).toContain("http://127.0.0.1:1/v1");
     expect(failures[0]?.reason).toContain(emulator.url);
-    const moved = await host.check(urn("Workspace", "w"), olds, { __provider: WS, name: "team", allowEndpointChange: true });
+    const moved = await host.check(urn("Workspace", "w"), olds, {
+      __provider: WS,
+      name: "team",
+      allowEndpointChange: true,
+    });
     expect(moved.failures).toEqual([]);
     const d = await host.diff(urn("Workspace", "w"), "1", olds, moved.inputs);
     expect(d.replaces).toContain("baseUrl");
@@ -159,14 +233,25 @@ describe("check", () => {
 describe("Workspace", () => {
   it("creates nested workspaces, finds their ids and paths, and replaces on rename", async () => {
     const parent = await checkAndCreate("Workspace", "parent", WS, { name: "host-team" });
-    expect(parent.outs).toMatchObject({ name: "host-team", parentId: 0, path: "/host-team", baseUrl: emulator.url });
+    expect(parent.outs).toMatchObject({
+      name: "host-team",
+      parentId: 0,
+      path: "/host-team",
+      baseUrl: emulator.url,
+    });
     expect(parent.id).toBe(String(parent.outs["workspaceId"]));
-    const child = await checkAndCreate("Workspace", "child", WS, { name: "orders", parentId: parent.outs["workspaceId"] });
+    const child = await checkAndCreate("Workspace", "child", WS, {
+      name: "orders",
+      parentId: parent.outs["workspaceId"],
+    });
     expect(child.outs).toMatchObject({ path: "/host-team/orders", parentId: parent.outs["workspaceId"] });
 
     const same = await host.diff(urn("Workspace", "child"), child.id, child.outs, child.inputs);
     expect(same.changes).toBe("none");
-    const renamed = await host.diff(urn("Workspace", "child"), child.id, child.outs, { ...child.inputs, name: "billing" });
+    const renamed = await host.diff(urn("Workspace", "child"), child.id, child.outs, {
+      ...child.inputs,
+      name: "billing",
+    });
     expect(renamed).toEqual({ changes: "some", replaces: ["name"] });
   });
 
@@ -186,7 +271,9 @@ describe("Workspace", () => {
   it("refuses to take over an existing workspace unless adopt is set", async () => {
     const first = await checkAndCreate("Workspace", "original", WS, { name: "shared" });
     const second = await host.check(urn("Workspace", "copy"), {}, { __provider: WS, name: "shared" });
-    await expect(host.create(urn("Workspace", "copy"), second.inputs)).rejects.toThrow(/already exists.*adopt: true/su);
+    await expect(host.create(urn("Workspace", "copy"), second.inputs)).rejects.toThrow(
+      /already exists.*adopt: true/su,
+    );
     const adopted = await checkAndCreate("Workspace", "copy", WS, { name: "shared", adopt: true });
     expect(adopted.id).toBe(first.id);
     expect(adopted.outs["adopted"]).toBe(true);
@@ -210,8 +297,18 @@ describe("AccessKey", () => {
     expect(key.id).toBe(String(key.outs["accessKeyId"]));
     expect(key.id).not.toContain("bks_");
     expect(String(key.outs["accessKey"])).toMatch(/^bks_/u);
-    expect(key.outs["permissions"]).toEqual({ send: ["audit/*", "orders/created"], receive: ["payments/*"], resources: {} });
-    const publicKey = crypto.createPublicKey(crypto.createPrivateKey({ key: Buffer.from(String(key.outs["privateKey"]), "base64"), format: "der", type: "pkcs8" }));
+    expect(key.outs["permissions"]).toEqual({
+      send: ["audit/*", "orders/created"],
+      receive: ["payments/*"],
+      resources: {},
+    });
+    const publicKey = crypto.createPublicKey(
+      crypto.createPrivateKey({
+        key: Buffer.from(String(key.outs["privateKey"]), "base64"),
+        format: "der",
+        type: "pkcs8",
+      }),
+    );
     expect(publicKey.export({ format: "der", type: "spki" }).toString("base64")).toBe(key.outs["publicKey"]);
   });
 
@@ -227,7 +324,9 @@ describe("AccessKey", () => {
       type: "ACCOUNT",
       permissions: { send: ["c/d", "a/b", "a/b"] },
     });
-    expect((await host.diff(urn("AccessKey", "perm"), key.id, key.outs, reordered.inputs)).changes).toBe("none");
+    expect((await host.diff(urn("AccessKey", "perm"), key.id, key.outs, reordered.inputs)).changes).toBe(
+      "none",
+    );
 
     const changed = await host.check(urn("AccessKey", "perm"), key.inputs, {
       __provider: AK,
@@ -235,16 +334,26 @@ describe("AccessKey", () => {
       type: "ACCOUNT",
       permissions: { send: ["a/b"], receive: ["x/*"] },
     });
-    expect(await host.diff(urn("AccessKey", "perm"), key.id, key.outs, changed.inputs)).toEqual({ changes: "some", replaces: [] });
+    expect(await host.diff(urn("AccessKey", "perm"), key.id, key.outs, changed.inputs)).toEqual({
+      changes: "some",
+      replaces: [],
+    });
     await emulator.controls!.clearRequests();
     const outs = await host.update(urn("AccessKey", "perm"), key.id, key.outs, changed.inputs);
     expect(outs["permissions"]).toEqual({ send: ["a/b"], receive: ["x/*"], resources: {} });
     const routes = (await emulator.controls!.requests()).map((r) => r.route);
-    expect(routes).toEqual(["POST /access-key/{accessKey}/permissions", "GET /access-key/{accessKey}/permissions"]);
+    expect(routes).toEqual([
+      "POST /access-key/{accessKey}/permissions",
+      "GET /access-key/{accessKey}/permissions",
+    ]);
   });
 
   it("explains when the server merges permission updates instead of replacing them", async () => {
-    const key = await checkAndCreate("AccessKey", "merge", AK, { name: "merge", type: "ACCOUNT", permissions: { send: ["old/path"] } });
+    const key = await checkAndCreate("AccessKey", "merge", AK, {
+      name: "merge",
+      type: "ACCOUNT",
+      permissions: { send: ["old/path"] },
+    });
     await emulator.controls!.setPermissionsMode("merge");
     const changed = await host.check(urn("AccessKey", "merge"), key.inputs, {
       __provider: AK,
@@ -258,7 +367,11 @@ describe("AccessKey", () => {
   });
 
   it("refresh finds permissions changed outside Pulumi, and drops a removed key", async () => {
-    const key = await checkAndCreate("AccessKey", "drift", AK, { name: "drift", type: "SERVICE", permissions: { send: ["a/b"] } });
+    const key = await checkAndCreate("AccessKey", "drift", AK, {
+      name: "drift",
+      type: "SERVICE",
+      permissions: { send: ["a/b"] },
+    });
     await emulator.controls!.setKeyPermissions(Number(key.id), { send: ["a/b", "sneaky/*"] });
     const read = await host.read(urn("AccessKey", "drift"), key.id, key.outs);
     expect(read.outs["permissions"]).toEqual({ send: ["a/b", "sneaky/*"], receive: [], resources: {} });
@@ -270,7 +383,11 @@ describe("AccessKey", () => {
   });
 
   it("adopts an existing key by name and type and sets its permissions", async () => {
-    const original = await checkAndCreate("AccessKey", "orig", AK, { name: "adoptee", type: "SERVICE", permissions: { send: ["x/y"] } });
+    const original = await checkAndCreate("AccessKey", "orig", AK, {
+      name: "adoptee",
+      type: "SERVICE",
+      permissions: { send: ["x/y"] },
+    });
     const adopted = await checkAndCreate("AccessKey", "adopter", AK, {
       name: "adoptee",
       type: "SERVICE",
@@ -278,43 +395,76 @@ describe("AccessKey", () => {
       permissions: { receive: ["z/*"] },
     });
     expect(adopted.id).toBe(original.id);
-    expect(adopted.outs).toMatchObject({ adopted: true, accessKey: original.outs["accessKey"], permissions: { send: [], receive: ["z/*"] } });
+    expect(adopted.outs).toMatchObject({
+      adopted: true,
+      accessKey: original.outs["accessKey"],
+      permissions: { send: [], receive: ["z/*"] },
+    });
     expect(adopted.outs["privateKey"]).toBeUndefined();
   });
 
   it("revokes the key on delete by default, and retains it when asked", async () => {
-    const revoked = await checkAndCreate("AccessKey", "rev", AK, { name: "rev", type: "SERVICE", permissions: { send: ["a/b"] } });
+    const revoked = await checkAndCreate("AccessKey", "rev", AK, {
+      name: "rev",
+      type: "SERVICE",
+      permissions: { send: ["a/b"] },
+    });
     await host.delete(urn("AccessKey", "rev"), revoked.id, revoked.outs);
     const after = await host.read(urn("AccessKey", "rev"), revoked.id, revoked.outs);
     expect(after.outs["permissions"]).toEqual({ send: [], receive: [], resources: {} });
     expect(host.stderr.join("")).toMatch(/"rev".*revoked.*still exists/su);
 
-    const kept = await checkAndCreate("AccessKey", "keep", AK, { name: "keep", type: "SERVICE", permissions: { send: ["a/b"] }, onDelete: "retain" });
+    const kept = await checkAndCreate("AccessKey", "keep", AK, {
+      name: "keep",
+      type: "SERVICE",
+      permissions: { send: ["a/b"] },
+      onDelete: "retain",
+    });
     await host.delete(urn("AccessKey", "keep"), kept.id, kept.outs);
-    expect((await host.read(urn("AccessKey", "keep"), kept.id, kept.outs)).outs["permissions"]).toMatchObject({ send: ["a/b"] });
+    expect((await host.read(urn("AccessKey", "keep"), kept.id, kept.outs)).outs["permissions"]).toMatchObject(
+      { send: ["a/b"] },
+    );
   });
 
   it("keeps a created key in state when a later step fails", async () => {
     const faulty = await startHost(brokerConfig({ "broker:maxRetries": "0" }));
     try {
-      const checked = await faulty.check(urn("AccessKey", "partial"), {}, {
-        __provider: AK,
-        name: "partial",
-        type: "SERVICE",
-        permissions: { send: ["a/b"] },
-      });
+      const checked = await faulty.check(
+        urn("AccessKey", "partial"),
+        {},
+        {
+          __provider: AK,
+          name: "partial",
+          type: "SERVICE",
+          permissions: { send: ["a/b"] },
+        },
+      );
       // The create succeeds; the read-back after it fails.
-      await emulator.controls!.injectFault({ kind: "503", count: 1, routes: ["GET /access-key/{accessKey}/permissions"] });
+      await emulator.controls!.injectFault({
+        kind: "503",
+        count: 1,
+        routes: ["GET /access-key/{accessKey}/permissions"],
+      });
       const error = await faulty.create(urn("AccessKey", "partial"), checked.inputs).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ProviderCallError);
       const failure = (error as ProviderCallError).initFailure;
       expect(failure?.id).toMatch(/^\d+$/u);
-      expect(failure?.properties).toMatchObject({ __provider: AK, name: "partial", type: "SERVICE", accessKeyId: Number(failure?.id) });
+      expect(failure?.properties).toMatchObject({
+        __provider: AK,
+        name: "partial",
+        type: "SERVICE",
+        accessKeyId: Number(failure?.id),
+      });
       expect(String(failure?.properties["accessKey"])).toMatch(/^bks_/u);
       expect(failure?.reasons[0]).toMatch(/created.*503/su);
       expect((error as Error).message).not.toMatch(/bks_|bka_/u);
       // The next `pulumi up` finishes the resource with an update from what was kept.
-      const outs = await faulty.update(urn("AccessKey", "partial"), failure!.id, failure!.properties, checked.inputs);
+      const outs = await faulty.update(
+        urn("AccessKey", "partial"),
+        failure!.id,
+        failure!.properties,
+        checked.inputs,
+      );
       expect(outs["permissions"]).toEqual({ send: ["a/b"], receive: [], resources: {} });
     } finally {
       await faulty.stop();
@@ -325,7 +475,10 @@ describe("AccessKey", () => {
 describe("ServiceKeyPair", () => {
   it("rotates the pair on create and when rotationTriggers change, matching the server's pair", async () => {
     const key = await checkAndCreate("AccessKey", "pair-owner", AK, { name: "pair-owner", type: "SERVICE" });
-    const pair = await checkAndCreate("ServiceKeyPair", "pair", SKP, { accessKey: key.outs["accessKey"], rotationTriggers: { q: "1" } });
+    const pair = await checkAndCreate("ServiceKeyPair", "pair", SKP, {
+      accessKey: key.outs["accessKey"],
+      rotationTriggers: { q: "1" },
+    });
     expect(pair.outs["publicKey"]).toBe(await emulator.controls!.publicKeyOf(Number(key.id)));
     expect(pair.outs["privateKey"]).not.toBe(key.outs["privateKey"]);
     expect(pair.outs["accessKeyId"]).toBe(Number(key.id));
@@ -335,7 +488,10 @@ describe("ServiceKeyPair", () => {
       accessKey: key.outs["accessKey"],
       rotationTriggers: { q: "2" },
     });
-    expect(await host.diff(urn("ServiceKeyPair", "pair"), pair.id, pair.outs, changed.inputs)).toEqual({ changes: "some", replaces: [] });
+    expect(await host.diff(urn("ServiceKeyPair", "pair"), pair.id, pair.outs, changed.inputs)).toEqual({
+      changes: "some",
+      replaces: [],
+    });
     const rotated = await host.update(urn("ServiceKeyPair", "pair"), pair.id, pair.outs, changed.inputs);
     expect(rotated["privateKey"]).not.toBe(pair.outs["privateKey"]);
     expect(rotated["publicKey"]).toBe(await emulator.controls!.publicKeyOf(Number(key.id)));
@@ -343,15 +499,26 @@ describe("ServiceKeyPair", () => {
 
   it("rejects an ACCOUNT key with a clear error", async () => {
     const key = await checkAndCreate("AccessKey", "acct", AK, { name: "acct", type: "ACCOUNT" });
-    const checked = await host.check(urn("ServiceKeyPair", "bad"), {}, { __provider: SKP, accessKey: key.outs["accessKey"] });
-    const error = (await host.create(urn("ServiceKeyPair", "bad"), checked.inputs).catch((e: unknown) => e)) as Error;
+    const checked = await host.check(
+      urn("ServiceKeyPair", "bad"),
+      {},
+      { __provider: SKP, accessKey: key.outs["accessKey"] },
+    );
+    const error = (await host
+      .create(urn("ServiceKeyPair", "bad"), checked.inputs)
+      .catch((e: unknown) => e)) as Error;
     expect(error.message).toMatch(/ACCOUNT key; only SERVICE keys have encryption key pairs/u);
     expect(error.message).not.toContain(String(key.outs["accessKey"]));
   });
 
   it("leaves the stack on refresh when its key is gone", async () => {
-    const key = await checkAndCreate("AccessKey", "short-lived", AK, { name: "short-lived", type: "SERVICE" });
-    const pair = await checkAndCreate("ServiceKeyPair", "short-pair", SKP, { accessKey: key.outs["accessKey"] });
+    const key = await checkAndCreate("AccessKey", "short-lived", AK, {
+      name: "short-lived",
+      type: "SERVICE",
+    });
+    const pair = await checkAndCreate("ServiceKeyPair", "short-pair", SKP, {
+      accessKey: key.outs["accessKey"],
+    });
     await emulator.controls!.removeAccessKey(Number(key.id));
     expect((await host.read(urn("ServiceKeyPair", "short-pair"), pair.id, pair.outs)).id).toBe("");
   });
@@ -359,8 +526,12 @@ describe("ServiceKeyPair", () => {
 
 describe("under injected faults", () => {
   async function cycle(prefix: string): Promise<void> {
-    const ws = await checkAndCreate("Workspace", `${prefix}-ws`, WS, { name: `${prefix}-ws` });
-    const key = await checkAndCreate("AccessKey", `${prefix}-key`, AK, { name: `${prefix}-key`, type: "SERVICE", permissions: { send: ["a/b"] } });
+    await checkAndCreate("Workspace", `${prefix}-ws`, WS, { name: `${prefix}-ws` });
+    const key = await checkAndCreate("AccessKey", `${prefix}-key`, AK, {
+      name: `${prefix}-key`,
+      type: "SERVICE",
+      permissions: { send: ["a/b"] },
+    });
     await checkAndCreate("ServiceKeyPair", `${prefix}-pair`, SKP, { accessKey: key.outs["accessKey"] });
     const changed = await host.check(urn("AccessKey", `${prefix}-key`), key.inputs, {
       __provider: AK,
@@ -369,16 +540,23 @@ describe("under injected faults", () => {
       permissions: { send: ["a/b", "c/*"], receive: ["d/e"] },
     });
     await host.update(urn("AccessKey", `${prefix}-key`), key.id, key.outs, changed.inputs);
-    const doomed = await checkAndCreate("AccessKey", `${prefix}-doomed`, AK, { name: `${prefix}-doomed`, type: "ACCOUNT", permissions: { send: ["z/z"] } });
+    const doomed = await checkAndCreate("AccessKey", `${prefix}-doomed`, AK, {
+      name: `${prefix}-doomed`,
+      type: "ACCOUNT",
+      permissions: { send: ["z/z"] },
+    });
     await host.delete(urn("AccessKey", `${prefix}-doomed`), doomed.id, doomed.outs);
-    void ws;
   }
 
   async function snapshot(prefix: string): Promise<unknown> {
     const keys = (await listAll("access-key")).filter((k) => String(k["name"]).startsWith(`${prefix}-`));
     const workspaces = (await listAll("workspace")).filter((w) => String(w["name"]).startsWith(`${prefix}-`));
     return {
-      keys: keys.map((k) => ({ name: String(k["name"]).slice(prefix.length), type: k["type"], permissions: k["permissions"] })),
+      keys: keys.map((k) => ({
+        name: String(k["name"]).slice(prefix.length),
+        type: k["type"],
+        permissions: k["permissions"],
+      })),
       workspaces: workspaces.map((w) => String(w["name"]).slice(prefix.length)),
     };
   }
@@ -386,9 +564,12 @@ describe("under injected faults", () => {
   async function listAll(what: string): Promise<Record<string, unknown>[]> {
     const all: Record<string, unknown>[] = [];
     for (let page = 0; ; page++) {
-      const response = await fetch(`${emulator.url}/${what}?pageIndex=${page}&limit=100&order=ASC&orderBy=createdAt`, {
-        headers: { "X-API-KEY": emulator.adminKey },
-      });
+      const response = await fetch(
+        `${emulator.url}/${what}?pageIndex=${page}&limit=100&order=ASC&orderBy=createdAt`,
+        {
+          headers: { "X-API-KEY": emulator.adminKey },
+        },
+      );
       const body = (await response.json()) as { results: Record<string, unknown>[] };
       all.push(...body.results);
       if (body.results.length < 100) return all;
@@ -397,8 +578,20 @@ describe("under injected faults", () => {
 
   it("a create, update and destroy cycle ends in the same server state as without faults, without duplicates", async () => {
     await cycle("calm");
-    for (const [kind, phase] of [["429", "before"], ["503", "before"], ["503", "after"], ["reset", "before"], ["reset", "after"]] as const) {
-      await emulator.controls!.injectFault({ kind, phase, rate: 0.06, seed: 7, ...(kind === "429" ? { retryAfter: "0" } : {}) });
+    for (const [kind, phase] of [
+      ["429", "before"],
+      ["503", "before"],
+      ["503", "after"],
+      ["reset", "before"],
+      ["reset", "after"],
+    ] as const) {
+      await emulator.controls!.injectFault({
+        kind,
+        phase,
+        rate: 0.06,
+        seed: 7,
+        ...(kind === "429" ? { retryAfter: "0" } : {}),
+      });
     }
     await cycle("faulty");
     await emulator.controls!.clearFaults();

@@ -36,7 +36,10 @@ export class ProviderHost {
   ) {}
 
   /** Starts the host in `projectDir` with `env` added to this process's environment. */
-  static async start(projectDir: string, env: Record<string, string | undefined> = {}): Promise<ProviderHost> {
+  static async start(
+    projectDir: string,
+    env: Record<string, string | undefined> = {},
+  ): Promise<ProviderHost> {
     const requireFromProject = createRequire(path.join(projectDir, "package.json"));
     const hostScript = requireFromProject.resolve("@pulumi/pulumi/cmd/dynamic-provider");
     const sdk = path.dirname(requireFromProject.resolve("@pulumi/pulumi/package.json"));
@@ -56,9 +59,9 @@ export class ProviderHost {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const stderr: string[] = [];
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
     const port = await new Promise<string>((resolve, reject) => {
-      const lines = readline.createInterface({ input: child.stdout! });
+      const lines = readline.createInterface({ input: child.stdout });
       lines.once("line", (line) => {
         resolve(line.trim());
       });
@@ -122,7 +125,9 @@ export class ProviderHost {
     request.setNews(this.struct(news));
     return this.call("check", request, (response) => ({
       inputs: response.getInputs()?.toJavaScript() ?? {},
-      failures: response.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+      failures: response
+        .getFailuresList()
+        .map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
     }));
   }
 
@@ -141,13 +146,20 @@ export class ProviderHost {
     const kinds = this.modules.messages.DiffResponse.DiffChanges;
     return this.call("diff", request, (response) => ({
       changes:
-        response.getChanges() === kinds.DIFF_SOME ? "some" : response.getChanges() === kinds.DIFF_NONE ? "none" : "unknown",
+        response.getChanges() === kinds.DIFF_SOME
+          ? "some"
+          : response.getChanges() === kinds.DIFF_NONE
+            ? "none"
+            : "unknown",
       replaces: response.getReplacesList(),
     }));
   }
 
   /** Create: returns the id and outputs. */
-  create(urn: string, properties: Record<string, unknown>): Promise<{ id: string; outs: Record<string, unknown> }> {
+  create(
+    urn: string,
+    properties: Record<string, unknown>,
+  ): Promise<{ id: string; outs: Record<string, unknown> }> {
     const request = new this.modules.messages.CreateRequest();
     request.setUrn(urn);
     request.setProperties(this.struct(properties));

@@ -38,7 +38,10 @@ export class PulumiProject {
     fs.cpSync(options.programDir, dir, { recursive: true });
     fs.symlinkSync(path.join(options.fixture, "node_modules"), path.join(dir, "node_modules"), "dir");
     if (!fs.existsSync(path.join(dir, "Pulumi.yaml"))) {
-      fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${options.name}\nruntime: nodejs\nmain: index.js\n`);
+      fs.writeFileSync(
+        path.join(dir, "Pulumi.yaml"),
+        `name: ${options.name}\nruntime: nodejs\nmain: index.js\n`,
+      );
     }
     if (!fs.existsSync(path.join(dir, "package.json"))) {
       fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: options.name, private: true }));
@@ -53,12 +56,18 @@ export class PulumiProject {
       PATH: `${options.pulumiBin}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env["PATH"] ?? ""}`,
       ...options.env,
     };
-    const command = await PulumiCommand.get({ root: path.dirname(options.pulumiBin), skipVersionCheck: true });
+    const command = await PulumiCommand.get({
+      root: path.dirname(options.pulumiBin),
+      skipVersionCheck: true,
+    });
     return new PulumiProject(dir, backendDir, command, env);
   }
 
   /** Creates or selects `stackName`, with `config` (keys as `ns:key`; `secret` ones encrypted). */
-  async stack(stackName: string, config: Record<string, { value: string; secret?: boolean }> = {}): Promise<Stack> {
+  async stack(
+    stackName: string,
+    config: Record<string, { value: string; secret?: boolean }> = {},
+  ): Promise<Stack> {
     const stack = await LocalWorkspace.createOrSelectStack(
       { stackName, workDir: this.dir },
       { envVars: this.env, pulumiCommand: this.command },

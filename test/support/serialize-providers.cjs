@@ -6,7 +6,9 @@
 // Everything is required from the fixture (the working directory), never from this file's place in
 // the repository: a second copy of @pulumi/pulumi would serialize differently from the one the
 // package uses.
-const fromProject = require("node:module").createRequire(require("node:path").join(process.cwd(), "package.json"));
+const fromProject = require("node:module").createRequire(
+  require("node:path").join(process.cwd(), "package.json"),
+);
 const pulumi = fromProject("@pulumi/pulumi");
 const { MockMonitor } = fromProject("@pulumi/pulumi/runtime/mocks");
 
