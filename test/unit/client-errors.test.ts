@@ -168,6 +168,9 @@ describe("error mapping", () => {
     expect(calls).toBe(3);
     expect(error).toMatchObject({ code: "BROKER_CONNECTION_FAILED", status: 0, outcomeUnknown: false });
     expect(error.message).toMatch(/failed: the connection to .* failed \((UND_ERR_SOCKET|ECONNRESET)\)/);
+    // The address answered, so the hint must not send the user to check broker:baseUrl.
+    expect(error.message).toMatch(/the connection was interrupted; retry later/);
+    expect(error.message).not.toMatch(/check broker:baseUrl/);
   });
 
   it("reports a silent server as BROKER_TIMEOUT, naming broker:timeoutMs", async () => {

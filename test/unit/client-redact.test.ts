@@ -90,7 +90,7 @@ describe("scrubbed causes", () => {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain(API_KEY);
     expect(error.message).toBe(
-      "GET /access/verify/{accessKey} failed: the connection to http://127.0.0.1:1/v1 failed (UND_ERR_SOCKET) (after 2 attempts) — check broker:baseUrl (or BROKER_BASE_URL)",
+      "GET /access/verify/{accessKey} failed: the connection to http://127.0.0.1:1/v1 failed (UND_ERR_SOCKET) (after 2 attempts) — the connection was interrupted; retry later, or raise broker:maxRetries",
     );
   });
 });
