@@ -192,3 +192,24 @@ export function resolveConnection(
     throw error;
   }
 }
+
+/**
+ * The base URL the settings point at, normalised, or `undefined` when none is set or it is invalid.
+ * Never throws and needs no API key: `pulumi preview` uses it to compare with the endpoint a
+ * resource was created at, even without credentials.
+ *
+ * @param stackConfig Reads stack config, as for {@link resolveConnection}.
+ * @param env The environment. @default process.env
+ */
+export function configuredBaseUrl(
+  stackConfig?: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const found = lookup(undefined, "baseUrl", CONFIG_KEYS.baseUrl, ENV_VARS.baseUrl, stackConfig, env);
+  if (found === undefined) return undefined;
+  try {
+    return normalizeBaseUrl(found.value, found.source);
+  } catch {
+    return undefined;
+  }
+}

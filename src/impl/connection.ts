@@ -1,6 +1,6 @@
 import type { ConfigureRequest } from "@pulumi/pulumi/dynamic";
 import { getBrokerClient, type BrokerClient } from "../client";
-import { resolveConnection, type ConfigSource } from "../config";
+import { configuredBaseUrl as baseUrlFromSettings, resolveConnection, type ConfigSource } from "../config";
 
 /**
  * The connection every provider of this process uses.
@@ -31,12 +31,5 @@ export function brokerClient(): BrokerClient {
  * Used by `check` to compare with the endpoint a resource lives at, without needing credentials.
  */
 export function configuredBaseUrl(): string | undefined {
-  const raw = stackConfig?.("broker:baseUrl") ?? process.env["BROKER_BASE_URL"];
-  if (raw === undefined || raw === "") return undefined;
-  return normalizeBaseUrl(raw);
-}
-
-/** The form in which base URLs are recorded and compared: no trailing slash. */
-export function normalizeBaseUrl(url: string): string {
-  return url.replace(/\/+$/u, "");
+  return baseUrlFromSettings(stackConfig, process.env);
 }

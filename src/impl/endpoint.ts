@@ -1,4 +1,4 @@
-import { configuredBaseUrl, normalizeBaseUrl } from "./connection";
+import { configuredBaseUrl } from "./connection";
 import type { CheckFailures } from "./validation";
 
 /**
@@ -24,7 +24,8 @@ export function checkEndpoint(
   olds: EndpointInputs | undefined,
   news: EndpointInputs,
 ): string | undefined {
-  const recorded = typeof olds?.baseUrl === "string" ? normalizeBaseUrl(olds.baseUrl) : undefined;
+  // Recorded URLs are the client's normalised form, comparable as they are.
+  const recorded = typeof olds?.baseUrl === "string" ? olds.baseUrl : undefined;
   const configured = configuredBaseUrl();
   if (configured === undefined) return recorded;
   if (recorded !== undefined && recorded !== configured && news.allowEndpointChange !== true) {
@@ -38,8 +39,8 @@ export function checkEndpoint(
 export function assertSameEndpoint(recorded: unknown, what: string): void {
   const configured = configuredBaseUrl();
   if (typeof recorded !== "string" || configured === undefined) return;
-  if (normalizeBaseUrl(recorded) !== configured) {
-    throw new Error(`${what}: ${endpointMismatchMessage(normalizeBaseUrl(recorded), configured)}`);
+  if (recorded !== configured) {
+    throw new Error(`${what}: ${endpointMismatchMessage(recorded, configured)}`);
   }
 }
 

@@ -55,18 +55,22 @@ export function diff(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<dynamic.DiffResult> {
-  const replaces = ["name", "parentId", "baseUrl"].filter((key) => changed(olds[key], news[key], key));
+  const replaces = (["name", "parentId", "baseUrl"] as const).filter((key) => changed(olds, news, key));
   const changes =
-    replaces.length > 0 || ["adopt", "allowEndpointChange"].some((k) => changed(olds[k], news[k], k));
+    replaces.length > 0 || changed(olds, news, "adopt") || changed(olds, news, "allowEndpointChange");
   return Promise.resolve({ changes, replaces, deleteBeforeReplace: false });
 }
 
-function changed(old: unknown, value: unknown, key: string): boolean {
+/** What an absent input means, so that absent and default compare equal. */
+const DEFAULTS: Record<string, unknown> = { parentId: 0, adopt: false, allowEndpointChange: false };
+
+function changed(olds: Record<string, unknown>, news: Record<string, unknown>, key: string): boolean {
+  const value = news[key];
   if (isUnknown(value)) return true;
+  const old = olds[key];
   // A preview without broker:baseUrl configured carries no endpoint: that is not a move.
   if (key === "baseUrl" && (value === undefined || old === undefined)) return false;
-  if (key === "parentId") return (old ?? 0) !== (value ?? 0);
-  return old !== value && !(old === undefined && value === false);
+  return (old ?? DEFAULTS[key]) !== (value ?? DEFAULTS[key]);
 }
 
 /** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */

@@ -1,7 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 
 import { isBrokerConfigError } from "../../src/client";
-import { CONFIG_KEYS, ENV_VARS, resolveConnection, type ConfigSource } from "../../src/config";
+import {
+  CONFIG_KEYS,
+  configuredBaseUrl,
+  ENV_VARS,
+  resolveConnection,
+  type ConfigSource,
+} from "../../src/config";
 
 const KEY = "bka_config_secret";
 
@@ -207,5 +213,23 @@ describe("resolveConnection errors", () => {
     );
     expect(userInfo.message).not.toContain("hunter2");
     expect(userInfo.message).toContain("it contains user info");
+  });
+});
+
+describe("configuredBaseUrl", () => {
+  it("reads the base URL without needing an API key, stack config first", () => {
+    const stack = (key: string): string | undefined =>
+      key === "broker:baseUrl" ? "https://a.example/v1/" : undefined;
+    expect(configuredBaseUrl(stack, { BROKER_BASE_URL: "https://b.example/v1" })).toBe(
+      "https://a.example/v1",
+    );
+    expect(configuredBaseUrl(undefined, { BROKER_BASE_URL: "https://b.example/v1" })).toBe(
+      "https://b.example/v1",
+    );
+  });
+
+  it("answers undefined instead of throwing when nothing or something invalid is set", () => {
+    expect(configuredBaseUrl(undefined, {})).toBeUndefined();
+    expect(configuredBaseUrl(undefined, { BROKER_BASE_URL: "not a url" })).toBeUndefined();
   });
 });

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import * as accessKey from "../../src/impl/access-key";
+import { normalizePermissions, samePermissions } from "../../src/impl/permissions";
+import * as serviceKeyPair from "../../src/impl/service-key-pair";
+import { UNKNOWN } from "../../src/impl/unknown";
+import { CheckFailures, checkEventPaths, checkName, eventPathProblem } from "../../src/impl/validation";
+import * as workspace from "../../src/impl/workspace";
+
+// The pure parts of the providers: validation, normalisation and diffs (no request is involved).
+
+describe("event paths", () => {
+  it.each([
+    ["orders/created", undefined],
+    ["orders/*", undefined],
+    ["a/b/c/*", undefined],
+    ["", /is empty/],
+    ["*", /bare '\*'/],
+    ["orders/*/x", /before the last segment/],
+    ["orders//x", /empty segment/],
+    ["/orders", /empty segment/],
+    ["orders/", /empty segment/],
+    ["or*ders", /'\*' may only stand alone/],
+    ["orders/created now", /whitespace/],
+    ["x".repeat(1025), /longer than 1024/],
+  ])("%j → %s", (path, problem) => {
+    const found = eventPathProblem(path);
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toMatch(problem);
+  });
+
+  it("names the index of each bad path and says what a valid one looks like", () => {
+    const failures = new CheckFailures();
+    checkEventPaths(failures, "permissions.send", ["ok/path", "bad path", 7]);
+    expect(failures.list.map((f) => f.property)).toEqual(["permissions.send[1]", "permissions.send[2]"]);
+    expect(failures.list[0]?.reason).toMatch(/such as 'orders\/created'/);
+  });
+});
+
+describe("names", () => {
+  it.each([
+    ["orders", 0],
+    ["", 1],
+    [" orders", 1],
+    ["orders\u0007", 1],
+    ["x".repeat(201), 1],
+    [UNKNOWN, 0],
+  ])("%j gives %i failure(s)", (name, count) => {
+    const failures = new CheckFailures();
+    checkName(failures, "name", name, "Workspace");
+    expect(failures.list).toHaveLength(count);
+  });
+});
+
+describe("permissions", () => {
+  it("normalises lists as sets and fills the missing fields", () => {
+    expect(normalizePermissions({ send: ["b", "a", "b"] })).toEqual({
+      send: ["a", "b"],
+      receive: [],
+      resources: {},
+    });
+    expect(samePermissions({ send: ["a", "b"] }, { send: ["b", "a", "a"], receive: [], resources: {} })).toBe(
+      true,
+    );
+    expect(samePermissions({ send: ["a"] }, { receive: ["a"] })).toBe(false);
+    expect(samePermissions({ resources: { x: 1, y: 2 } }, { resources: { y: 2, x: 1 } })).toBe(true);
+  });
+});
+
+describe("diffs", () => {
+  const key = {
+    name: "k",
+    type: "SERVICE",
+    permissions: { send: ["a"], receive: [], resources: {} },
+    adopt: false,
+    onDelete: "revoke",
+  };
+
+  it("replaces an access key on a new name or type, updates it for permissions", async () => {
+    expect(await accessKey.diff("1", key, { ...key, name: "other" })).toMatchObject({
+      changes: true,
+      replaces: ["name"],
+    });
+    expect(await accessKey.diff("1", key, { ...key, type: "ACCOUNT" })).toMatchObject({ replaces: ["type"] });
+    expect(await accessKey.diff("1", key, { ...key, permissions: { send: ["b"] } })).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    expect(await accessKey.diff("1", key, { ...key, onDelete: "retain" })).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    expect(await accessKey.diff("1", key, { ...key })).toMatchObject({ changes: false });
+  });
+
+  it("does not treat a missing endpoint (preview without config) as a move", async () => {
+    const recorded = { ...key, baseUrl: "https://a.example/v1" };
+    expect(await accessKey.diff("1", recorded, key)).toMatchObject({ changes: false });
+    expect(await accessKey.diff("1", recorded, { ...key, baseUrl: "https://b.example/v1" })).toMatchObject({
+      replaces: ["baseUrl"],
+    });
+  });
+
+  it("replaces a workspace on a new parent, treating absent and 0 alike", async () => {
+    const ws = { name: "w", parentId: 0, adopt: false };
+    expect(await workspace.diff("1", ws, { name: "w" })).toMatchObject({ changes: false });
+    expect(await workspace.diff("1", ws, { ...ws, parentId: 4 })).toMatchObject({ replaces: ["parentId"] });
+    expect(await workspace.diff("1", ws, { ...ws, parentId: UNKNOWN })).toMatchObject({
+      replaces: ["parentId"],
+    });
+  });
+
+  it("rotates a key pair in place on new triggers; a new key replaces it", async () => {
+    const pair = { accessKey: "bks_a", rotationTriggers: { q: "1" } };
+    expect(await serviceKeyPair.diff("1", pair, { ...pair, rotationTriggers: { q: "2" } })).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    expect(await serviceKeyPair.diff("1", pair, { ...pair, accessKey: "bks_b" })).toMatchObject({
+      replaces: ["accessKey"],
+    });
+    expect(await serviceKeyPair.diff("1", pair, { ...pair, accessKey: UNKNOWN })).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    expect(await serviceKeyPair.diff("1", pair, { ...pair })).toMatchObject({ changes: false });
+  });
+});
