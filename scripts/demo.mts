@@ -3,11 +3,12 @@
 //
 // State lives in .demo/: the emulator's database (so a second run finds everything again and
 // reports no changes), the Pulumi file backend, and the port the emulator listens on.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import * as readline from "node:readline";
+import type { Readable } from "node:stream";
 
 const repo = path.resolve(import.meta.dirname, "..");
 const demoDir = path.join(repo, ".demo");
@@ -30,8 +31,14 @@ function linkPackageIntoItself(): void {
 
 async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const server = net.createServer().once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    const server = net.createServer().once("error", () => {
+      resolve(false);
+    });
+    server.listen(port, "127.0.0.1", () => {
+      server.close(() => {
+        resolve(true);
+      });
+    });
   });
 }
 
@@ -45,7 +52,9 @@ async function demoPort(): Promise<number> {
   return port;
 }
 
-async function startEmulator(port: number): Promise<{ child: ChildProcess; url: string; adminKey: string }> {
+async function startEmulator(
+  port: number,
+): Promise<{ child: ChildProcessByStdio<null, Readable, null>; url: string; adminKey: string }> {
   if (!(await portIsFree(port))) {
     throw new Error(
       `port ${port} (recorded in .demo/port) is in use; stop what uses it, or delete .demo/ to start over`,
@@ -64,8 +73,10 @@ async function startEmulator(port: number): Promise<{ child: ChildProcess; url: 
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   const line = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code}`)));
+    readline.createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("exit", (code) => {
+      reject(new Error(`the emulator exited with code ${String(code)}`));
+    });
   });
   const { url, adminKey } = JSON.parse(line) as { url: string; adminKey: string };
   return { child, url, adminKey };
@@ -78,7 +89,7 @@ function pulumi(bin: string, env: NodeJS.ProcessEnv, args: string[], input?: str
     stdio: [input === undefined ? "inherit" : "pipe", "inherit", "inherit"],
     ...(input === undefined ? {} : { input }),
   });
-  if (result.status !== 0) throw new Error(`pulumi ${args[0]} failed (exit ${result.status})`);
+  if (result.status !== 0) throw new Error(`pulumi ${args.join(" ")} failed (exit ${String(result.status)})`);
 }
 
 async function main(): Promise<void> {
