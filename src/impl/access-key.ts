@@ -2,7 +2,8 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import { createdAccessKeyOf, isBrokerApiError, type BrokerClient } from "../client";
 import type { AccessKeyRecord, AccessKeyType, CreatedAccessKey, Permissions } from "../client/types";
 import { brokerClient } from "./connection";
-import { assertSameEndpoint, checkEndpoint, type EndpointInputs } from "./endpoint";
+import { inputChanged } from "./diffing";
+import { assertSameEndpoint, checkEndpointInputs, endpointMoved, type EndpointInputs } from "./endpoint";
 import { warn } from "./engine-log";
 import { CreatedButFailedError } from "./partial-failure";
 import {
@@ -11,7 +12,7 @@ import {
   normalizePermissions,
   samePermissions,
 } from "./permissions";
-import { containsUnknown, isUnknown } from "./unknown";
+import { containsUnknown } from "./unknown";
 import {
   CheckFailures,
   checkAccessKeyType,
@@ -60,7 +61,6 @@ export function check(
   checkPermissions(failures, "permissions", news["permissions"]);
   checkOptionalBoolean(failures, "adopt", news["adopt"]);
   checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
-  checkOptionalBoolean(failures, "allowEndpointChange", news["allowEndpointChange"]);
   const inputs: Record<string, unknown> = {
     ...news,
     adopt: news["adopt"] ?? false,
@@ -70,8 +70,7 @@ export function check(
   if (failures.list.length === 0 && !containsUnknown(permissions)) {
     inputs["permissions"] = normalizePermissions(permissions as Partial<Permissions> | undefined);
   }
-  const baseUrl = checkEndpoint(failures, olds, news);
-  if (baseUrl !== undefined) inputs["baseUrl"] = baseUrl;
+  checkEndpointInputs(failures, olds, news, inputs);
   return Promise.resolve({ inputs, failures: failures.list });
 }
 
@@ -84,30 +83,23 @@ export function diff(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<dynamic.DiffResult> {
-  const replaces: string[] = [];
-  for (const key of ["name", "type"]) if (isUnknown(news[key]) || olds[key] !== news[key]) replaces.push(key);
-  if (endpointMoved(olds["baseUrl"], news["baseUrl"])) replaces.push("baseUrl");
+  const replaces = ["name", "type"].filter((key) => inputChanged(olds, news, key));
+  if (endpointMoved(olds, news)) replaces.push("baseUrl");
   const permissionsChanged =
     containsUnknown(news["permissions"]) ||
     !samePermissions(
       olds["permissions"] as Partial<Permissions>,
       news["permissions"] as Partial<Permissions>,
     );
-  const settingsChanged = (["adopt", "onDelete", "allowEndpointChange"] as const).some(
-    (key) => isUnknown(news[key]) || (olds[key] ?? DEFAULTS[key]) !== (news[key] ?? DEFAULTS[key]),
-  );
+  const settingsChanged =
+    inputChanged(olds, news, "adopt", false) ||
+    inputChanged(olds, news, "onDelete", "revoke") ||
+    inputChanged(olds, news, "allowEndpointChange", false);
   return Promise.resolve({
     changes: replaces.length > 0 || permissionsChanged || settingsChanged,
     replaces,
     deleteBeforeReplace: false,
   });
-}
-
-const DEFAULTS = { adopt: false, onDelete: "revoke", allowEndpointChange: undefined } as const;
-
-function endpointMoved(old: unknown, value: unknown): boolean {
-  if (isUnknown(value)) return true;
-  return typeof old === "string" && typeof value === "string" && old !== value;
 }
 
 /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
@@ -254,7 +246,7 @@ function outputsOf(
     adopted,
     baseUrl,
   };
-  if (inputs.allowEndpointChange !== undefined) outs["allowEndpointChange"] = inputs.allowEndpointChange;
+  outs["allowEndpointChange"] = inputs.allowEndpointChange ?? false;
   return outs;
 }
 
@@ -283,7 +275,7 @@ export async function read(id: ID, props: Record<string, unknown> = {}): Promise
     onDelete: old.onDelete ?? "revoke",
     baseUrl: client.baseUrl,
   };
-  if (old.allowEndpointChange !== undefined) inputs.allowEndpointChange = old.allowEndpointChange;
+  inputs.allowEndpointChange = old.allowEndpointChange ?? false;
   const outs = outputsOf(inputs, record, old.adopted ?? false, client.baseUrl);
   if (old.publicKey !== undefined) outs["publicKey"] = old.publicKey;
   if (old.privateKey !== undefined) outs["privateKey"] = old.privateKey;
@@ -300,8 +292,7 @@ export async function update(
   const inputs = news as unknown as AccessKeyInputs;
   assertSameEndpoint(old.baseUrl, `Updating access key "${old.name}"`);
   const outs: Record<string, unknown> = { ...olds, adopt: inputs.adopt, onDelete: inputs.onDelete };
-  if (inputs.allowEndpointChange === undefined) delete outs["allowEndpointChange"];
-  else outs["allowEndpointChange"] = inputs.allowEndpointChange;
+  outs["allowEndpointChange"] = inputs.allowEndpointChange ?? false;
   const client = brokerClient();
   if (old.createdAt === undefined) {
     // Kept in the stack by a create whose read-back failed: read it now and finish it.

@@ -1,5 +1,6 @@
 import { configuredBaseUrl } from "./connection";
-import type { CheckFailures } from "./validation";
+import { isUnknown } from "./unknown";
+import { checkOptionalBoolean, type CheckFailures } from "./validation";
 
 /**
  * Every resource records the API endpoint (`baseUrl`, never a secret) it lives at. A stack whose
@@ -33,6 +34,33 @@ export function checkEndpoint(
     return recorded;
   }
   return configured;
+}
+
+/**
+ * The part of `check` every resource type shares: validates `allowEndpointChange` (default false)
+ * and records in `inputs` the endpoint the resource lives at.
+ */
+export function checkEndpointInputs(
+  failures: CheckFailures,
+  olds: EndpointInputs | undefined,
+  news: Record<string, unknown>,
+  inputs: Record<string, unknown>,
+): void {
+  checkOptionalBoolean(failures, "allowEndpointChange", news["allowEndpointChange"]);
+  inputs["allowEndpointChange"] = news["allowEndpointChange"] ?? false;
+  const baseUrl = checkEndpoint(failures, olds, news);
+  if (baseUrl !== undefined) inputs["baseUrl"] = baseUrl;
+}
+
+/**
+ * Whether a diff moves the resource to another endpoint. A preview without `broker:baseUrl`
+ * configured carries no endpoint: that is not a move.
+ */
+export function endpointMoved(olds: Record<string, unknown>, news: Record<string, unknown>): boolean {
+  const old = olds["baseUrl"];
+  const value = news["baseUrl"];
+  if (isUnknown(value)) return true;
+  return typeof old === "string" && typeof value === "string" && old !== value;
 }
 
 /** Throws when an operation on an existing resource would run against another endpoint than its own. */

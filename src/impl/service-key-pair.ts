@@ -2,7 +2,8 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import { isBrokerApiError, type BrokerClient } from "../client";
 import type { AccessKeyRecord } from "../client/types";
 import { brokerClient } from "./connection";
-import { assertSameEndpoint, checkEndpoint, type EndpointInputs } from "./endpoint";
+import { inputChanged } from "./diffing";
+import { assertSameEndpoint, checkEndpointInputs, endpointMoved, type EndpointInputs } from "./endpoint";
 import { warn } from "./engine-log";
 import { containsUnknown, isUnknown } from "./unknown";
 import { CheckFailures, describe, isPlainObject } from "./validation";
@@ -49,8 +50,7 @@ export function check(
           failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
   }
   const inputs: Record<string, unknown> = { ...news, rotationTriggers: triggers };
-  const baseUrl = checkEndpoint(failures, olds, news);
-  if (baseUrl !== undefined) inputs["baseUrl"] = baseUrl;
+  checkEndpointInputs(failures, olds, news, inputs);
   return Promise.resolve({ inputs, failures: failures.list });
 }
 
@@ -67,14 +67,11 @@ export function diff(
   // replaces the pair only if the key really changed.
   const keyUnknown = isUnknown(news["accessKey"]);
   if (!keyUnknown && olds["accessKey"] !== news["accessKey"]) replaces.push("accessKey");
-  const oldUrl = olds["baseUrl"];
-  const newUrl = news["baseUrl"];
-  if (isUnknown(newUrl) || (typeof oldUrl === "string" && typeof newUrl === "string" && oldUrl !== newUrl))
-    replaces.push("baseUrl");
+  if (endpointMoved(olds, news)) replaces.push("baseUrl");
   const triggersChanged =
     containsUnknown(news["rotationTriggers"]) ||
     canonical(olds["rotationTriggers"]) !== canonical(news["rotationTriggers"]);
-  const settingsChanged = olds["allowEndpointChange"] !== news["allowEndpointChange"];
+  const settingsChanged = inputChanged(olds, news, "allowEndpointChange", false);
   return Promise.resolve({
     changes: keyUnknown || replaces.length > 0 || triggersChanged || settingsChanged,
     replaces,
@@ -136,7 +133,7 @@ async function rotate(
     rotatedAt: new Date().toISOString(),
     baseUrl: client.baseUrl,
   };
-  if (inputs.allowEndpointChange !== undefined) outs["allowEndpointChange"] = inputs.allowEndpointChange;
+  outs["allowEndpointChange"] = inputs.allowEndpointChange ?? false;
   return outs;
 }
 
@@ -169,14 +166,7 @@ export async function update(
   const inputs = news as unknown as ServiceKeyPairInputs;
   assertSameEndpoint(old.baseUrl, `Rotating service key pair ${old.accessKeyId}`);
   if (canonical(old.rotationTriggers) === canonical(inputs.rotationTriggers)) {
-    return {
-      outs: {
-        ...olds,
-        ...(inputs.allowEndpointChange === undefined
-          ? {}
-          : { allowEndpointChange: inputs.allowEndpointChange }),
-      },
-    };
+    return { outs: { ...olds, allowEndpointChange: inputs.allowEndpointChange ?? false } };
   }
   return { outs: await rotate(brokerClient(), inputs, old.accessKeyId) };
 }

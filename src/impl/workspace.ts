@@ -2,7 +2,8 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import type { BrokerClient } from "../client";
 import type { WorkspaceRecord } from "../client/types";
 import { brokerClient } from "./connection";
-import { assertSameEndpoint, checkEndpoint, type EndpointInputs } from "./endpoint";
+import { inputChanged } from "./diffing";
+import { assertSameEndpoint, checkEndpointInputs, endpointMoved, type EndpointInputs } from "./endpoint";
 import { warn } from "./engine-log";
 import { isUnknown } from "./unknown";
 import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./validation";
@@ -42,10 +43,8 @@ export function check(
     );
   }
   checkOptionalBoolean(failures, "adopt", news["adopt"]);
-  checkOptionalBoolean(failures, "allowEndpointChange", news["allowEndpointChange"]);
   const inputs: Record<string, unknown> = { ...news, parentId, adopt: news["adopt"] ?? false };
-  const baseUrl = checkEndpoint(failures, olds, news);
-  if (baseUrl !== undefined) inputs["baseUrl"] = baseUrl;
+  checkEndpointInputs(failures, olds, news, inputs);
   return Promise.resolve({ inputs, failures: failures.list });
 }
 
@@ -55,23 +54,16 @@ export function diff(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<dynamic.DiffResult> {
-  const replaces = (["name", "parentId", "baseUrl"] as const).filter((key) => changed(olds, news, key));
+  const replaces = ["name", "parentId"].filter((key) => inputChanged(olds, news, key, DEFAULTS[key]));
+  if (endpointMoved(olds, news)) replaces.push("baseUrl");
   const changes =
-    replaces.length > 0 || changed(olds, news, "adopt") || changed(olds, news, "allowEndpointChange");
+    replaces.length > 0 ||
+    ["adopt", "allowEndpointChange"].some((key) => inputChanged(olds, news, key, false));
   return Promise.resolve({ changes, replaces, deleteBeforeReplace: false });
 }
 
 /** What an absent input means, so that absent and default compare equal. */
-const DEFAULTS: Record<string, unknown> = { parentId: 0, adopt: false, allowEndpointChange: false };
-
-function changed(olds: Record<string, unknown>, news: Record<string, unknown>, key: string): boolean {
-  const value = news[key];
-  if (isUnknown(value)) return true;
-  const old = olds[key];
-  // A preview without broker:baseUrl configured carries no endpoint: that is not a move.
-  if (key === "baseUrl" && (value === undefined || old === undefined)) return false;
-  return (old ?? DEFAULTS[key]) !== (value ?? DEFAULTS[key]);
-}
+const DEFAULTS: Record<string, unknown> = { parentId: 0 };
 
 /** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */
 export async function create(raw: Record<string, unknown>): Promise<dynamic.CreateResult> {
@@ -126,7 +118,7 @@ function outputsOf(
     adopted,
     baseUrl,
   };
-  if (inputs.allowEndpointChange !== undefined) outs["allowEndpointChange"] = inputs.allowEndpointChange;
+  outs["allowEndpointChange"] = inputs.allowEndpointChange ?? false;
   return outs;
 }
 
@@ -142,7 +134,7 @@ export async function read(id: ID, props: Record<string, unknown> = {}): Promise
       name: record.name,
       parentId: record.parentId,
       adopt: old.adopt ?? false,
-      ...(old.allowEndpointChange === undefined ? {} : { allowEndpointChange: old.allowEndpointChange }),
+      allowEndpointChange: old.allowEndpointChange ?? false,
     },
     record,
     old.adopted ?? false,
@@ -164,8 +156,7 @@ export function update(
   news: Record<string, unknown>,
 ): Promise<dynamic.UpdateResult> {
   const outs: Record<string, unknown> = { ...olds, adopt: news["adopt"] ?? false };
-  if (news["allowEndpointChange"] === undefined) delete outs["allowEndpointChange"];
-  else outs["allowEndpointChange"] = news["allowEndpointChange"];
+  outs["allowEndpointChange"] = news["allowEndpointChange"] ?? false;
   return Promise.resolve({ outs });
 }
 
