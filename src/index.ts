@@ -38,3 +38,35 @@ export {
 } from "./client/errors";
 export type { AccessKeyType, Permissions } from "./client/types";
 export { eventPathProblem } from "./impl/validation";
+export { BrokerConfig, type BrokerConfigArgs } from "./resources/broker-config";
+export {
+  BROKER_CONFIG_SCHEMA,
+  BROKER_CONFIG_VERSION,
+  BrokerConfigDocumentError,
+  accessKeyResourceName,
+  formatProblem,
+  isBrokerConfigDocumentError,
+  loadBrokerConfig,
+  planBrokerConfig,
+  validateBrokerConfig,
+  workspaceResourceName,
+  type AccessKeySpec,
+  type BrokerConfigDocument,
+  type BrokerConfigPlan,
+  type BrokerConfigProblem,
+  type BrokerConfigSource,
+  type PermissionsSpec,
+  type PlannedAccessKey,
+  type PlannedWorkspace,
+  type WorkspaceSpec,
+} from "./config-as-data";
+export {
+  EXPORT_PROGRESS_EVERY,
+  exportBrokerConfig,
+  formatBrokerConfig,
+  type BrokerConfigExport,
+  type BrokerConfigFormat,
+  type ExportOptions,
+  type ExportProgress,
+  type ExportSource,
+} from "./export";

@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+/**
+ * The `broker-config` command. One subcommand so far:
+ *
+ * `broker-config export [--base-url URL] [--api-key-env NAME] [--out FILE] [--format yaml|json] [--progress]`
+ * reads an environment and writes its configuration as a document that the BrokerConfig component
+ * deploys (see `exportBrokerConfig`).
+ *
+ * The API key is read from the environment only (`BROKER_API_KEY`, or the variable `--api-key-env`
+ * names), never from a flag: a flag's value would land in shell history and process listings.
+ *
+ * Exit codes: 0 success; 1 the API failed (authentication, connection, server) or the file could not
+ * be written, with a one-line message; 2 usage error (bad arguments, no base URL or API key).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { BrokerClient } from "../client/client";
+import { normalizeBaseUrl } from "../client/base-url";
+import { isBrokerApiError, isBrokerConfigError } from "../client/errors";
+import { redactSecrets } from "../client/redact";
+import { exportBrokerConfig, type ExportProgress } from "../export/document";
+import {
+  BROKER_CONFIG_FORMATS,
+  formatBrokerConfig,
+  formatOfFile,
+  type BrokerConfigFormat,
+} from "../export/format";
+
+const USAGE = `Usage: broker-config export [options]
+
+Writes the configuration of a broker environment (workspace tree, access keys with their
+permissions; never key values) as a document for the BrokerConfig component.
+
+Options:
+  --base-url URL       the API base URL, ending in /v1       [default: $BROKER_BASE_URL]
+  --api-key-env NAME   read the ACCOUNT API key from $NAME   [default: BROKER_API_KEY]
+  --out FILE           write to FILE (replaced only when the export succeeds) [default: stdout]
+  --format yaml|json   output format                         [default: json for *.json, else yaml]
+  --progress           report progress on stderr             [default: when stderr is a terminal]
+  --help               show this help
+
+The API key is never accepted as a flag: set BROKER_API_KEY (or the variable --api-key-env names).
+Every key is listed by name, the ACCOUNT key used for the export included; no value is written.
+Exit codes: 0 ok, 1 API, connection or file failure, 2 usage error.
+`;
+
+/** Bad arguments or missing settings: exit code 2. */
+class UsageError extends Error {}
+
+/** The parsed arguments of `export`. */
+interface ExportArgs {
+  baseUrl: string;
+  apiKey: string;
+  apiKeyEnv: string;
+  out?: string;
+  format: BrokerConfigFormat;
+  progress: boolean;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/u;
+
+/** The API key once read, so that no message of an unexpected failure can echo it. */
+const knownSecrets: string[] = [];
+
+function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "help" {
+  // Checked before parseArgs, whose "unknown option" message would not say why or what to do instead.
+  if (argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
+    throw new UsageError(
+      "--api-key is not accepted: a key on the command line lands in shell history; set BROKER_API_KEY, or name another variable with --api-key-env",
+    );
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        "base-url": { type: "string" },
+        "api-key-env": { type: "string" },
+        out: { type: "string", short: "o" },
+        format: { type: "string" },
+        progress: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  // Stray arguments are echoed only when they look like command words: one may be a pasted key.
+  const shown = (arg: string): string => (/^[a-z][a-z-]{0,30}$/u.test(arg) ? ` ${JSON.stringify(arg)}` : "");
+  const [command, extra] = positionals;
+  if (command !== "export")
+    throw new UsageError(command === undefined ? "no command given" : `unknown command${shown(command)}`);
+  if (extra !== undefined)
+    throw new UsageError(`unexpected argument${shown(extra)}: export takes options only`);
+
+  const format = values.format ?? (values.out === undefined ? "yaml" : formatOfFile(values.out));
+  if (!(BROKER_CONFIG_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format must be yaml or json, got ${JSON.stringify(format)}`);
+  if (values.out === "") throw new UsageError("--out must not be empty");
+
+  const apiKeyEnv = values["api-key-env"] ?? "BROKER_API_KEY";
+  if (!ENV_NAME.test(apiKeyEnv))
+    throw new UsageError(`--api-key-env must name an environment variable, got ${JSON.stringify(apiKeyEnv)}`);
+  const apiKey = env[apiKeyEnv]?.trim() ?? "";
+  knownSecrets.push(apiKey);
+  if (apiKey === "")
+    throw new UsageError(
+      `no API key: set ${apiKeyEnv} to an ACCOUNT access key${values["api-key-env"] === undefined ? " (or name another variable with --api-key-env)" : ""}`,
+    );
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\x00-\x1f\x7f]/u.test(apiKey))
+    throw new UsageError(
+      `the API key in ${apiKeyEnv} contains whitespace or control characters; copy the key again`,
+    );
+
+  const rawUrl = values["base-url"] ?? env["BROKER_BASE_URL"]?.trim() ?? "";
+  if (rawUrl === "")
+    throw new UsageError("no base URL: pass --base-url or set BROKER_BASE_URL (it ends in /v1)");
+  const baseUrl = normalizeBaseUrl(
+    rawUrl,
+    values["base-url"] === undefined ? "BROKER_BASE_URL" : "--base-url",
+  );
+
+  const args: ExportArgs = {
+    baseUrl,
+    apiKey,
+    apiKeyEnv,
+    format: format as BrokerConfigFormat,
+    progress: values.progress,
+  };
+  if (values.out !== undefined) args.out = values.out;
+  return args;
+}
+
+/** Progress lines such as `exported 300 access keys…`. */
+function progressLine(progress: ExportProgress): string {
+  const what = progress.kind === "accessKeys" ? "access keys" : "workspaces";
+  return `broker-config: exported ${progress.count} ${what}${progress.done ? "" : "…"}\n`;
+}
+
+/** Replaces `file` only once the whole text is written: a failed export never leaves half a file. */
+function writeAtomically(file: string, text: string): void {
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  try {
+    fs.writeFileSync(temporary, text);
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new Error(`cannot write ${file}: ${reason}`, { cause: error });
+  }
+}
+
+async function runExport(args: ExportArgs): Promise<number> {
+  const client = new BrokerClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
+  try {
+    const result = await exportBrokerConfig(client, {
+      ...(args.progress ? { onProgress: (p: ExportProgress) => process.stderr.write(progressLine(p)) } : {}),
+    });
+    for (const warning of result.warnings) process.stderr.write(`broker-config: warning: ${warning}\n`);
+    const text = formatBrokerConfig(result.document, args.format);
+    if (args.out === undefined) process.stdout.write(text);
+    else {
+      writeAtomically(args.out, text);
+      process.stderr.write(
+        `broker-config: wrote ${result.counts.workspaces} workspaces and ${result.counts.accessKeys} access keys to ${args.out}\n`,
+      );
+    }
+    return 0;
+  } catch (error) {
+    if (!isBrokerApiError(error)) throw error;
+    const hint =
+      args.apiKeyEnv !== "BROKER_API_KEY" && (error.status === 401 || error.status === 403)
+        ? ` (the key was read from ${args.apiKeyEnv})`
+        : "";
+    process.stderr.write(`broker-config: ${error.message}${hint}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let args;
+  try {
+    args = parseExportArgs(argv, env);
+  } catch (error) {
+    if (!(error instanceof UsageError) && !isBrokerConfigError(error)) throw error;
+    process.stderr.write(`broker-config: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  return runExport({ ...args, progress: args.progress || process.stderr.isTTY });
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // Unexpected (a file that cannot be written, a bug): one line, and never the API key.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`broker-config: ${redactSecrets(message, knownSecrets)}\n`);
+    process.exitCode = 1;
+  },
+);

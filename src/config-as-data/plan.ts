@@ -1,0 +1,101 @@
+/**
+ * From a document to the resources that deploy it: one Workspace per node of the tree and one
+ * AccessKey per key, with stable resource names and every default applied. Pure: no Pulumi, no I/O,
+ * so the mapping is tested on its own.
+ *
+ * Resource names (inside a `BrokerConfig` named `<component>`):
+ * - workspace: `<component>:workspace:<path>`, e.g. `prod:workspace:/platform/orders`;
+ * - access key: `<component>:access-key:<name>`, e.g. `prod:access-key:orders-svc`.
+ *
+ * A resource's identity in the stack is its name, so renaming a workspace or a key in the file, or
+ * moving a workspace under another parent, replaces it: the old one leaves the stack (a workspace is
+ * only forgotten, a key revoked unless `onDelete: retain`) and a new one is created or adopted.
+ */
+import type { AccessKeyType, Permissions } from "../client/types";
+import type { OnDelete } from "../impl/access-key";
+import type { BrokerConfigDocument, WorkspaceSpec } from "./types";
+
+/** A workspace to declare. Parents come before their children in {@link BrokerConfigPlan.workspaces}. */
+export interface PlannedWorkspace {
+  /** The Pulumi resource name. */
+  resourceName: string;
+  /** The full path, such as `/platform/orders`: the key of the component's `workspaces` output. */
+  path: string;
+  name: string;
+  /** The parent's path; absent for a top-level workspace. */
+  parentPath?: string;
+  adopt: boolean;
+}
+
+/** An access key to declare. */
+export interface PlannedAccessKey {
+  /** The Pulumi resource name. */
+  resourceName: string;
+  name: string;
+  type: AccessKeyType;
+  /** Every field present (empty when the document leaves it out). */
+  permissions: Permissions;
+  adopt: boolean;
+  onDelete: OnDelete;
+}
+
+/** The resources a document declares. */
+export interface BrokerConfigPlan {
+  /** Depth-first, parents before children, in document order. */
+  workspaces: PlannedWorkspace[];
+  /** In document order. */
+  accessKeys: PlannedAccessKey[];
+}
+
+/** The resource name of the workspace at `path` (such as `/platform/orders`) in component `component`. */
+export function workspaceResourceName(component: string, path: string): string {
+  return `${component}:workspace:${path}`;
+}
+
+/** The resource name of the access key named `keyName` in component `component`. */
+export function accessKeyResourceName(component: string, keyName: string): string {
+  return `${component}:access-key:${keyName}`;
+}
+
+/**
+ * Plans the resources of a *valid* document (see {@link loadBrokerConfig}): `adopt` defaults to the
+ * parent workspace's, then the document's, then `false`; `onDelete` to the document's, then `"revoke"`.
+ *
+ * @param doc A validated document.
+ * @param component The name of the `BrokerConfig` component: the prefix of every resource name.
+ */
+export function planBrokerConfig(doc: BrokerConfigDocument, component: string): BrokerConfigPlan {
+  const workspaces: PlannedWorkspace[] = [];
+  const visit = (
+    nodes: readonly WorkspaceSpec[],
+    parentPath: string | undefined,
+    adoptDefault: boolean,
+  ): void => {
+    for (const node of nodes) {
+      const path = `${parentPath ?? ""}/${node.name}`;
+      const adopt = node.adopt ?? adoptDefault;
+      workspaces.push({
+        resourceName: workspaceResourceName(component, path),
+        path,
+        name: node.name,
+        ...(parentPath === undefined ? {} : { parentPath }),
+        adopt,
+      });
+      visit(node.children ?? [], path, adopt);
+    }
+  };
+  visit(doc.workspaces ?? [], undefined, doc.adopt ?? false);
+  const accessKeys = (doc.accessKeys ?? []).map((key): PlannedAccessKey => ({
+    resourceName: accessKeyResourceName(component, key.name),
+    name: key.name,
+    type: key.type,
+    permissions: {
+      send: [...(key.permissions?.send ?? [])],
+      receive: [...(key.permissions?.receive ?? [])],
+      resources: { ...key.permissions?.resources },
+    },
+    adopt: key.adopt ?? doc.adopt ?? false,
+    onDelete: key.onDelete ?? doc.onDelete ?? "revoke",
+  }));
+  return { workspaces, accessKeys };
+}

@@ -1,0 +1,14 @@
+/**
+ * The exporter: reads an environment through the client and writes it as a broker configuration
+ * document (the `broker-config export` command is a thin shell around it).
+ */
+export {
+  EXPORT_PROGRESS_EVERY,
+  exportBrokerConfig,
+  type BrokerConfigExport,
+  type ExportOptions,
+  type ExportProgress,
+  type ExportSource,
+} from "./document";
+export { BROKER_CONFIG_FORMATS, formatBrokerConfig, formatOfFile, type BrokerConfigFormat } from "./format";
+export { buildWorkspaceTree, type WorkspaceTree } from "./tree";

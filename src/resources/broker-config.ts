@@ -1,0 +1,133 @@
+import * as pulumi from "@pulumi/pulumi";
+import { BrokerConfigDocumentError } from "../config-as-data/errors";
+import { loadBrokerConfig } from "../config-as-data/load";
+import { planBrokerConfig } from "../config-as-data/plan";
+import type { BrokerConfigDocument } from "../config-as-data/types";
+import { AccessKey } from "./access-key";
+import { Workspace } from "./workspace";
+
+/**
+ * The arguments of a {@link BrokerConfig}: exactly one of `file` and `config`. Plain values, not
+ * `pulumi.Input`s: the document decides which resources exist, so it must be known when the program runs.
+ */
+export interface BrokerConfigArgs {
+  /**
+   * A YAML (`.yaml`, `.yml`) or JSON (`.json`) file holding the document, relative to the working
+   * directory of the program (the Pulumi project's directory), e.g. the output of `broker-config export`.
+   */
+  file?: string;
+  /** The document as an object. */
+  config?: BrokerConfigDocument;
+}
+
+/**
+ * A whole broker configuration declared as data: the workspace tree and the access keys of a YAML or
+ * JSON document (or an object), deployed as one {@link Workspace} per tree node and one
+ * {@link AccessKey} per key, all children of this component. The connection comes from the stack
+ * config (`broker:baseUrl`, `broker:apiKey`) as for the resources themselves.
+ *
+ * The document is validated before anything is declared (JSON Schema `broker-config.schema.json`,
+ * event paths, unique names); an invalid one fails the program with every problem listed, each as
+ * `file:line:column path: message`.
+ *
+ * Resource names derive from the workspace path and the key name (`<name>:workspace:/platform/orders`,
+ * `<name>:access-key:orders-svc`): renaming a workspace or key in the document, or moving a
+ * workspace to another parent, replaces it. Removing a key from the document revokes it on the next
+ * `pulumi up` (unless `onDelete: retain`); a removed workspace is only forgotten (the API cannot
+ * delete workspaces). `adopt: true` (what `broker-config export` writes) takes over objects that
+ * already exist instead of creating them again.
+ *
+ * @example
+ * ```ts
+ * const broker = new BrokerConfig("prod", { file: "broker.yaml" });
+ * export const workspaceIds = broker.workspaces;
+ * export const keyValues = broker.accessKeyValues; // a secret
+ * ```
+ */
+export class BrokerConfig extends pulumi.ComponentResource {
+  /** Workspace ids by path, such as `{ "/platform": 1, "/platform/orders": 2 }`. */
+  readonly workspaces: pulumi.Output<Record<string, number>>;
+  /** Access key ids by key name. */
+  readonly accessKeys: pulumi.Output<Record<string, number>>;
+  /** Access key values by key name (SECRET). */
+  readonly accessKeyValues: pulumi.Output<Record<string, string>>;
+  /** The Workspace resources by path, e.g. for `dependsOn`. */
+  readonly workspaceResources: Readonly<Record<string, Workspace>>;
+  /** The AccessKey resources by key name, e.g. to give one a {@link ServiceKeyPair}. */
+  readonly accessKeyResources: Readonly<Record<string, AccessKey>>;
+
+  /**
+   * @param name The component's name: the prefix of every child resource's name.
+   * @param args Exactly one of `file` and `config`.
+   * @param opts Component options; the children inherit them (provider, protect, …) as children do.
+   * @throws BrokerConfigDocumentError when the document is invalid, listing every problem.
+   */
+  constructor(name: string, args: BrokerConfigArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("broker:index:BrokerConfig", name, {}, opts);
+    const doc = loadBrokerConfig(documentOf(args));
+    const plan = planBrokerConfig(doc, name);
+
+    const workspaces: Record<string, Workspace> = {};
+    for (const planned of plan.workspaces) {
+      const parent = planned.parentPath === undefined ? undefined : workspaces[planned.parentPath];
+      workspaces[planned.path] = new Workspace(
+        planned.resourceName,
+        {
+          name: planned.name,
+          ...(parent === undefined ? {} : { parentId: parent.workspaceId }),
+          adopt: planned.adopt,
+        },
+        { parent: this },
+      );
+    }
+    const keys: Record<string, AccessKey> = {};
+    for (const planned of plan.accessKeys) {
+      keys[planned.name] = new AccessKey(
+        planned.resourceName,
+        {
+          name: planned.name,
+          type: planned.type,
+          permissions: planned.permissions,
+          adopt: planned.adopt,
+          onDelete: planned.onDelete,
+        },
+        { parent: this },
+      );
+    }
+
+    this.workspaceResources = workspaces;
+    this.accessKeyResources = keys;
+    this.workspaces = collect(workspaces, (w) => w.workspaceId);
+    this.accessKeys = collect(keys, (k) => k.accessKeyId);
+    // Already secret through AccessKey's additionalSecretOutputs; said again so that this output
+    // stays secret even if that ever changes.
+    this.accessKeyValues = pulumi.secret(collect(keys, (k) => k.accessKey));
+    this.registerOutputs({
+      workspaces: this.workspaces,
+      accessKeys: this.accessKeys,
+      accessKeyValues: this.accessKeyValues,
+    });
+  }
+}
+
+function documentOf(args: BrokerConfigArgs): string | BrokerConfigDocument {
+  const given = [args.file, args.config].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    throw new BrokerConfigDocumentError([
+      {
+        path: "",
+        message: `BrokerConfig needs exactly one of \`file\` (a YAML or JSON file) and \`config\` (an object), got ${given === 0 ? "neither" : "both"}`,
+      },
+    ]);
+  }
+  return args.file ?? (args.config as BrokerConfigDocument);
+}
+
+/** One output holding a map of every resource's value; it is secret when any value is. */
+function collect<R, T>(
+  resources: Record<string, R>,
+  pick: (resource: R) => pulumi.Output<T>,
+): pulumi.Output<Record<string, T>> {
+  const outputs = Object.fromEntries(Object.entries(resources).map(([key, r]) => [key, pick(r)]));
+  return pulumi.output(outputs) as pulumi.Output<Record<string, T>>;
+}

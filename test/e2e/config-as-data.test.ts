@@ -1,0 +1,201 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { BrokerClient } from "../../src/client";
+import type { AccessKeyRecord } from "../../src/client/types";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { PulumiProject } from "../support/pulumi-project";
+
+// Acceptance of configuration as data (issue #5): an environment exported with the real
+// `broker-config` command of the packed package, deployed with BrokerConfig through the real Pulumi
+// CLI to an empty environment, exports back to the same bytes; the same file adopts an existing
+// environment without duplicating anything. The steps share stacks and run in order.
+
+const execFileAsync = promisify(execFile);
+const programDir = path.join(__dirname, "programs", "config-as-data");
+
+let source: EmulatorHandle; // "A": populated by hand, exported
+let target: EmulatorHandle; // "B": empty, deployed from A's export
+let project: PulumiProject;
+let dir: string;
+let exportedA: string;
+let stackB: Stack;
+let stackA: Stack;
+/** Resources of a stack: the stack itself, the component, 6 workspaces, 6 keys (admin included). */
+const RESOURCES = 1 + 1 + 6 + 6;
+
+/** Runs `broker-config export` of the installed package (async: the emulators live in this process). */
+async function exportTo(env: EmulatorHandle, file: string): Promise<string> {
+  const cli = path.join(
+    inject("packageFixture"),
+    "node_modules",
+    "pulumi-broker-config",
+    "dist",
+    "cli",
+    "broker-config.js",
+  );
+  await execFileAsync(process.execPath, [cli, "export", "--base-url", env.url, "--out", file], {
+    env: { PATH: process.env["PATH"], BROKER_API_KEY: env.adminKey },
+  });
+  return fs.readFileSync(file, "utf8");
+}
+
+function brokerConfig(
+  env: EmulatorHandle,
+  file: string,
+): Record<string, { value: string; secret?: boolean }> {
+  return {
+    file: { value: file },
+    "broker:baseUrl": { value: env.url },
+    "broker:apiKey": { value: env.adminKey, secret: true },
+  };
+}
+
+async function keysOf(env: EmulatorHandle): Promise<AccessKeyRecord[]> {
+  const client = new BrokerClient({ baseUrl: env.url, apiKey: env.adminKey });
+  try {
+    const keys: AccessKeyRecord[] = [];
+    for await (const key of client.accessKeys()) keys.push(key);
+    return keys;
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(async () => {
+  source = await startEmulator({ controls: true });
+  target = await startEmulator({ controls: true });
+  const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
+  const platform = await client.createWorkspaceAndFind({ name: "platform" });
+  const orders = await client.createWorkspaceAndFind({ name: "orders", parentId: platform.id });
+  await client.createWorkspaceAndFind({ name: "eu", parentId: orders.id });
+  await client.createWorkspaceAndFind({ name: "us", parentId: orders.id });
+  await client.createWorkspaceAndFind({ name: "billing", parentId: platform.id });
+  await client.createWorkspaceAndFind({ name: "data" });
+  await client.createAccessKey({
+    name: "orders-svc",
+    type: "SERVICE",
+    permissions: { send: ["orders/created", "orders/cancelled"], receive: ["payments/*"] },
+  });
+  await client.createAccessKey({
+    name: "billing-svc",
+    type: "SERVICE",
+    permissions: { receive: ["orders/*"] },
+  });
+  await client.createAccessKey({
+    name: "reporting",
+    type: "SERVICE",
+    permissions: { receive: ["orders/*", "payments/*"], resources: { tier: "gold" } },
+  });
+  await client.createAccessKey({ name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } });
+  await client.createAccessKey({ name: "idle", type: "SERVICE", permissions: {} });
+  await client.close();
+
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-config-as-data-e2e-"));
+  project = await PulumiProject.create({
+    name: "config-as-data-e2e",
+    programDir,
+    fixture: inject("packageFixture"),
+    pulumiBin: inject("pulumiBin"),
+    env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
+  });
+  exportedA = await exportTo(source, path.join(dir, "a.yaml"));
+});
+
+afterAll(async () => {
+  await source.close();
+  await target.close();
+  project.remove();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("configuration as data through the Pulumi CLI", () => {
+  it("1. the export of A holds the tree, the keys and adopt: true, and no key value", async () => {
+    expect(exportedA).toContain("adopt: true");
+    expect(exportedA).toMatch(/- name: platform\n {4}children:\n {6}- name: billing\n {6}- name: orders\n/u);
+    for (const key of await keysOf(source)) expect(exportedA).not.toContain(key.key);
+  });
+
+  it("2. deploying that file to an empty B, then exporting B, gives the same file", async () => {
+    stackB = await project.stack("b", brokerConfig(target, path.join(dir, "a.yaml")));
+    const up = await stackB.up();
+    expect(up.summary.resourceChanges).toEqual({ create: RESOURCES });
+    const exportedB = await exportTo(target, path.join(dir, "b.yaml"));
+    expect(exportedB).toBe(exportedA);
+    expect(await target.controls!.stats()).toEqual(await source.controls!.stats());
+
+    const outputs = await stackB.outputs();
+    expect(Object.keys(outputs["workspaces"]!.value as object).sort()).toEqual([
+      "/data",
+      "/platform",
+      "/platform/billing",
+      "/platform/orders",
+      "/platform/orders/eu",
+      "/platform/orders/us",
+    ]);
+    expect(outputs["accessKeyValues"]!.secret).toBe(true);
+    const values = outputs["accessKeyValues"]!.value as Record<string, string>;
+    const keys = await keysOf(target);
+    expect(values["orders-svc"]).toBe(keys.find((k) => k.name === "orders-svc")!.key);
+    expect(outputs["accessKeys"]!.value).toEqual(Object.fromEntries(keys.map((k) => [k.name, k.id])));
+    const text = project.backendText() + up.stdout + up.stderr;
+    for (const key of keys) expect(text).not.toContain(key.key);
+  });
+
+  it("3. a second preview shows no changes", async () => {
+    const preview = await stackB.preview();
+    expect(preview.changeSummary).toEqual({ same: RESOURCES });
+  });
+
+  it("4. deploying the same file to A, where everything exists, adopts it all: no duplicates", async () => {
+    const before = await keysOf(source);
+    const statsBefore = await source.controls!.stats();
+    stackA = await project.stack("a", brokerConfig(source, path.join(dir, "a.yaml")));
+    const up = await stackA.up();
+    expect(up.summary.result).toBe("succeeded");
+    expect(await source.controls!.stats()).toEqual(statsBefore);
+    const after = await keysOf(source);
+    expect(after.map((k) => [k.id, k.name, k.permissions])).toEqual(
+      before.map((k) => [k.id, k.name, k.permissions]),
+    );
+    const outputs = await stackA.outputs();
+    expect(outputs["accessKeys"]!.value).toEqual(Object.fromEntries(before.map((k) => [k.name, k.id])));
+    expect(await exportTo(source, path.join(dir, "a-again.yaml"))).toBe(exportedA);
+    expect((await stackA.preview()).changeSummary).toEqual({ same: RESOURCES });
+  });
+
+  it("5. a mistake in the file fails the preview, naming file:line:column and path, before any request", async () => {
+    const bad = path.join(dir, "bad.yaml");
+    fs.writeFileSync(bad, exportedA.replace("type: ACCOUNT", "type: ADMIN"));
+    const line = exportedA.split("\n").findIndex((l) => l.includes("type: ACCOUNT")) + 1;
+    await stackB.setConfig("file", { value: bad });
+    await target.controls!.clearRequests();
+    const error = String(await stackB.preview().catch((e: unknown) => e));
+    expect(error).toContain(`${bad}:${line}:11 accessKeys[0].type: must be one of "ACCOUNT", "SERVICE"`);
+    expect(await target.controls!.requests()).toEqual([]);
+    await stackB.setConfig("file", { value: path.join(dir, "a.yaml") });
+  });
+
+  it("6. destroy empties both stacks and revokes the keys they held", async () => {
+    for (const stack of [stackB, stackA]) {
+      const destroy = await stack.destroy();
+      expect(destroy.summary.result).toBe("succeeded");
+      const state = (await stack.exportStack()).deployment as { resources?: unknown[] };
+      expect(state.resources ?? []).toHaveLength(0);
+    }
+    for (const env of [target, source]) {
+      const keys = await keysOf(env);
+      expect(keys.find((k) => k.name === "orders-svc")!.permissions).toEqual({
+        send: [],
+        receive: [],
+        resources: {},
+      });
+      // The API cannot delete: every object is still there, nothing was created twice.
+      expect((await env.controls!.stats()).workspaces).toBe(6);
+    }
+  });
+});
