@@ -32,7 +32,15 @@ async function projectFor(example: string): Promise<PulumiProject> {
 
 describe("examples", () => {
   it("finds the examples", () => {
-    expect(examples).toEqual(expect.arrayContaining(["quickstart", "stack-per-environment", "key-rotation", "pull-request-preview"]));
+    expect(examples).toEqual(
+      expect.arrayContaining([
+        "quickstart",
+        "stack-per-environment",
+        "key-rotation",
+        "pull-request-preview",
+        "config-as-data",
+      ]),
+    );
   });
 
   it.each(examples)("%s previews every stack with no credentials", async (example) => {
@@ -49,35 +57,63 @@ describe("examples", () => {
   });
 });
 
-describe("quickstart against the emulator", () => {
+describe.each([
+  {
+    example: "quickstart",
+    resources: 6,
+    outputs: { ordersPath: "/platform/orders" },
+    secrets: ["ordersServiceKey", "ordersPrivateKey"],
+  },
+  {
+    example: "config-as-data",
+    // stack, component, 3 workspaces, 3 keys, 1 key pair
+    resources: 9,
+    // Siblings are created in parallel, so only the top-level id is certain.
+    outputs: {
+      workspaceIds: {
+        "/platform": 1,
+        "/platform/orders": expect.any(Number),
+        "/platform/payments": expect.any(Number),
+      },
+    },
+    secrets: ["accessKeyValues"],
+  },
+])("$example against the emulator", ({ example, resources, outputs: expected, secrets }) => {
   let emulator: EmulatorHandle;
   let project: PulumiProject;
 
   beforeAll(async () => {
     emulator = await startEmulator({ controls: true });
-    project = await projectFor("quickstart");
+    project = await projectFor(example);
   });
   afterAll(async () => {
     project.remove();
     await emulator.close();
   });
 
-  it("deploys, shows no changes on a second preview, and destroys", async () => {
+  it("deploys, shows no changes on a second preview, and destroys without leaking a secret", async () => {
     const stack = await project.stack("dev", {
       "broker:baseUrl": { value: emulator.url },
       "broker:apiKey": { value: emulator.adminKey, secret: true },
     });
     const up = await stack.up();
-    expect(up.summary.resourceChanges).toEqual({ create: 6 });
+    expect(up.summary.resourceChanges).toEqual({ create: resources });
     const outputs = await stack.outputs();
-    expect(outputs["ordersPath"]?.value).toBe("/platform/orders");
-    expect(outputs["ordersPrivateKey"]?.secret).toBe(true);
-    expect((await stack.preview()).changeSummary).toEqual({ same: 6 });
+    for (const [name, value] of Object.entries(expected)) expect(outputs[name]?.value).toEqual(value);
+    for (const name of secrets) expect(outputs[name]?.secret).toBe(true);
+    expect((await stack.preview()).changeSummary).toEqual({ same: resources });
     const destroy = await stack.destroy();
-    expect(destroy.summary.resourceChanges).toEqual({ delete: 6 });
+    expect(destroy.summary.resourceChanges).toEqual({ delete: resources });
     const text = project.backendText() + up.stdout + destroy.stdout;
-    for (const secret of [emulator.adminKey, outputs["ordersServiceKey"]?.value, outputs["ordersPrivateKey"]?.value]) {
-      expect(text).not.toContain(String(secret));
-    }
+    const values = [emulator.adminKey, ...secrets.flatMap((name) => flatValues(outputs[name]?.value))];
+    expect(values.length).toBeGreaterThan(secrets.length);
+    for (const secret of values) expect(text).not.toContain(secret);
   });
 });
+
+/** Every string inside an output value (a string, or a map of them). */
+function flatValues(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(flatValues);
+  return [];
+}
