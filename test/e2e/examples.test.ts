@@ -72,8 +72,8 @@ describe.each([
     outputs: {
       workspaceIds: {
         "/platform": 1,
-        "/platform/orders": expect.any(Number),
-        "/platform/payments": expect.any(Number),
+        "/platform/orders": expect.any(Number) as unknown,
+        "/platform/payments": expect.any(Number) as unknown,
       },
     },
     secrets: ["accessKeyValues"],
