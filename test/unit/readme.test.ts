@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { validateBrokerConfig } from "../../src/config-as-data";
 
 // Every code block of README.md is checked: TypeScript is type-checked against the built package
 // (as a user's program compiles), YAML and JSON are parsed, shell is syntax-checked and may only
@@ -65,10 +66,16 @@ describe("README code blocks", () => {
     }
   });
 
-  it("parses every YAML block", () => {
+  it("parses every YAML block, and validates configuration documents against the schema", () => {
+    let documents = 0;
     for (const block of blocks.filter((b) => b.language === "yaml")) {
-      expect(() => parseYaml(block.code) as unknown).not.toThrow();
+      const parsed = parseYaml(block.code) as unknown;
+      if (parsed !== null && typeof parsed === "object" && "version" in parsed) {
+        documents++;
+        expect(validateBrokerConfig(parsed)).toEqual([]);
+      }
     }
+    expect(documents).toBeGreaterThan(0);
   });
 
   it("syntax-checks every shell block and uses only documented tools", () => {
@@ -76,7 +83,9 @@ describe("README code blocks", () => {
       execFileSync("bash", ["-n"], { input: block.code });
       for (const line of block.code.split("\n").map((l) => l.replace(/#.*$/u, "").trim())) {
         if (line === "") continue;
-        expect(["npm", "npx", "pulumi"]).toContain(line.split(/\s+/u)[0]);
+        // Leading VAR=value assignments are part of a command line.
+        const command = line.split(/\s+/u).find((word) => !/^[A-Z_]+=/u.test(word));
+        expect(["npm", "npx", "pulumi"]).toContain(command);
       }
     }
   });
