@@ -1,10 +1,11 @@
 import type { dynamic, ID } from "@pulumi/pulumi";
-import type { BrokerClient } from "../client";
+import { isBrokerResultError, type BrokerClient } from "../client";
 import type { WorkspaceRecord } from "../client/types";
 import { brokerClient } from "./connection";
 import { inputChanged } from "./diffing";
 import { assertSameEndpoint, checkEndpointInputs, endpointMoved, type EndpointInputs } from "./endpoint";
 import { warn } from "./engine-log";
+import { CreatedButFailedError } from "./partial-failure";
 import { isUnknown } from "./unknown";
 import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./validation";
 
@@ -88,10 +89,31 @@ export async function create(raw: Record<string, unknown>): Promise<dynamic.Crea
     record = existing[0];
     adopted = true;
   } else {
-    record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, named);
+    try {
+      record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, named);
+    } catch (error) {
+      if (!isBrokerResultError(error) || error.createdId === undefined) throw error;
+      // Created, but not as asked (say, under another parent): keep it in the stack as it is, so
+      // the next `pulumi up` sees the difference instead of leaving a stray workspace behind.
+      const created = await client.getWorkspace(error.createdId).catch(() => undefined);
+      const known = created === undefined ? partialRecord(inputs, error.createdId) : created;
+      const outs = outputsOf(inputs, known, false, client.baseUrl);
+      throw new CreatedButFailedError(
+        `Workspace "${inputs.name}"`,
+        String(error.createdId),
+        outs,
+        raw["__provider"],
+        error,
+      );
+    }
   }
   const outs = outputsOf(inputs, record, adopted, client.baseUrl);
   return { id: String(record.id), outs };
+}
+
+/** What we know of a created workspace that could not be read back; `update` completes it. */
+function partialRecord(inputs: WorkspaceInputs, id: number): WorkspaceRecord {
+  return { id, name: inputs.name, parentId: inputs.parentId, path: "", createdAt: "", children: [] };
 }
 
 /** Every workspace named `name`, under any parent. */
@@ -149,15 +171,23 @@ export async function read(id: ID, props: Record<string, unknown> = {}): Promise
   return { id, props: outs, inputs };
 }
 
-/** Only `adopt` or `allowEndpointChange` can change in place, and neither touches the server. */
-export function update(
-  _id: ID,
+/**
+ * Only `adopt` or `allowEndpointChange` can change in place, and neither touches the server; a
+ * workspace kept in the stack by a create that could not read it back is read now to complete it.
+ */
+export async function update(
+  id: ID,
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<dynamic.UpdateResult> {
   const outs: Record<string, unknown> = { ...olds, adopt: news["adopt"] ?? false };
   outs["allowEndpointChange"] = news["allowEndpointChange"] ?? false;
-  return Promise.resolve({ outs });
+  if (olds["createdAt"] === "") {
+    const client = brokerClient();
+    const record = await client.getWorkspace(Number(id));
+    if (record !== undefined) Object.assign(outs, { path: record.path, createdAt: record.createdAt });
+  }
+  return { outs };
 }
 
 /** The API has no delete endpoint: the workspace is only forgotten, with a warning. */
