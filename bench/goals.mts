@@ -1,0 +1,121 @@
+/** The goals of issue #6, checked against the figures. A goal whose figures were not measured is left out. */
+import type { Goal } from "./lib/report.mts";
+
+type Figures = Record<string, unknown>;
+
+/** Read and update operations: these must send exactly the minimum. */
+export const EXACT_OPERATIONS = /\.(read|update)(\(|$)/u;
+
+/** The largest serialized provider we accept, in bytes. */
+export const MAX_PROVIDER_BYTES = 1024;
+/** How much slower than raw undici our client may be. */
+export const MAX_CLIENT_RATIO = 1.15;
+/** How much slower than the engine's floor `pulumi up` of 100 keys may be. */
+export const MAX_UP_RATIO = 1.5;
+/**
+ * How much steeper refresh may get from 100→300 resources than from 10→100 (marginal seconds per
+ * resource) and still count as about linear; jitter of a shared 2-core machine needs the slack.
+ */
+export const MAX_REFRESH_SLOPE_GROWTH = 1.5;
+
+/** Evaluates every goal whose figures are present. */
+export function evaluateGoals(results: Figures): Goal[] {
+  const goals: Goal[] = [];
+  const bytes = results["providerBytes"] as Record<string, number | null> | undefined;
+  if (bytes !== undefined) {
+    const ours = ["Workspace", "AccessKey", "ServiceKeyPair"].map((t) => [t, bytes[t] ?? Infinity] as const);
+    goals.push({
+      goal: `providerBytes < ${MAX_PROVIDER_BYTES} per type`,
+      met: ours.every(([, n]) => n < MAX_PROVIDER_BYTES),
+      detail: ours.map(([t, n]) => `${t} ${n}`).join(", "),
+    });
+  }
+  if (typeof results["previewRequests"] === "number") {
+    goals.push({
+      goal: "previewRequests = 0",
+      met: results["previewRequests"] === 0,
+      detail: `${results["previewRequests"]} request(s)`,
+    });
+  }
+  const perOp = results["requestsPerOp"] as Record<string, number> | undefined;
+  const minimum = results["minimumPerOp"] as Record<string, number> | undefined;
+  if (perOp !== undefined && minimum !== undefined) {
+    const above = Object.entries(perOp).filter(([op, n]) => EXACT_OPERATIONS.test(op) && n !== minimum[op]);
+    goals.push({
+      goal: "read/update requests = minimum",
+      met: above.length === 0,
+      detail:
+        above.length === 0
+          ? "all at minimum"
+          : above.map(([op, n]) => `${op} ${n} vs ${minimum[op]}`).join(", "),
+    });
+    const others = Object.entries(perOp).filter(
+      ([op, n]) => !EXACT_OPERATIONS.test(op) && n > (minimum[op] ?? n),
+    );
+    goals.push({
+      goal: "create/delete requests = minimum",
+      met: others.length === 0,
+      detail:
+        others.length === 0
+          ? "all at minimum"
+          : others.map(([op, n]) => `${op} ${n} vs ${minimum[op]}`).join(", "),
+    });
+  }
+  const cli = results["cliRequests"] as Record<string, number> | undefined;
+  if (cli !== undefined) {
+    goals.push({
+      goal: "no request when nothing changes",
+      met: cli["previewExisting"] === 0 && cli["upNoChanges"] === 0,
+      detail: `preview ${cli["previewExisting"]}, up ${cli["upNoChanges"]}`,
+    });
+  }
+  const client = results["client"] as Record<string, number> | undefined;
+  if (client !== undefined) {
+    goals.push({
+      goal: `client.ratio <= ${MAX_CLIENT_RATIO}`,
+      met: (client["ratio"] ?? Infinity) <= MAX_CLIENT_RATIO,
+      detail: `ratio ${client["ratio"]}`,
+    });
+  }
+  const up = results["up"] as Record<string, Record<string, number>> | undefined;
+  if (up?.["100"] !== undefined) {
+    goals.push({
+      goal: `up ratio <= ${MAX_UP_RATIO} at N=100`,
+      met: (up["100"]["ratio"] ?? Infinity) <= MAX_UP_RATIO,
+      detail: `ratio ${up["100"]["ratio"]}`,
+    });
+  }
+  if (up !== undefined && minimum !== undefined) {
+    const perKey = Object.entries(up).map(
+      ([n, f]) => `N=${n}: ${f["upRequestsPerResource"]}+${f["refreshRequestsPerResource"]}`,
+    );
+    goals.push({
+      goal: "requests per key stay at the minimum at every N",
+      met: Object.values(up).every(
+        (f) =>
+          f["upRequestsPerResource"] === minimum["AccessKey.create"] &&
+          f["refreshRequestsPerResource"] === minimum["AccessKey.read"],
+      ),
+      detail: `up+refresh ${perKey.join(", ")}`,
+    });
+  }
+  const slopes = refreshSlopes(up);
+  if (slopes !== undefined) {
+    goals.push({
+      goal: "refresh grows about linearly with N",
+      met: slopes.high <= slopes.low * MAX_REFRESH_SLOPE_GROWTH,
+      detail: `marginal ${slopes.low} ms/resource for 10→100, ${slopes.high} for 100→300`,
+    });
+  }
+  return goals;
+}
+
+/** Marginal refresh milliseconds per resource between the measured sizes. */
+export function refreshSlopes(
+  up: Record<string, Record<string, number>> | undefined,
+): { low: number; high: number } | undefined {
+  const at = (n: number): number | undefined => up?.[String(n)]?.["refreshSeconds"];
+  const [a, b, c] = [at(10), at(100), at(300)];
+  if (a === undefined || b === undefined || c === undefined) return undefined;
+  return { low: Math.round(((b - a) * 1000) / 90), high: Math.round(((c - b) * 1000) / 200) };
+}

@@ -1,0 +1,104 @@
+/** The human-readable table `npm run bench` prints. */
+
+type Row = [label: string, value: string, note?: string | undefined];
+
+function table(title: string, rows: readonly Row[]): string {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const valueWidth = Math.max(...rows.map(([, value]) => value.length));
+  const lines = rows.map(([label, value, note]) =>
+    `  ${label.padEnd(width)}  ${value.padStart(valueWidth)}${note === undefined ? "" : `  ${note}`}`.trimEnd(),
+  );
+  return `${title}\n${lines.join("\n")}\n`;
+}
+
+/** A goal and whether the figures meet it. */
+export interface Goal {
+  goal: string;
+  met: boolean;
+  detail: string;
+}
+
+/** Formats the results (the same object written to results.json) as text tables. */
+export function formatReport(results: Record<string, unknown>, goals: readonly Goal[]): string {
+  const parts: string[] = [];
+  const bytes = results["providerBytes"] as Record<string, number | null> | undefined;
+  if (bytes !== undefined) {
+    parts.push(
+      table(
+        "Serialized __provider per resource (bytes; stored twice: input and output)",
+        Object.entries(bytes).map(([type, value]) => [type, value === null ? "failed" : String(value)]),
+      ),
+    );
+  }
+  const perOp = results["requestsPerOp"] as Record<string, number> | undefined;
+  const minimum = results["minimumPerOp"] as Record<string, number> | undefined;
+  if (perOp !== undefined && minimum !== undefined) {
+    parts.push(
+      table(
+        "HTTP requests per operation (measured / minimum)",
+        Object.entries(perOp).map(([op, n]) => [
+          op,
+          `${n} / ${minimum[op] ?? "?"}`,
+          n > (minimum[op] ?? n) ? "ABOVE MINIMUM" : undefined,
+        ]),
+      ),
+    );
+  }
+  const cli = results["cliRequests"] as Record<string, number> | undefined;
+  if (cli !== undefined) {
+    parts.push(
+      table(
+        "Requests per CLI command (5 resources)",
+        Object.entries(cli).map(([k, v]) => [k, String(v)]),
+      ),
+    );
+  }
+  const client = results["client"] as Record<string, number> | undefined;
+  if (client !== undefined) {
+    parts.push(
+      table(`Client GET throughput (concurrency ${client["concurrency"]})`, [
+        ["ours (req/s)", String(client["rps"])],
+        ["raw undici (req/s)", String(client["rawRps"])],
+        ["ratio raw/ours", String(client["ratio"])],
+        ["ours p50 / p99 (ms)", `${client["p50Ms"]} / ${client["p99Ms"]}`],
+        ["raw p50 / p99 (ms)", `${client["rawP50Ms"]} / ${client["rawP99Ms"]}`],
+      ]),
+    );
+  }
+  const host = results["host"] as Record<string, number> | undefined;
+  if (host !== undefined) {
+    parts.push(
+      table(
+        `Access key creates through the provider host (N=${host["n"]}, concurrency ${host["concurrency"]})`,
+        [
+          ["provider host (creates/s)", String(host["createsPerSecond"])],
+          ["raw POST (creates/s)", String(host["rawCreatesPerSecond"])],
+          ["ratio raw/host", String(host["ratio"])],
+          ["raw POST + read-back GET (creates/s)", String(host["rawWithReadBackPerSecond"])],
+          ["provider host, no-op provider (creates/s)", String(host["noopHostCreatesPerSecond"])],
+          ["requests per host create", String(host["requestsPerCreate"])],
+        ],
+      ),
+    );
+  }
+  const up = results["up"] as Record<string, Record<string, number>> | undefined;
+  if (up !== undefined) {
+    parts.push(
+      table(
+        "pulumi up / refresh of N access keys (seconds) vs a no-op provider",
+        Object.entries(up).map(([n, f]) => [
+          `N=${n}`,
+          `up ${f["seconds"]} (floor ${f["floorSeconds"]}, x${f["ratio"]})`,
+          `refresh ${f["refreshSeconds"]} (floor ${f["floorRefreshSeconds"]}), state ${f["stateBytesPerResource"]} B/resource (floor ${f["floorStateBytesPerResource"]}), requests/key up ${f["upRequestsPerResource"]} refresh ${f["refreshRequestsPerResource"]}`,
+        ]),
+      ),
+    );
+  }
+  parts.push(
+    table(
+      "Goals",
+      goals.map((g) => [g.goal, g.met ? "met" : "NOT MET", g.detail]),
+    ),
+  );
+  return parts.join("\n");
+}

@@ -1,0 +1,177 @@
+/**
+ * `npm run bench`: measures what issue #6 asks for, prints a table and writes bench/results.json.
+ * BENCHMARKS.md explains every figure. Needs a build (`npm run bench` builds first) and the Pulumi CLI
+ * (scripts/ensure-pulumi-cli.sh builds it offline on a machine's first run).
+ *
+ *   node bench/run.mts                      every section; writes bench/results.json
+ *   node bench/run.mts --only client,host   some sections; writes bench/.work/results-partial.json
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import type { BenchContext } from "./lib/context.mts";
+import type * as FixtureModule from "./lib/fixture.mts";
+import type * as Repo from "./lib/repo.mts";
+import type * as ReportModule from "./lib/report.mts";
+import type * as SecretsModule from "./lib/secrets.mts";
+import type * as Goals from "./goals.mts";
+import type * as ClientSection from "./sections/client.mts";
+import type * as CliSection from "./sections/cli-requests.mts";
+import type * as HostSection from "./sections/host.mts";
+import type * as BytesSection from "./sections/provider-bytes.mts";
+import type * as RequestsSection from "./sections/requests-per-op.mts";
+import type * as UpSection from "./sections/up.mts";
+
+const repo = (await import(new URL("./lib/repo.mts", import.meta.url).href)) as typeof Repo;
+const { load } = repo;
+const { createPackageFixture } = await load<typeof FixtureModule>(import.meta.url, "./lib/fixture.mts");
+const { formatReport } = await load<typeof ReportModule>(import.meta.url, "./lib/report.mts");
+const { findLeaks } = await load<typeof SecretsModule>(import.meta.url, "./lib/secrets.mts");
+const { evaluateGoals } = await load<typeof Goals>(import.meta.url, "./goals.mts");
+
+const SECTIONS = ["providerBytes", "requestsPerOp", "cliRequests", "client", "host", "up"] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    keep: { type: "boolean", default: false },
+    // For trying the bench out quickly; a run with other sizes never writes bench/results.json.
+    "up-sizes": { type: "string" },
+  },
+});
+const upSizes = values["up-sizes"]?.split(",").map(Number);
+const only = values.only?.split(",").map((s) => s.trim()) ?? [...SECTIONS];
+for (const name of only) {
+  if (!(SECTIONS as readonly string[]).includes(name))
+    throw new Error(`unknown section ${name}; one of ${SECTIONS.join(", ")}`);
+}
+const wanted = (section: Section): boolean => only.includes(section);
+
+const started = performance.now();
+const log = (message: string): void => {
+  process.stderr.write(
+    `bench [${((performance.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`,
+  );
+};
+// Scratch projects live outside the repository: copies of programs under it would be linted, and a
+// project there would find the repository's node_modules instead of the fixture's.
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-bench-"));
+log(`packing and installing the package into a fixture under ${workDir}`);
+const ctx: BenchContext = {
+  repoRoot: repo.REPO_ROOT,
+  workDir,
+  fixture: createPackageFixture(repo.REPO_ROOT, workDir),
+  pulumiBin: repo.pulumiBinDir(),
+  log,
+  secrets: new Set(),
+  produced: [],
+};
+
+const results: Record<string, unknown> = { generatedAt: new Date().toISOString(), machine: machine() };
+try {
+  // Every section needs the serialized providers (the host-driven ones pass them to the host).
+  log("providerBytes: serializing providers in a real node process");
+  const bytesSection = await load<typeof BytesSection>(import.meta.url, "./sections/provider-bytes.mts");
+  const bytes = bytesSection.measureProviderBytes(ctx);
+  if (wanted("providerBytes")) {
+    results["providerBytes"] = bytes.bytes;
+    results["naiveProvider"] = bytes.naive;
+  }
+  if (wanted("requestsPerOp")) {
+    log("requestsPerOp: every lifecycle operation through the provider host");
+    const section = await load<typeof RequestsSection>(import.meta.url, "./sections/requests-per-op.mts");
+    Object.assign(results, await section.measureRequestsPerOp(ctx, bytes.texts));
+  }
+  if (wanted("cliRequests")) {
+    log("cliRequests: preview, up, preview, refresh of a new stack through the CLI");
+    const section = await load<typeof CliSection>(import.meta.url, "./sections/cli-requests.mts");
+    Object.assign(results, await section.measureCliRequests(ctx));
+  }
+  if (wanted("client")) {
+    log("client: GET throughput, ours against raw undici");
+    const section = await load<typeof ClientSection>(import.meta.url, "./sections/client.mts");
+    results["client"] = await section.measureClient(ctx);
+  }
+  if (wanted("host")) {
+    log("host: creates through the provider host against raw creates");
+    const section = await load<typeof HostSection>(import.meta.url, "./sections/host.mts");
+    results["host"] = await section.measureHost(ctx, {
+      accessKey: bytes.texts.AccessKey,
+      noop: bytes.noopText,
+    });
+  }
+  if (wanted("up")) {
+    const section = await load<typeof UpSection>(import.meta.url, "./sections/up.mts");
+    results["up"] = await section.measureUp(ctx, upSizes);
+  }
+} catch (error) {
+  // Failures of the CLI carry its output: it goes through the secret scan like everything else.
+  const failure = error as { message?: string; stdout?: string; stderr?: string };
+  ctx.produced.push({
+    source: "bench failure",
+    text: [failure.message, failure.stdout, failure.stderr].join("\n"),
+  });
+  results["error"] = (failure.message ?? String(error)).slice(0, 2000);
+}
+
+const goals = evaluateGoals(results);
+results["goals"] = goals;
+results["durationSeconds"] = Math.round((performance.now() - started) / 1000);
+const report = formatReport(results, goals);
+const resultsText = `${JSON.stringify(results, null, 2)}\n`;
+const leaks = findLeaks(
+  [...ctx.produced, { source: "report", text: report }, { source: "results.json", text: resultsText }],
+  ctx.secrets,
+);
+results["secretScan"] = { sources: ctx.produced.length + 2, credentialsKnown: ctx.secrets.size, leaks };
+
+// Only a complete, successful run replaces the committed figures.
+const complete = only.length === SECTIONS.length && upSizes === undefined && results["error"] === undefined;
+fs.mkdirSync(repo.WORK_DIR, { recursive: true });
+const resultsFile = complete
+  ? path.join(repo.REPO_ROOT, "bench", "results.json")
+  : path.join(repo.WORK_DIR, "results-partial.json");
+fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+// The last run's output, kept for inspection and for the reliability suite's secret scan.
+const lastRun = path.join(repo.WORK_DIR, "last-run");
+fs.rmSync(lastRun, { recursive: true, force: true });
+fs.mkdirSync(lastRun, { recursive: true });
+fs.writeFileSync(path.join(lastRun, "report.txt"), report);
+fs.writeFileSync(
+  path.join(lastRun, "produced.txt"),
+  ctx.produced.map((p) => `=== ${p.source}\n${p.text}`).join("\n"),
+);
+if (!values.keep) fs.rmSync(workDir, { recursive: true, force: true });
+
+process.stdout.write(`\n${report}\n`);
+process.stdout.write(
+  `secret scan: ${leaks.length === 0 ? "no credential found" : `${leaks.length} LEAK(S): ${JSON.stringify(leaks)}`} in ${ctx.produced.length + 2} outputs\n`,
+);
+process.stdout.write(
+  `wrote ${path.relative(repo.REPO_ROOT, resultsFile)} in ${String(results["durationSeconds"])}s\n`,
+);
+if (typeof results["error"] === "string") {
+  process.stderr.write(`bench failed: ${results["error"]}\n`);
+  process.exitCode = 1;
+} else if (leaks.length > 0) process.exitCode = 1;
+
+function machine(): Record<string, unknown> {
+  let pulumi = "unknown";
+  try {
+    pulumi = execFileSync(path.join(repo.pulumiBinDir(), "pulumi"), ["version"], { encoding: "utf8" }).trim();
+  } catch {
+    // Reported as unknown; the sections that need the CLI fail on their own.
+  }
+  return {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    pulumiCli: pulumi,
+    loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  };
+}

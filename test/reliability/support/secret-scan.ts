@@ -1,0 +1,74 @@
+/**
+ * The secret scan: no credential may appear in plain text in anything a test produced — state files
+ * and backups, CLI output, provider host stderr, error messages. Exact values the test saw are
+ * searched for, and so are credential shapes (the emulator's `bka_`/`bks_` key values, X25519 private
+ * keys), which also catches values the test never learned.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/** Shapes of credentials. Public keys are not secrets and are not searched for. */
+export const CREDENTIAL_PATTERNS: Readonly<Record<string, RegExp>> = {
+  "access key value": /\bbk[as]_[A-Za-z0-9_-]{43}/u,
+  // Base64 of the PKCS#8 DER of an X25519 private key starts with this fixed prefix.
+  "private key": /MC4CAQAwBQYDK2VuBCIEI[A-Za-z0-9+/]{20,}/u,
+};
+
+/** A finding: where and what kind, never the value (a failing test must not print the secret). */
+export interface Leak {
+  source: string;
+  kind: string;
+}
+
+/** Collects what a test produced and the credentials it saw, then scans. */
+export class SecretScan {
+  readonly #sources: { source: string; text: string }[] = [];
+  readonly #secrets = new Set<string>();
+
+  /** Adds credentials that must not appear anywhere. */
+  secrets(...values: (string | undefined)[]): void {
+    for (const value of values) if (value !== undefined && value.length >= 8) this.#secrets.add(value);
+  }
+
+  /** Adds a text the test produced (command output, an error message, a process's stderr). */
+  text(source: string, text: string | undefined): void {
+    if (text !== undefined) this.#sources.push({ source, text });
+  }
+
+  /** Adds every file under `dir` (state, backups, history, logs). */
+  directory(source: string, dir: string): void {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile()) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      this.#sources.push({
+        source: `${source}: ${path.relative(dir, file)}`,
+        text: fs.readFileSync(file, "utf8"),
+      });
+    }
+  }
+
+  /** How many texts were collected. */
+  get size(): number {
+    return this.#sources.length;
+  }
+
+  /** Every finding. */
+  leaks(): Leak[] {
+    const values = [...this.#secrets];
+    const leaks: Leak[] = [];
+    for (const { source, text } of this.#sources) {
+      if (values.some((value) => text.includes(value)))
+        leaks.push({ source, kind: "a credential seen by the test" });
+      for (const [kind, pattern] of Object.entries(CREDENTIAL_PATTERNS))
+        if (pattern.test(text)) leaks.push({ source, kind });
+    }
+    return leaks;
+  }
+}
+
+/** The text of an error as a user would see it: message, and the output a failed CLI command carries. */
+export function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return [error.message, error.stack ?? "", JSON.stringify(error)].join("\n");
+}

@@ -1,0 +1,51 @@
+/** The declared state the reliability program deploys (passed as the stack config `spec`). */
+
+/** A workspace: `parent` names another declared workspace. */
+export interface WorkspaceSpec {
+  name: string;
+  parent?: string;
+  adopt?: boolean;
+}
+
+/** An access key and its permissions. */
+export interface KeySpec {
+  name: string;
+  type: "SERVICE" | "ACCOUNT";
+  permissions: { send: string[]; receive: string[] };
+  adopt?: boolean;
+}
+
+/** A service key pair of the declared key `key`. */
+export interface PairSpec {
+  key: string;
+  rotationTriggers?: Record<string, string>;
+}
+
+/** Everything the program deploys. */
+export interface Spec {
+  workspaces: WorkspaceSpec[];
+  keys: KeySpec[];
+  pairs: PairSpec[];
+}
+
+/** The stack config that deploys `spec`. */
+export function specConfig(spec: Spec): Record<string, { value: string }> {
+  return { spec: { value: JSON.stringify(spec) } };
+}
+
+/** The stack config that points the providers at an emulator, with generous retries. */
+export function brokerConfig(
+  target: { url: string; adminKey: string },
+  maxRetries = 8,
+): Record<string, { value: string; secret?: boolean }> {
+  return {
+    "broker:baseUrl": { value: target.url },
+    "broker:apiKey": { value: target.adminKey, secret: true },
+    "broker:maxRetries": { value: String(maxRetries) },
+  };
+}
+
+/** How many resources the program registers for `spec` (the stack itself not counted). */
+export function resourceCount(spec: Spec): number {
+  return spec.workspaces.length + spec.keys.length + spec.pairs.length;
+}
