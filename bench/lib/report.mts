@@ -62,6 +62,10 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         ["ratio raw/ours", String(client["ratio"])],
         ["ours p50 / p99 (ms)", `${client["p50Ms"]} / ${client["p99Ms"]}`],
         ["raw p50 / p99 (ms)", `${client["rawP50Ms"]} / ${client["rawP99Ms"]}`],
+        [
+          "client CPU per request, ours / raw (µs)",
+          `${client["cpuUsPerRequest"]} / ${client["rawCpuUsPerRequest"]}`,
+        ],
       ]),
     );
   }

@@ -23,13 +23,14 @@ const { median, percentile, round, runConcurrently } = await load<typeof Stats>(
 
 /** Requests in flight at once: the client's default `maxConcurrency`, also the raw pool's size. */
 export const CONCURRENCY = 8;
-/** Requests per round. */
-export const REQUESTS_PER_ROUND = 2000;
+/** Requests per round: about a second each, long enough for timer and GC jitter to average out. */
+export const REQUESTS_PER_ROUND = 20_000;
 /**
- * Measured rounds per side, after one warm-up round each. Many short alternating rounds and their
- * medians, rather than one long run each: on a shared machine the load drifts within seconds.
+ * Measured rounds per side, after a warm-up round each (which lets the JIT compile both paths).
+ * Alternating rounds and their medians, rather than one long run each: on a shared machine the load
+ * drifts within seconds.
  */
-export const ROUNDS = 15;
+export const ROUNDS = 7;
 
 /** What the section measured. */
 export interface ClientResult {
@@ -41,18 +42,31 @@ export interface ClientResult {
   p99Ms: number;
   rawP50Ms: number;
   rawP99Ms: number;
+  /** CPU time of this process per request (µs): what the client itself costs, whatever the server does. */
+  cpuUsPerRequest: number;
+  rawCpuUsPerRequest: number;
   concurrency: number;
   requests: number;
 }
 
-async function timedRound(send: () => Promise<void>, latencies: number[]): Promise<number> {
+interface Round {
+  rps: number;
+  cpuUsPerRequest: number;
+}
+
+async function timedRound(send: () => Promise<void>, latencies: number[]): Promise<Round> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await runConcurrently(Array.from({ length: REQUESTS_PER_ROUND }), CONCURRENCY, async () => {
     const t0 = performance.now();
     await send();
     latencies.push(performance.now() - t0);
   });
-  return REQUESTS_PER_ROUND / ((performance.now() - started) / 1000);
+  const used = process.cpuUsage(cpu);
+  return {
+    rps: REQUESTS_PER_ROUND / ((performance.now() - started) / 1000),
+    cpuUsPerRequest: (used.user + used.system) / REQUESTS_PER_ROUND,
+  };
 }
 
 /** Measures `GET /access-key/{accessKey}/permissions` both ways. */
@@ -91,16 +105,18 @@ export async function measureClient(ctx: BenchContext): Promise<ClientResult> {
     };
     await timedRound(raw, []);
     await timedRound(ours, []);
-    const rawRates: number[] = [];
-    const rates: number[] = [];
+    const rawRounds: Round[] = [];
+    const ourRounds: Round[] = [];
     const rawLatencies: number[] = [];
     const latencies: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      rawRates.push(await timedRound(raw, rawLatencies));
-      rates.push(await timedRound(ours, latencies));
+      // Which side goes first alternates too, so neither always follows the other's garbage.
+      if (i % 2 === 0) rawRounds.push(await timedRound(raw, rawLatencies));
+      ourRounds.push(await timedRound(ours, latencies));
+      if (i % 2 === 1) rawRounds.push(await timedRound(raw, rawLatencies));
     }
-    const rps = median(rates);
-    const rawRps = median(rawRates);
+    const rps = median(ourRounds.map((r) => r.rps));
+    const rawRps = median(rawRounds.map((r) => r.rps));
     return {
       rps: round(rps, 0),
       rawRps: round(rawRps, 0),
@@ -109,6 +125,8 @@ export async function measureClient(ctx: BenchContext): Promise<ClientResult> {
       p99Ms: round(percentile(latencies, 99), 3),
       rawP50Ms: round(percentile(rawLatencies, 50), 3),
       rawP99Ms: round(percentile(rawLatencies, 99), 3),
+      cpuUsPerRequest: round(median(ourRounds.map((r) => r.cpuUsPerRequest)), 1),
+      rawCpuUsPerRequest: round(median(rawRounds.map((r) => r.cpuUsPerRequest)), 1),
       concurrency: CONCURRENCY,
       requests: REQUESTS_PER_ROUND * ROUNDS,
     };

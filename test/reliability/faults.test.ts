@@ -83,6 +83,7 @@ describe.each([
   let stack: Stack;
   let sent = 0;
   let struck = 0;
+  let createsStruck = 0;
   const rate = percent / 100;
 
   /** Runs `step` under the fault mix, then clears the faults (the assertions read the API without them). */
@@ -104,6 +105,9 @@ describe.each([
       await controls.clearFaults();
       sent += log.length;
       struck += log.filter((request) => request.fault !== undefined).length;
+      createsStruck += log.filter(
+        (r) => ["POST /access-key", "POST /workspace"].includes(r.route) && r.fault !== undefined,
+      ).length;
     }
   }
 
@@ -131,10 +135,13 @@ describe.each([
       },
     );
     stack = await project.stack("dev", { ...specConfig(initial), ...brokerConfig(emulator, 8) });
-    await emulator.controls!.clearRequests();
     const up = await underFaults(1, () => stack.up());
     scan.text(`${percent}%: up`, up.stdout + up.stderr);
     expect(up.summary.resourceChanges).toMatchObject({ create: resourceCount(initial) + 1 });
+    expect(
+      createsStruck,
+      "creates of both kinds failed, one of each after being processed",
+    ).toBeGreaterThanOrEqual(2);
     await expectState(initial);
   }, 240_000);
 
