@@ -147,7 +147,7 @@ describe("the broker restarted with its database", () => {
   }, 180_000);
 
   it("leaves no credential in state, backups, CLI output, errors or the emulator's stderr", () => {
-    scan.directory("backend", project.backendDir);
+    scan.project("project", project);
     scan.text("emulator stderr", emulator.stderr.join(""));
     expect(scan.size).toBeGreaterThan(5);
     expect(scan.leaks()).toEqual([]);

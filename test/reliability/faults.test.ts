@@ -130,7 +130,7 @@ describe.each([
     cleanups.push(
       () => emulator.close(),
       () => {
-        scan.directory(`${percent}%: backend`, project.backendDir);
+        scan.project(`${percent}%`, project);
         project.remove();
       },
     );

@@ -186,7 +186,7 @@ describe("an up interrupted while creating", () => {
   }, 240_000);
 
   it("leaves no credential in state, backups, CLI output or error messages", () => {
-    scan.directory("backend", project.backendDir);
+    scan.project("project", project);
     expect(scan.size).toBeGreaterThan(5);
     expect(scan.leaks()).toEqual([]);
   });

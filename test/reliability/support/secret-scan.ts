@@ -35,17 +35,26 @@ export class SecretScan {
     if (text !== undefined) this.#sources.push({ source, text });
   }
 
-  /** Adds every file under `dir` (state, backups, history, logs). */
+  /** Adds every file under `dir` (state, backups, history, logs); symbolic links are not followed. */
   directory(source: string, dir: string): void {
     if (!fs.existsSync(dir)) return;
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-      if (!entry.isFile()) continue;
-      const file = path.join(entry.parentPath, entry.name);
-      this.#sources.push({
-        source: `${source}: ${path.relative(dir, file)}`,
-        text: fs.readFileSync(file, "utf8"),
-      });
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) this.directory(`${source}/${entry.name}`, full);
+      else if (entry.isFile())
+        this.#sources.push({ source: `${source}/${entry.name}`, text: fs.readFileSync(full, "utf8") });
     }
+  }
+
+  /**
+   * Adds everything a Pulumi project of `test/support/pulumi-project.ts` holds: its backend (state,
+   * backups, history), its Pulumi home and the project directory itself (stack config files), but
+   * not the linked `node_modules`.
+   */
+  project(source: string, project: { dir: string; backendDir: string }): void {
+    this.directory(`${source}: backend`, project.backendDir);
+    this.directory(`${source}: pulumi home`, path.join(path.dirname(project.dir), "pulumi-home"));
+    this.directory(`${source}: project`, project.dir);
   }
 
   /** How many texts were collected. */
