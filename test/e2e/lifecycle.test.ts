@@ -33,7 +33,7 @@ const baseSpec: Spec = {
   pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
 };
 
-const programDir = path.join(__dirname, "programs", "broker");
+const programDir = path.join(__dirname, "..", "programs", "broker");
 let emulator: EmulatorHandle;
 let project: PulumiProject;
 let stack: Stack;

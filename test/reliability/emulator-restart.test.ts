@@ -76,7 +76,7 @@ async function restart(): Promise<void> {
 
 async function expectSpec(expected: Spec): Promise<void> {
   const view = await stackView(stack);
-  scan.secrets(...Object.values(view.keyValues), ...Object.values(view.pairPrivateKeys));
+  scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
   const controls = new EmulatorControls(emulator.controlUrl);
   await expectDeclaredState(emulator, expected, view, (id) => controls.publicKeyOf(id));
 }
@@ -90,7 +90,7 @@ describe("the broker restarted with its database", () => {
     scan.secrets(emulator.adminKey);
     project = await PulumiProject.create({
       name: "restart",
-      programDir: path.join(__dirname, "programs", "fleet"),
+      programDir: path.join(__dirname, "..", "programs", "broker"),
       fixture: inject("packageFixture"),
       pulumiBin: inject("pulumiBin"),
       env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },

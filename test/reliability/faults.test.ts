@@ -14,7 +14,7 @@ import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/sp
 // answers a share of all requests with 429 (Retry-After 0 or 1 s), 503 or a dropped connection,
 // before or after processing them. Every step must succeed and leave exactly the declared state.
 
-const programDir = path.join(__dirname, "programs", "fleet");
+const programDir = path.join(__dirname, "..", "programs", "broker");
 const scan = new SecretScan();
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -113,7 +113,7 @@ describe.each([
 
   async function expectState(spec: Spec): Promise<void> {
     const view = await stackView(stack);
-    scan.secrets(...Object.values(view.keyValues), ...Object.values(view.pairPrivateKeys));
+    scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
     await expectDeclaredState(emulator, spec, view, (id) => emulator.controls!.publicKeyOf(id));
   }
 

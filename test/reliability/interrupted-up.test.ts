@@ -100,7 +100,7 @@ describe("an up interrupted while creating", () => {
     scan.secrets(emulator.adminKey);
     project = await PulumiProject.create({
       name: "interrupted",
-      programDir: path.join(__dirname, "programs", "fleet"),
+      programDir: path.join(__dirname, "..", "programs", "broker"),
       fixture: inject("packageFixture"),
       pulumiBin: inject("pulumiBin"),
       env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
@@ -141,7 +141,7 @@ describe("an up interrupted while creating", () => {
     expect(up.summary.resourceChanges).toMatchObject({ create: resourceCount(spec) });
 
     const view = await stackView(stack);
-    scan.secrets(...Object.values(view.keyValues), ...Object.values(view.pairPrivateKeys));
+    scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
     await expectDeclaredState(emulator, spec, view, (id) => emulator.controls!.publicKeyOf(id));
     expect(
       Object.values(view.keyIds).sort(),
@@ -180,7 +180,7 @@ describe("an up interrupted while creating", () => {
     expect(up.summary.resourceChanges).toMatchObject({ create: 3 });
 
     const view = await stackView(stack);
-    scan.secrets(...Object.values(view.keyValues), ...Object.values(view.pairPrivateKeys));
+    scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
     await expectDeclaredState(emulator, grown, view, (id) => emulator.controls!.publicKeyOf(id));
     expect((await stack.preview()).changeSummary).toEqual({ same: resourceCount(grown) + 1 });
   }, 240_000);

@@ -11,10 +11,10 @@ import type { Spec } from "./spec";
 export interface StackView {
   keyIds: Record<string, number>;
   workspaceIds: Record<string, number>;
-  pairPublicKeys: Record<string, string>;
+  publicKeys: Record<string, string>;
   /** Secrets, for the secret scan. */
   keyValues: Record<string, string>;
-  pairPrivateKeys: Record<string, string>;
+  privateKeys: Record<string, string>;
 }
 
 /** The program's outputs (secret ones in plain text: in memory only, never printed). */
@@ -25,9 +25,9 @@ export async function stackView(stack: Stack): Promise<StackView> {
   return {
     keyIds: value("keyIds"),
     workspaceIds: value("workspaceIds"),
-    pairPublicKeys: value("pairPublicKeys"),
+    publicKeys: value("publicKeys"),
     keyValues: value("keyValues"),
-    pairPrivateKeys: value("pairPrivateKeys"),
+    privateKeys: value("privateKeys"),
   };
 }
 
@@ -80,7 +80,7 @@ export async function expectDeclaredState(
     const keyId = view.keyIds[pair.key];
     expect(keyId, `key of pair ${pair.key}`).toBeDefined();
     expect(await publicKeyOf(keyId!), `the recorded pair of ${pair.key} is its current one`).toBe(
-      view.pairPublicKeys[pair.key],
+      view.publicKeys[pair.key],
     );
   }
 }

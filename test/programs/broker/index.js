@@ -1,5 +1,5 @@
-// The end-to-end test program: what to deploy comes from the stack config `spec` (JSON), so a test
-// changes the desired state by changing config, as a user edits their program.
+// The program of the end-to-end and reliability tests: what to deploy comes from the stack config
+// `spec` (JSON), so a test changes the declared state by changing config, as a user edits their program.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 const broker = require("pulumi-broker-config");
@@ -39,6 +39,7 @@ for (const p of spec.pairs ?? []) {
 const collect = (resources, pick) =>
   pulumi.all(Object.fromEntries(Object.entries(resources).map(([name, r]) => [name, pick(r)])));
 exports.workspacePaths = collect(workspaces, (w) => w.path);
+exports.workspaceIds = collect(workspaces, (w) => w.workspaceId);
 exports.keyIds = collect(keys, (k) => k.accessKeyId);
 exports.keyValues = collect(keys, (k) => k.accessKey);
 exports.privateKeys = collect(pairs, (p) => p.privateKey);
