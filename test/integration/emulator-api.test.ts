@@ -5,9 +5,9 @@
  */
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { connect } from "node:net";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EmulatorControls } from "../../src/emulator";
-import { ApiCaller, listQuery, startCheckedEmulator, type CheckedEmulator } from "../support/emulator";
+import { ApiCaller, listQuery, useCheckedEmulator, type CheckedEmulator } from "../support/emulator";
 
 let checked: CheckedEmulator;
 let api: ApiCaller;
@@ -82,26 +82,11 @@ function derivedPublicKey(privateKeyBase64: string): string {
   return createPublicKey(privateKey).export({ type: "spki", format: "der" }).toString("base64");
 }
 
-beforeAll(async () => {
-  checked = await startCheckedEmulator();
-  api = checked.api;
-  if (!checked.emulator.controls) throw new Error("controls expected");
-  controls = checked.emulator.controls;
-});
-
-afterAll(async () => {
-  await checked.close();
-});
-
-beforeEach(async () => {
-  await controls.reset();
-});
-
-afterEach(() => {
-  // Every response (and every accepted request) of the test just run must match openapi.yaml.
-  // Taken out before asserting, so one test's problems are never blamed on the next.
-  const problems = checked.contractProblems.splice(0);
-  expect(problems).toEqual([]);
+// Every response (and every accepted request) of each test must match openapi.yaml.
+useCheckedEmulator((started, startedControls) => {
+  checked = started;
+  api = started.api;
+  controls = startedControls;
 });
 
 describe("access keys", () => {

@@ -2,9 +2,9 @@
  * The emulator's test controls (/_emulator) and fault injection, over real HTTP through the typed
  * EmulatorControls client. Every /v1 exchange is checked against openapi.yaml (see afterEach).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EmulatorControlError, startEmulator, type EmulatorControls } from "../../src/emulator";
-import { ApiCaller, listQuery, startCheckedEmulator, type CheckedEmulator } from "../support/emulator";
+import { ApiCaller, listQuery, useCheckedEmulator, type CheckedEmulator } from "../support/emulator";
 
 let checked: CheckedEmulator;
 let api: ApiCaller;
@@ -59,25 +59,11 @@ async function statusOf(request: Promise<{ status: number }>): Promise<number | 
   }
 }
 
-beforeAll(async () => {
-  checked = await startCheckedEmulator();
-  api = checked.api;
-  if (!checked.emulator.controls) throw new Error("controls expected");
-  controls = checked.emulator.controls;
-});
-
-afterAll(async () => {
-  await checked.close();
-});
-
-beforeEach(async () => {
-  await controls.reset();
-});
-
-afterEach(() => {
-  // Taken out before asserting, so one test's problems are never blamed on the next.
-  const problems = checked.contractProblems.splice(0);
-  expect(problems).toEqual([]);
+// Every response (and every accepted request) of each test must match openapi.yaml.
+useCheckedEmulator((started, startedControls) => {
+  checked = started;
+  api = started.api;
+  controls = startedControls;
 });
 
 describe("controls availability", () => {

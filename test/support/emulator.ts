@@ -2,8 +2,10 @@
  * Test helpers around the emulator: start one whose every exchange is checked against openapi.yaml,
  * and call its API over real HTTP.
  */
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import {
   startEmulator,
+  type EmulatorControls,
   type EmulatorExchange,
   type EmulatorHandle,
   type EmulatorOptions,
@@ -128,6 +130,35 @@ export async function startCheckedEmulator(options: EmulatorOptions = {}): Promi
     contractProblems,
     close: () => emulator.close(),
   };
+}
+
+/**
+ * Registers the hooks every contract-checked emulator suite needs: one emulator (with controls) for
+ * the file, reset before each test, and after each test an assertion that every exchange of that
+ * test matched openapi.yaml. `onStart` receives the emulator once it listens.
+ */
+export function useCheckedEmulator(
+  onStart: (checked: CheckedEmulator, controls: EmulatorControls) => void,
+): void {
+  let checked: CheckedEmulator | undefined;
+  let controls: EmulatorControls | undefined;
+  beforeAll(async () => {
+    checked = await startCheckedEmulator();
+    controls = checked.emulator.controls;
+    if (controls === undefined) throw new Error("controls expected");
+    onStart(checked, controls);
+  });
+  afterAll(async () => {
+    await checked?.close();
+  });
+  beforeEach(async () => {
+    await controls?.reset();
+  });
+  afterEach(() => {
+    // Taken out before asserting, so one test's problems are never blamed on the next.
+    const problems = checked?.contractProblems.splice(0) ?? [];
+    expect(problems).toEqual([]);
+  });
 }
 
 /** The query of a list call, with defaults. */
