@@ -21,7 +21,7 @@ import {
   type EmulatorHandle,
   type FaultSpec,
 } from "../../src/emulator";
-import { validateRequest, validateResponse } from "../support/openapi";
+import { exchangeProblems } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
@@ -46,23 +46,7 @@ beforeEach(async () => {
     // emulator read. A 429/503 fault answers before the body is read (the exchange shows none), and
     // a 400 is a test sending a bad request on purpose; retries resend the same request anyway.
     inspect: (exchange) => {
-      const request =
-        exchange.status === 400 || exchange.status === 429 || exchange.status === 503
-          ? []
-          : validateRequest({
-              method: exchange.method,
-              path: exchange.path,
-              query: exchange.query,
-              body: exchange.requestBody,
-            });
-      const response = validateResponse({
-        route: exchange.route,
-        status: exchange.status,
-        body: exchange.responseBody,
-      });
-      contractProblems.push(
-        ...[...request, ...response].map((p) => `${exchange.method} ${exchange.path}: ${p}`),
-      );
+      contractProblems.push(...exchangeProblems(exchange, ![400, 429, 503].includes(exchange.status)));
     },
   });
   if (emulator.controls === undefined) throw new Error("the emulator was started without controls");

@@ -19,7 +19,7 @@ import {
   type EmulatorExchange,
   type EmulatorHandle,
 } from "../../src/emulator";
-import { validateRequest, validateResponse } from "../support/openapi";
+import { exchangeProblems } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
@@ -63,21 +63,7 @@ async function rejection(promise: Promise<unknown>): Promise<BrokerApiError> {
 function contractProblems(): string[] {
   // An inspect hook that recorded nothing would make this check vacuous.
   if (exchanges.length === 0) return ["no exchange was recorded"];
-  return exchanges.flatMap((exchange) => {
-    const label = `${exchange.method} ${exchange.path} -> ${exchange.status}`;
-    const request = validateRequest({
-      method: exchange.method,
-      path: exchange.path,
-      query: exchange.query,
-      body: exchange.requestBody,
-    });
-    const response = validateResponse({
-      route: exchange.route,
-      status: exchange.status,
-      body: exchange.responseBody,
-    });
-    return [...request, ...response].map((problem) => `${label}: ${problem}`);
-  });
+  return exchanges.flatMap((exchange) => exchangeProblems(exchange, true));
 }
 
 async function collect<T>(iterator: AsyncIterable<T>): Promise<T[]> {
