@@ -1,14 +1,18 @@
 /**
- * The `/v1` request pipeline: faults, authentication, routing, body, handler, then the request log and
- * the inspect callback. Every failure becomes a JSON error reply; nothing here can crash the server.
+ * The `/v1` request pipeline: faults, the rate limit, authentication, routing, body, handler, then the
+ * request log and the inspect callback. Faults stand for the network and proxies in front of the
+ * service: a request a "before" fault strikes never reaches the service, so it uses none of the rate
+ * limit; the limit is the service's own and comes before authentication. Every failure becomes a JSON error reply; nothing here can crash the server.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { apiRouter } from "./api-routes";
 import type { Broker } from "./broker";
+import type { RequestLogEntry } from "./control-types";
 import { faultReply, NO_FAULTS, type FaultRegistry } from "./faults";
 import { errorReply, readJsonBody, sendReply, type Reply } from "./http";
 import type { EmulatorExchange } from "./options";
 import type { RequestLog } from "./request-log";
+import { rateLimitedReply, type RateLimiter } from "./rate-limit";
 import type { Timers } from "./timers";
 
 /** The prefix of every API path: the last segment of the base URL. */
@@ -18,6 +22,7 @@ export const API_PREFIX = "/v1";
 export interface ApiDependencies {
   broker: Broker;
   faults: FaultRegistry;
+  rateLimiter: RateLimiter;
   log: RequestLog;
   timers: Timers;
   inspect: ((exchange: EmulatorExchange) => void) | undefined;
@@ -56,10 +61,13 @@ export async function handleApiRequest(
   const shownPath = apiRouter.loggable(method, target.path);
   const plan = route === undefined ? NO_FAULTS : deps.faults.plan(route);
   let requestBody: unknown;
+  let rateLimited = false;
 
   const record = (status: number): void => {
-    const entry = { seq, method, route: route ?? `${method} ${shownPath}`, status };
-    deps.log.record(plan.label === undefined ? entry : { ...entry, fault: plan.label });
+    const entry: RequestLogEntry = { seq, method, route: route ?? `${method} ${shownPath}`, status };
+    if (plan.label !== undefined) entry.fault = plan.label;
+    if (rateLimited) entry.rateLimited = true;
+    deps.log.record(entry);
   };
 
   const process = async (): Promise<Reply> => {
@@ -88,7 +96,13 @@ export async function handleApiRequest(
     }
     reply = faultReply(action);
   } else {
-    reply = await process();
+    const admission = deps.rateLimiter.admit(headerValue(req, "x-api-key"));
+    if (admission.admitted) {
+      reply = await process();
+    } else {
+      reply = rateLimitedReply(admission);
+      rateLimited = action === undefined;
+    }
     await deps.timers.sleep(plan.delayAfterMs);
     if (action?.kind === "reset") {
       req.socket.destroy();

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { startEmulator, type EmulatorHandle, type EmulatorOptions } from "./index";
+import { MAX_REQUESTS_PER_SECOND } from "./rate-limit";
 
 /** Port of the command when `--port` is not given. */
 export const DEFAULT_CLI_PORT = 4010;
@@ -22,6 +23,9 @@ Options:
   --json               print one JSON line {"url","adminKey"[,"controlUrl"]} and nothing else on stdout
   --controls           serve the test controls under /_emulator
   --merge-permissions  permission updates merge lists instead of replacing them
+  --rate-limit N       admit at most N /v1 requests per second (1 to ${MAX_REQUESTS_PER_SECOND}); the rest get
+                       429 with Retry-After                    [default: no limit]
+  --rate-limit-scope S per API key ("key") or over all requests ("overall")   [default: key]
   --help               show this help
 `;
 
@@ -42,6 +46,8 @@ function parseOptions(argv: string[]): { options: EmulatorOptions; json: boolean
         json: { type: "boolean", default: false },
         controls: { type: "boolean", default: false },
         "merge-permissions": { type: "boolean", default: false },
+        "rate-limit": { type: "string" },
+        "rate-limit-scope": { type: "string" },
         help: { type: "boolean", default: false },
       },
     }));
@@ -63,10 +69,22 @@ function parseOptions(argv: string[]): { options: EmulatorOptions; json: boolean
   if (values.host !== undefined) options.host = values.host;
   if (values.db !== undefined) options.dbFile = values.db;
   if (values["admin-key"] !== undefined) options.adminKey = values["admin-key"];
+  const rateLimit = values["rate-limit"];
+  const scope = values["rate-limit-scope"];
+  if (rateLimit !== undefined) {
+    const perSecond = /^\d{1,5}$/.test(rateLimit) ? Number(rateLimit) : Number.NaN;
+    if (!(perSecond >= 1 && perSecond <= MAX_REQUESTS_PER_SECOND))
+      throw new UsageError(`--rate-limit must be an integer from 1 to ${MAX_REQUESTS_PER_SECOND}`);
+    if (scope !== undefined && scope !== "key" && scope !== "overall")
+      throw new UsageError('--rate-limit-scope must be "key" or "overall"');
+    options.rateLimit = { requestsPerSecond: perSecond, scope: scope ?? "key" };
+  } else if (scope !== undefined) {
+    throw new UsageError("--rate-limit-scope needs --rate-limit");
+  }
   return { options, json: values.json, help: values.help };
 }
 
-function banner(handle: EmulatorHandle, dbFile: string | undefined): string {
+function banner(handle: EmulatorHandle, { dbFile, rateLimit }: EmulatorOptions): string {
   const lines = [
     "broker-config-emulator is listening",
     `  base URL (broker:baseUrl):  ${handle.url}`,
@@ -74,6 +92,10 @@ function banner(handle: EmulatorHandle, dbFile: string | undefined): string {
     `  storage:                    ${dbFile ?? "memory (lost on exit)"}`,
   ];
   if (handle.controlUrl !== undefined) lines.push(`  controls:                   ${handle.controlUrl}`);
+  if (rateLimit !== undefined) {
+    const per = rateLimit.scope === "overall" ? "over all requests" : "per API key";
+    lines.push(`  rate limit:                 ${rateLimit.requestsPerSecond} requests per second ${per}`);
+  }
   lines.push("Press Ctrl+C to stop.");
   return `${lines.join("\n")}\n`;
 }
@@ -121,7 +143,7 @@ async function main(argv: string[]): Promise<number> {
     if (handle.controlUrl !== undefined) line.controlUrl = handle.controlUrl;
     process.stdout.write(`${JSON.stringify(line)}\n`);
   } else {
-    process.stdout.write(banner(handle, parsed.options.dbFile));
+    process.stdout.write(banner(handle, parsed.options));
   }
 
   await signal;

@@ -58,6 +58,8 @@ export interface RequestLogEntry {
   status: number;
   /** The kind of fault applied, if any (the answering one when a latency fault applied too). */
   fault?: FaultKind;
+  /** Present when the rate limit refused the request (a 429 of the limiter, not of a fault). */
+  rateLimited?: true;
 }
 
 /** Object counts, as `GET /_emulator/stats` returns them. */
@@ -75,4 +77,23 @@ export interface WorkspacePatch {
 /** Settings the controls can change at run time. */
 export interface EmulatorSettings {
   permissionsMode: PermissionsMode;
+}
+
+/** Whose requests share a rate-limit window: each API key its own (`key`), or all requests one (`overall`). */
+export type RateLimitScope = "key" | "overall";
+
+/** A rate limit: at most `requestsPerSecond` admitted requests in any one-second window. */
+export interface RateLimitSpec {
+  /** Requests admitted per second (an integer from 1 to 10 000); the rest get 429 with `Retry-After`. */
+  requestsPerSecond: number;
+  /** @default "key" */
+  scope?: RateLimitScope;
+}
+
+/** The rate limit in force, as `GET /_emulator/rate-limit` returns it. */
+export interface RateLimitStatus {
+  /** The limit, or `null` when requests are not limited. */
+  limit: RateLimitSpec | null;
+  /** How many requests the limit refused with 429 since the emulator started or was last reset. */
+  rateLimitedResponses: number;
 }

@@ -4,6 +4,8 @@ import {
   type ActiveFault,
   type EmulatorStats,
   type FaultSpec,
+  type RateLimitSpec,
+  type RateLimitStatus,
   type RequestLogEntry,
   type WorkspacePatch,
 } from "./control-types";
@@ -70,7 +72,10 @@ export class EmulatorControls {
     await this.call("DELETE", "/requests");
   }
 
-  /** Deletes everything except the admin key, clears faults and the log, restores the initial permissions mode. */
+  /**
+   * Deletes everything except the admin key, clears faults and the log, restores the initial permissions
+   * mode and rate limit (with empty windows and a zero refusal count).
+   */
   async reset(): Promise<void> {
     await this.call("POST", "/reset");
   }
@@ -88,6 +93,26 @@ export class EmulatorControls {
   /** Removes every fault. */
   async clearFaults(): Promise<void> {
     await this.call("DELETE", "/faults");
+  }
+
+  /**
+   * Limits `/v1` requests from now on (replacing any limit; every window starts empty).
+   *
+   * @example
+   * await controls.setRateLimit({ requestsPerSecond: 5, scope: "overall" });
+   */
+  async setRateLimit(spec: RateLimitSpec): Promise<RateLimitStatus> {
+    return this.call<RateLimitStatus>("PUT", "/rate-limit", spec);
+  }
+
+  /** Removes the rate limit (the refusal count stays). */
+  async clearRateLimit(): Promise<void> {
+    await this.call("DELETE", "/rate-limit");
+  }
+
+  /** The rate limit in force and how many requests it refused with 429. */
+  async rateLimit(): Promise<RateLimitStatus> {
+    return this.call<RateLimitStatus>("GET", "/rate-limit");
   }
 
   /** Switches how `POST /access-key/{accessKey}/permissions` combines lists. */

@@ -8,6 +8,7 @@ import { CONTROLS_PREFIX } from "./control-types";
 import type { Broker } from "./broker";
 import { notFound } from "./errors";
 import { parseFaultSpec, type FaultRegistry } from "./faults";
+import { parseRateLimitSpec, type RateLimiter } from "./rate-limit";
 import { errorReply, readJsonBody, sendReply, type Reply } from "./http";
 import type { RequestLog } from "./request-log";
 import { Router } from "./router";
@@ -17,6 +18,7 @@ import { parsePermissionsInput, parseSettings, parseWorkspacePatch } from "./val
 export interface ControlDependencies {
   broker: Broker;
   faults: FaultRegistry;
+  rateLimiter: RateLimiter;
   log: RequestLog;
   reportError: (error: unknown) => void;
 }
@@ -59,6 +61,7 @@ const controlsRouter = new Router<ControlHandler>([
     handler: ({ deps }) => {
       deps.broker.reset();
       deps.faults.clear();
+      deps.rateLimiter.reset();
       deps.log.clear();
       return OK;
     },
@@ -81,6 +84,27 @@ const controlsRouter = new Router<ControlHandler>([
     template: "/faults",
     handler: ({ deps }) => {
       deps.faults.clear();
+      return OK;
+    },
+  },
+  {
+    method: "GET",
+    template: "/rate-limit",
+    handler: ({ deps }) => ({ status: 200, body: deps.rateLimiter.status() }),
+  },
+  {
+    method: "PUT",
+    template: "/rate-limit",
+    handler: ({ deps, body }) => {
+      deps.rateLimiter.set(parseRateLimitSpec(body));
+      return { status: 200, body: deps.rateLimiter.status() };
+    },
+  },
+  {
+    method: "DELETE",
+    template: "/rate-limit",
+    handler: ({ deps }) => {
+      deps.rateLimiter.set(undefined);
       return OK;
     },
   },

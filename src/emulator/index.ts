@@ -15,6 +15,7 @@ import { CONTROLS_PREFIX } from "./control-types";
 import { EmulatorControls } from "./controls-client";
 import { FaultRegistry } from "./faults";
 import { MemoryStore } from "./memory-store";
+import { parseRateLimitSpec, RateLimiter } from "./rate-limit";
 import type { EmulatorOptions } from "./options";
 import { RequestLog } from "./request-log";
 import { createEmulatorServer } from "./server";
@@ -29,6 +30,9 @@ export type {
   FaultKind,
   FaultPhase,
   FaultSpec,
+  RateLimitScope,
+  RateLimitSpec,
+  RateLimitStatus,
   RequestLogEntry,
   WorkspacePatch,
 } from "./control-types";
@@ -69,9 +73,14 @@ function reportError(error: unknown): void {
 /**
  * Starts an emulator and resolves once it listens.
  *
- * @throws when the port is taken, the database cannot be opened, or `adminKey` is unusable.
+ * @throws when the port is taken, the database cannot be opened, or `adminKey` or `rateLimit` is unusable.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  // Validated before anything opens, so a bad limit leaves nothing behind.
+  const rateLimiter = new RateLimiter(
+    options.rateLimit === undefined ? undefined : parseRateLimitSpec(options.rateLimit, "options.rateLimit"),
+    options.clock,
+  );
   const store = openStore(options.dbFile);
   const timers = new Timers();
   let broker: Broker;
@@ -85,6 +94,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const server = createEmulatorServer({
     broker,
     faults: new FaultRegistry(),
+    rateLimiter,
     log: new RequestLog(),
     timers,
     inspect: options.inspect,

@@ -1,4 +1,5 @@
 /** Public option and callback types of the emulator. */
+import type { RateLimitSpec } from "./control-types";
 import type { PermissionsMode } from "./types";
 
 /** One request/response exchange of the `/v1` API, as the {@link EmulatorOptions.inspect} callback sees it. */
@@ -34,6 +35,17 @@ export interface EmulatorOptions {
   controls?: boolean;
   /** How permission updates combine with stored permissions. @default "replace" */
   permissionsMode?: PermissionsMode;
+  /**
+   * Limit `/v1` requests to `requestsPerSecond` in any one-second window, per API key or overall;
+   * the rest are answered 429 `rate_limited` with `Retry-After`. The controls can change it at run time.
+   * @default no limit
+   */
+  rateLimit?: RateLimitSpec;
+  /**
+   * The monotonic clock, in milliseconds, the rate limit counts with. For tests that must not depend
+   * on real time. @default performance.now
+   */
+  clock?: () => number;
   /**
    * Called after every `/v1` exchange that got a response (not for `reset` faults), e.g. to validate
    * requests and responses against `openapi.yaml`. An exception it throws is reported on stderr.

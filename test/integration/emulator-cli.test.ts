@@ -175,6 +175,24 @@ describe("broker-config-emulator", () => {
     expect((await started.exit).code).toBe(0);
   });
 
+  it("--rate-limit and --rate-limit-scope limit the API from the start, shown in the banner and the controls", async () => {
+    const banner = run(["--port", "0", "--rate-limit", "7", "--rate-limit-scope", "overall"]);
+    await banner.firstLine;
+    banner.child.kill("SIGTERM");
+    expect((await banner.exit).code).toBe(0);
+    expect(banner.stdout()).toContain("rate limit:                 7 requests per second over all requests");
+
+    const started = run(["--json", "--port", "0", "--controls", "--rate-limit", "1"]);
+    const line = JSON.parse(await started.firstLine) as { url: string; adminKey: string; controlUrl: string };
+    const status = await fetch(`${line.controlUrl}/rate-limit`);
+    expect(await status.json()).toEqual({
+      limit: { requestsPerSecond: 1, scope: "key" },
+      rateLimitedResponses: 0,
+    });
+    started.child.kill("SIGTERM");
+    expect((await started.exit).code).toBe(0);
+  });
+
   it("--help prints the usage and exits 0", async () => {
     const help = run(["--help"]);
     expect((await help.exit).code).toBe(0);
@@ -188,6 +206,11 @@ describe("broker-config-emulator", () => {
     [["--port", "70000"]],
     [["positional"]],
     [["--admin-key", ""]],
+    [["--rate-limit", "0"]],
+    [["--rate-limit", "2.5"]],
+    [["--rate-limit", "10001"]],
+    [["--rate-limit", "5", "--rate-limit-scope", "ip"]],
+    [["--rate-limit-scope", "overall"]],
   ])("refuses %j with the usage on stderr and exit code 2", async (args) => {
     const bad = run(args);
     expect((await bad.exit).code).toBe(2);
