@@ -1,4 +1,4 @@
-/** The goals of issue #6, checked against the figures. A goal whose figures were not measured is left out. */
+/** The goals of issues #6 and #11, checked against the figures. A goal whose figures were not measured is left out. */
 import type { Goal } from "./lib/report.mts";
 
 type Figures = Record<string, unknown>;
@@ -12,6 +12,8 @@ export const MAX_PROVIDER_BYTES = 1024;
 export const MAX_CLIENT_RATIO = 1.15;
 /** How much slower than the engine's floor `pulumi up` of 100 keys may be. */
 export const MAX_UP_RATIO = 1.5;
+/** How much slower than the least time a 10 requests/s limit allows `pulumi up` of 100 keys may be. */
+export const MAX_RATE_LIMITED_RATIO = 1.25;
 /**
  * How much steeper refresh may get from 100→300 resources than from 10→100 (marginal seconds per
  * resource) and still count as about linear; jitter of a shared 2-core machine needs the slack.
@@ -99,12 +101,40 @@ export function evaluateGoals(results: Figures): Goal[] {
       detail: `up+refresh ${perKey.join(", ")}`,
     });
   }
+  goals.push(...limitGoals(results));
   const slopes = refreshSlopes(up);
   if (slopes !== undefined) {
     goals.push({
       goal: "refresh grows about linearly with N",
       met: slopes.high <= slopes.low * MAX_REFRESH_SLOPE_GROWTH,
       detail: `marginal ${slopes.low} ms/resource for 10→100, ${slopes.high} for 100→300`,
+    });
+  }
+  return goals;
+}
+
+/** The goals of issue #11: a rate-limited, flaky API costs time, never resources or a second `up`. */
+function limitGoals(results: Figures): Goal[] {
+  const goals: Goal[] = [];
+  const limited = results["rateLimited"] as Record<string, number> | undefined;
+  if (limited !== undefined) {
+    goals.push({
+      goal: `rateLimited.ratio <= ${MAX_RATE_LIMITED_RATIO}`,
+      met: (limited["ratio"] ?? Infinity) <= MAX_RATE_LIMITED_RATIO,
+      detail: `${limited["seconds"]} s vs ${limited["floorSeconds"]} s floor: ratio ${limited["ratio"]}`,
+    });
+    goals.push({
+      goal: "rateLimited.failedResources = 0",
+      met: limited["failedResources"] === 0,
+      detail: `${limited["failedResources"]} failed, ${limited["rateLimitedResponses"]} 429s in ${limited["requests"]} requests`,
+    });
+  }
+  const faults = results["rateLimitedFaults"] as Record<string, number> | undefined;
+  if (faults !== undefined) {
+    goals.push({
+      goal: "rateLimitedFaults: 0 failed, 0 duplicates, 1 up",
+      met: faults["failedResources"] === 0 && faults["duplicates"] === 0 && faults["ups"] === 1,
+      detail: `${faults["failedResources"]} failed, ${faults["duplicates"]} duplicates, ${faults["ups"]} up(s)`,
     });
   }
   return goals;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures what issue #6 asks for, prints a table and writes bench/results.json.
+ * `npm run bench`: measures what issues #6 and #11 ask for, prints a table and writes bench/results.json.
  * BENCHMARKS.md explains every figure. Needs a build (`npm run bench` builds first) and the Pulumi CLI
  * (scripts/ensure-pulumi-cli.sh builds it offline on a machine's first run).
  *
@@ -22,6 +22,7 @@ import type * as CliSection from "./sections/cli-requests.mts";
 import type * as HostSection from "./sections/host.mts";
 import type * as BytesSection from "./sections/provider-bytes.mts";
 import type * as RequestsSection from "./sections/requests-per-op.mts";
+import type * as LimitsSection from "./sections/rate-limit.mts";
 import type * as UpSection from "./sections/up.mts";
 
 const repo = (await import(new URL("./lib/repo.mts", import.meta.url).href)) as typeof Repo;
@@ -31,7 +32,16 @@ const { formatReport } = await load<typeof ReportModule>(import.meta.url, "./lib
 const { findLeaks } = await load<typeof SecretsModule>(import.meta.url, "./lib/secrets.mts");
 const { evaluateGoals } = await load<typeof Goals>(import.meta.url, "./goals.mts");
 
-const SECTIONS = ["providerBytes", "requestsPerOp", "cliRequests", "client", "host", "up"] as const;
+const LIMITS = ["rateLimited", "rateLimitedFaults", "latency"] as const;
+const SECTIONS = [
+  "providerBytes",
+  "requestsPerOp",
+  "cliRequests",
+  "client",
+  "host",
+  "up",
+  ...LIMITS,
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -106,6 +116,10 @@ try {
   if (wanted("up")) {
     const section = await load<typeof UpSection>(import.meta.url, "./sections/up.mts");
     results["up"] = await section.measureUp(ctx, upSizes);
+  }
+  for (const name of LIMITS.filter(wanted)) {
+    const section = await load<typeof LimitsSection>(import.meta.url, "./sections/rate-limit.mts");
+    results[name] = await section.LIMIT_SECTIONS[name](ctx);
   }
 } catch (error) {
   // Failures of the CLI carry its output: it goes through the secret scan like everything else.

@@ -83,11 +83,14 @@ export class PulumiProject {
     };
   }
 
-  /** Runs `pulumi <args>` in the project; rejects with {@link CliError} on a non-zero exit. */
-  run(args: readonly string[]): Promise<CliRun> {
+  /**
+   * Runs `pulumi <args>` in the project; rejects with {@link CliError} on a non-zero exit.
+   * `onStart` receives the CLI's process id (to watch its memory).
+   */
+  run(args: readonly string[], onStart?: (pid: number) => void): Promise<CliRun> {
     const started = performance.now();
     return new Promise((resolve, reject) => {
-      execFile(
+      const child = execFile(
         "pulumi",
         [...args, "--non-interactive"],
         { cwd: this.dir, env: this.#env, maxBuffer: 256 * 1024 * 1024 },
@@ -99,6 +102,7 @@ export class PulumiProject {
           else resolve({ stdout, stderr, seconds });
         },
       );
+      if (onStart !== undefined && child.pid !== undefined) onStart(child.pid);
     });
   }
 

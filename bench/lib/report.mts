@@ -93,7 +93,23 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         Object.entries(up).map(([n, f]) => [
           `N=${n}`,
           `up ${f["seconds"]} (floor ${f["floorSeconds"]}, x${f["ratio"]})`,
-          `refresh ${f["refreshSeconds"]} (floor ${f["floorRefreshSeconds"]}), state ${f["stateBytesPerResource"]} B/resource (floor ${f["floorStateBytesPerResource"]}), requests/key up ${f["upRequestsPerResource"]} refresh ${f["refreshRequestsPerResource"]}`,
+          `refresh ${f["refreshSeconds"]} (floor ${f["floorRefreshSeconds"]}), state ${f["stateBytesPerResource"]} B/resource (floor ${f["floorStateBytesPerResource"]}), requests/key up ${f["upRequestsPerResource"]} refresh ${f["refreshRequestsPerResource"]}, CLI peak ${f["cliPeakMiB"]} MiB (floor ${f["floorCliPeakMiB"]}), with its processes ${f["treePeakMiB"]} MiB (floor ${f["floorTreePeakMiB"]})`,
+        ]),
+      ),
+    );
+  }
+  const limits = ["rateLimited", "rateLimitedFaults", "latency"]
+    .map((name) => [name, results[name]] as const)
+    .filter((entry): entry is readonly [string, Record<string, number>] => entry[1] !== undefined);
+  if (limits.length > 0) {
+    parts.push(
+      table(
+        "pulumi up of 100 access keys against a rate-limited, slow or flaky API",
+        limits.map(([name, figures]) => [
+          name,
+          Object.entries(figures)
+            .map(([key, value]) => `${key} ${value}`)
+            .join(", "),
         ]),
       ),
     );

@@ -1,12 +1,14 @@
 /**
  * up: `pulumi up` of N access keys through the real CLI, against the same program served by a no-op
  * dynamic provider (the engine's own floor), the state each resource costs, and `pulumi refresh` of
- * the same stacks. Each N gets a fresh emulator process and fresh stacks.
+ * the same stacks, and the peak memory of the CLI during the up. Each N gets a fresh emulator process
+ * and fresh stacks.
  */
 import * as path from "node:path";
 import type * as EmulatorModule from "../../src/emulator/index.ts";
 import type { BenchContext } from "../lib/context.mts";
 import type * as EmulatorProcessModule from "../lib/emulator.mts";
+import type * as PeakMemoryModule from "../lib/peak-memory.mts";
 import type * as ProjectModule from "../lib/pulumi-project.mts";
 import type * as Repo from "../lib/repo.mts";
 import type * as Stats from "../lib/stats.mts";
@@ -21,12 +23,15 @@ const { startEmulatorProcess } = await load<typeof EmulatorProcessModule>(
 );
 const { PulumiProject } = await load<typeof ProjectModule>(import.meta.url, "../lib/pulumi-project.mts");
 const { round } = await load<typeof Stats>(import.meta.url, "../lib/stats.mts");
+const { PeakMemorySampler } = await load<typeof PeakMemoryModule>(import.meta.url, "../lib/peak-memory.mts");
 const { listKeyValues } = await load<typeof CliRequests>(import.meta.url, "./cli-requests.mts");
 
 /** The stack sizes measured. */
-export const SIZES = [10, 100, 300] as const;
+export const SIZES = [10, 100, 300, 1000] as const;
 /** Runs per program and size; the fastest counts (the least disturbed by other load on the machine). */
 export const REPEATS = 3;
+/** From this size on, one run per program: an `up` of 1000 keys alone takes over a minute. */
+export const SINGLE_RUN_FROM = 1000;
 
 /** Figures for one N. */
 export interface UpFigures {
@@ -50,6 +55,14 @@ export interface UpFigures {
   upRequestsPerResource: number;
   /** Requests the emulator saw during the refresh, per key. */
   refreshRequestsPerResource: number;
+  /** Peak resident memory of the `pulumi` process during the up, in MiB. */
+  cliPeakMiB: number;
+  /** The same for the no-op up. */
+  floorCliPeakMiB: number;
+  /** Peak resident memory of the CLI with its language host and provider processes, in MiB. */
+  treePeakMiB: number;
+  /** The same for the no-op up. */
+  floorTreePeakMiB: number;
 }
 
 interface Timed {
@@ -58,6 +71,8 @@ interface Timed {
   stateBytes: number;
   upRequests: number;
   refreshRequests: number;
+  cliPeakMiB: number;
+  treePeakMiB: number;
 }
 
 /** Counts the emulator's requests. */
@@ -87,7 +102,11 @@ async function upAndRefresh(
       "broker:apiKey": { value: broker.adminKey, secret: true },
     });
     await counter.clearRequests();
-    const up = await project.run(["up", "--yes", "--skip-preview"]);
+    const memory = new PeakMemorySampler();
+    const up = await project.run(["up", "--yes", "--skip-preview"], (pid) => {
+      memory.start(pid);
+    });
+    const peak = memory.stop();
     const upRequests = (await counter.requests()).length;
     const stateBytes = project.stateBytes("bench");
     await counter.clearRequests();
@@ -99,6 +118,8 @@ async function upAndRefresh(
       stateBytes,
       upRequests,
       refreshRequests,
+      cliPeakMiB: peak.processMiB,
+      treePeakMiB: peak.treeMiB,
     };
   } finally {
     ctx.produced.push({
@@ -116,6 +137,8 @@ function fastest(runs: readonly Timed[]): Timed {
     stateBytes: runs.at(-1)?.stateBytes ?? Number.NaN,
     upRequests: Math.max(...runs.map((r) => r.upRequests)),
     refreshRequests: Math.max(...runs.map((r) => r.refreshRequests)),
+    cliPeakMiB: Math.max(...runs.map((r) => r.cliPeakMiB)),
+    treePeakMiB: Math.max(...runs.map((r) => r.treePeakMiB)),
   };
 }
 
@@ -133,10 +156,11 @@ export async function measureUp(
     try {
       const floorRuns: Timed[] = [];
       const ourRuns: Timed[] = [];
-      for (let r = 1; r <= REPEATS; r++) {
-        ctx.log(`up: N=${n}, no-op provider (run ${r} of ${REPEATS})`);
+      const repeats = n >= SINGLE_RUN_FROM ? 1 : REPEATS;
+      for (let r = 1; r <= repeats; r++) {
+        ctx.log(`up: N=${n}, no-op provider (run ${r} of ${repeats})`);
         floorRuns.push(await upAndRefresh(ctx, "noop", n, emulator, controls));
-        ctx.log(`up: N=${n}, access keys (run ${r} of ${REPEATS})`);
+        ctx.log(`up: N=${n}, access keys (run ${r} of ${repeats})`);
         ourRuns.push(await upAndRefresh(ctx, "keys", n, emulator, controls));
       }
       const floor = fastest(floorRuns);
@@ -153,6 +177,10 @@ export async function measureUp(
         refreshMsPerResource: round((ours.refreshSeconds * 1000) / n, 1),
         upRequestsPerResource: round(ours.upRequests / n, 2),
         refreshRequestsPerResource: round(ours.refreshRequests / n, 2),
+        cliPeakMiB: ours.cliPeakMiB,
+        floorCliPeakMiB: floor.cliPeakMiB,
+        treePeakMiB: ours.treePeakMiB,
+        floorTreePeakMiB: floor.treePeakMiB,
       };
     } finally {
       await emulator.stop();
