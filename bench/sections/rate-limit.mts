@@ -172,9 +172,9 @@ async function up(project: Project): Promise<{ seconds: number; failure?: string
     return { seconds: run.seconds };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    // The last lines name what failed (after the CLI's own summary): enough to see why.
-    const lines = `${error.stdout}\n${error.stderr}`.trim().split("\n");
-    return { seconds: (performance.now() - started) / 1000, failure: lines.slice(-6).join("\n") };
+    // The first errors the CLI printed: enough to see why (the whole output goes to the secret scan).
+    const lines = `${error.stdout}\n${error.stderr}`.split("\n").filter((line) => /\berror:/u.test(line));
+    return { seconds: (performance.now() - started) / 1000, failure: lines.slice(0, 3).join("\n") };
   }
 }
 
