@@ -2,7 +2,8 @@
  * The `/v1` request pipeline: faults, the rate limit, authentication, routing, body, handler, then the
  * request log and the inspect callback. Faults stand for the network and proxies in front of the
  * service: a request a "before" fault strikes never reaches the service, so it uses none of the rate
- * limit; the limit is the service's own and comes before authentication. Every failure becomes a JSON error reply; nothing here can crash the server.
+ * limit; the limit is the service's own and comes before authentication. Every failure becomes a JSON
+ * error reply; nothing here can crash the server.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { apiRouter } from "./api-routes";

@@ -94,6 +94,9 @@ export interface RateLimitSpec {
 export interface RateLimitStatus {
   /** The limit, or `null` when requests are not limited. */
   limit: RateLimitSpec | null;
-  /** How many requests the limit refused with 429 since the emulator started or was last reset. */
+  /**
+   * How many requests the limit refused with 429 since the emulator started or was last reset (an
+   * "after" fault may still replace such an answer, as it replaces any other).
+   */
   rateLimitedResponses: number;
 }
