@@ -16,9 +16,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { BrokerClient } from "../client/client";
-import { normalizeBaseUrl } from "../client/base-url";
-import { isBrokerApiError, isBrokerConfigError } from "../client/errors";
+import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
+import { DEFAULT_SETTING_NAMES, type SettingNames } from "../client/setting-names";
+import { ENV_VARS, resolveSettings, type RequiredSetting } from "../connection";
 import { exportBrokerConfig, type ExportProgress } from "../export/document";
 import {
   BROKER_CONFIG_FORMATS,
@@ -52,7 +53,8 @@ class UsageError extends Error {}
 interface ExportArgs {
   baseUrl: string;
   apiKey: string;
-  apiKeyEnv: string;
+  /** How the client's messages name the settings: the flags and variables they came from. */
+  settingNames: SettingNames;
   out?: string;
   format: BrokerConfigFormat;
   progress: boolean;
@@ -103,38 +105,54 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     throw new UsageError(`--format must be yaml or json, got ${JSON.stringify(format)}`);
   if (values.out === "") throw new UsageError("--out must not be empty");
 
-  const apiKeyEnv = values["api-key-env"] ?? "BROKER_API_KEY";
+  const apiKeyEnv = values["api-key-env"] ?? ENV_VARS.apiKey;
   if (!ENV_NAME.test(apiKeyEnv))
     throw new UsageError(`--api-key-env must name an environment variable, got ${JSON.stringify(apiKeyEnv)}`);
-  const apiKey = env[apiKeyEnv]?.trim() ?? "";
-  knownSecrets.push(apiKey);
-  if (apiKey === "")
-    throw new UsageError(
-      `no API key: set ${apiKeyEnv} to an ACCOUNT access key${values["api-key-env"] === undefined ? " (or name another variable with --api-key-env)" : ""}`,
-    );
-  // eslint-disable-next-line no-control-regex
-  if (/[\s\x00-\x1f\x7f]/u.test(apiKey))
-    throw new UsageError(
-      `the API key in ${apiKeyEnv} contains whitespace or control characters; copy the key again`,
-    );
-
-  const rawUrl = values["base-url"] ?? env["BROKER_BASE_URL"]?.trim() ?? "";
-  if (rawUrl === "")
-    throw new UsageError("no base URL: pass --base-url or set BROKER_BASE_URL (it ends in /v1)");
-  const baseUrl = normalizeBaseUrl(
-    rawUrl,
-    values["base-url"] === undefined ? "BROKER_BASE_URL" : "--base-url",
-  );
+  const customKeyEnv = values["api-key-env"] !== undefined;
+  const urlFlag = values["base-url"];
+  // The same resolution and checks as for a stack, with this command's names; there is no stack.
+  const settings = resolveSettings({
+    explicit: urlFlag === undefined ? {} : { baseUrl: urlFlag },
+    explicitNames: { baseUrl: "--base-url" },
+    env,
+    envVars: { apiKey: apiKeyEnv },
+    missingMessage: (missing) => missingMessage(missing, apiKeyEnv, customKeyEnv),
+  });
+  knownSecrets.push(settings.apiKey);
+  const settingNames: SettingNames = {
+    ...DEFAULT_SETTING_NAMES,
+    baseUrl: present(urlFlag) ? "--base-url" : ENV_VARS.baseUrl,
+    // A stack's key sits in broker:apiKey: say so, for a key copied from there.
+    apiKey: customKeyEnv
+      ? `${apiKeyEnv} (named by --api-key-env)`
+      : `${apiKeyEnv} (broker:apiKey in a stack)`,
+  };
 
   const args: ExportArgs = {
-    baseUrl,
-    apiKey,
-    apiKeyEnv,
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    settingNames,
     format: format as BrokerConfigFormat,
     progress: values.progress,
   };
   if (values.out !== undefined) args.out = values.out;
   return args;
+}
+
+function present(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== "";
+}
+
+/** What to do when the base URL or the key is missing, in this command's terms. */
+function missingMessage(
+  missing: readonly RequiredSetting[],
+  apiKeyEnv: string,
+  customKeyEnv: boolean,
+): string {
+  const setUrl = `pass --base-url or set ${ENV_VARS.baseUrl} (it ends in /v1)`;
+  const setKey = `set ${apiKeyEnv} to an ACCOUNT access key${customKeyEnv ? "" : " (or name another variable with --api-key-env)"}`;
+  if (missing.length > 1) return `no base URL and no API key: ${setUrl}, and ${setKey}`;
+  return missing[0] === "baseUrl" ? `no base URL: ${setUrl}` : `no API key: ${setKey}`;
 }
 
 /** Progress lines such as `exported 300 access keys…`. */
@@ -157,7 +175,11 @@ function writeAtomically(file: string, text: string): void {
 }
 
 async function runExport(args: ExportArgs): Promise<number> {
-  const client = new BrokerClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
+  const client = new BrokerClient({
+    baseUrl: args.baseUrl,
+    apiKey: args.apiKey,
+    settingNames: args.settingNames,
+  });
   try {
     const result = await exportBrokerConfig(client, {
       ...(args.progress ? { onProgress: (p: ExportProgress) => process.stderr.write(progressLine(p)) } : {}),
@@ -174,11 +196,7 @@ async function runExport(args: ExportArgs): Promise<number> {
     return 0;
   } catch (error) {
     if (!isBrokerApiError(error)) throw error;
-    const hint =
-      args.apiKeyEnv !== "BROKER_API_KEY" && (error.status === 401 || error.status === 403)
-        ? ` (the key was read from ${args.apiKeyEnv})`
-        : "";
-    process.stderr.write(`broker-config: ${error.message}${hint}\n`);
+    process.stderr.write(`broker-config: ${error.message}\n`);
     return 1;
   } finally {
     await client.close();
@@ -190,7 +208,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   try {
     args = parseExportArgs(argv, env);
   } catch (error) {
-    if (!(error instanceof UsageError) && !isBrokerConfigError(error)) throw error;
+    if (!(error instanceof UsageError) && !isBrokerSettingsError(error)) throw error;
     process.stderr.write(`broker-config: ${error.message}\n\n${USAGE}`);
     return 2;
   }

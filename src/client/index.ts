@@ -8,10 +8,11 @@
  * ```
  */
 export { BrokerClient, getBrokerClient, type BrokerClientOptions } from "./client";
+export { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
+export { NETWORK_ERRORS, type NetworkErrorTraits, type NetworkFailureKind } from "./network-errors";
 export { createdAccessKeyOf } from "./create-once";
 export type { CreateOnceApi, CreateOnceBudget, CreateOnceClaims, CreatedAccessKeyOnce } from "./create-once";
 export type { RetryEvent } from "./request";
-export type { CreateWorkspaceInput } from "./workspaces";
 export {
   CLOCK_SKEW_MARGIN_MS,
   DEFAULT_MAX_CONCURRENCY,

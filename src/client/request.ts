@@ -1,35 +1,25 @@
 /**
  * The one function through which every API call goes: URL building, headers (`X-API-KEY`,
- * `User-Agent`, JSON), encoding and decoding, retries, error mapping and redaction. Endpoint
- * functions only declare what differs.
+ * `User-Agent`, JSON), encoding and decoding, retries, error mapping and redaction. The endpoints
+ * (`endpoints.ts`) only declare what differs.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-
 import type { Dispatcher } from "undici";
 
-import { badResponseError, networkError, statusError, type CallFacts } from "./error-mapping";
 import { ShapeError, type Decoder } from "./decode";
+import type { Endpoint, EndpointInfo } from "./endpoints";
+import type { BrokerApiError } from "./errors";
+import { badResponseError, networkError, statusError, type CallFacts } from "./error-mapping";
 import {
-  decideRetry,
   failureReason,
   isOutcomeUnknown,
   parseRetryAfter,
+  retrying,
   type AttemptFailure,
+  type AttemptOutcome,
+  type RequestTiming,
   type RetryPolicy,
 } from "./retry";
-import type { BrokerApiError } from "./errors";
-
-/** One endpoint of the API, declared once. */
-export interface Endpoint {
-  readonly method: "GET" | "POST" | "PUT";
-  /** The path template relative to the base URL, such as `/access-key/{accessKey}/permissions`. */
-  readonly path: string;
-  /**
-   * Whether sending the request twice has the same effect as sending it once. Only repeatable
-   * requests are retried after a failure that may have happened after the server processed them.
-   */
-  readonly repeatable: boolean;
-}
+import type { SettingNames } from "./setting-names";
 
 /** Reported before each retry. Contains no secrets: the path is the template. */
 export interface RetryEvent {
@@ -45,20 +35,6 @@ export interface RetryEvent {
   reason: string;
 }
 
-/** The clock, sleep and randomness used for retries; replaced by unit tests so they need not wait. */
-export interface RequestTiming {
-  readonly sleep: (ms: number) => Promise<void>;
-  readonly now: () => number;
-  readonly random: () => number;
-}
-
-/** Real timing. */
-export const REAL_TIMING: RequestTiming = {
-  sleep: (ms) => sleep(ms),
-  now: () => Date.now(),
-  random: () => Math.random(),
-};
-
 /** Everything `request()` needs from the client that sends it. */
 export interface RequestContext {
   /** The undici dispatcher (a `Pool` for the base URL's origin). */
@@ -73,21 +49,8 @@ export interface RequestContext {
   readonly retry: Omit<RetryPolicy, "random">;
   readonly timing: RequestTiming;
   readonly onRetry?: ((event: RetryEvent) => void) | undefined;
-}
-
-/** One call. */
-export interface RequestOptions<T> {
-  readonly endpoint: Endpoint;
-  /** Values of the path template's parameters. They are secrets (access key values) and redacted. */
-  readonly params?: Readonly<Record<string, string>>;
-  /** Query parameters; `undefined` values are left out. */
-  readonly query?: Readonly<Record<string, string | number | undefined>>;
-  /** The JSON body. */
-  readonly body?: unknown;
-  /** Further secrets in the query or body, redacted from every error. The API key always is. */
-  readonly secrets?: readonly string[];
-  /** Validates and normalises a 2xx body. */
-  readonly decode: Decoder<T>;
+  /** How the caller names each setting, for the hints of error messages. */
+  readonly settingNames: SettingNames;
 }
 
 /** Fills a path template; the values are percent-encoded. */
@@ -142,58 +105,59 @@ interface Received {
 }
 
 /**
- * Sends one call, retrying as the retry policy allows, and returns the decoded 2xx body.
+ * Sends one call of `endpoint` with `input`, retrying as the retry policy allows, and returns the
+ * decoded 2xx body (or the endpoint's answer for a status it declares as one).
  *
  * @throws BrokerApiError for every failure, with secrets redacted.
  */
-export async function request<T>(ctx: RequestContext, options: RequestOptions<T>): Promise<T> {
-  const { method, path: pathTemplate, repeatable } = options.endpoint;
-  const secrets = [ctx.apiKey, ...Object.values(options.params ?? {}), ...(options.secrets ?? [])];
-  const path = ctx.basePath + expandPath(pathTemplate, options.params) + queryString(options.query);
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+export async function request<I, O>(ctx: RequestContext, endpoint: Endpoint<I, O>, input: I): Promise<O> {
+  const { method, path: pathTemplate, repeatable } = endpoint;
+  const parts = endpoint.build(input);
+  const secrets = [ctx.apiKey, ...Object.values(parts.params ?? {}), ...(parts.secrets ?? [])];
+  const path = ctx.basePath + expandPath(pathTemplate, parts.params) + queryString(parts.query);
+  const payload = parts.body === undefined ? undefined : JSON.stringify(parts.body);
   const headers: Record<string, string> = {
     accept: "application/json",
     "user-agent": ctx.userAgent,
     "x-api-key": ctx.apiKey,
     ...(payload === undefined ? {} : { "content-type": "application/json" }),
   };
-  const policy: RetryPolicy = { ...ctx.retry, random: ctx.timing.random };
-  const started = ctx.timing.now();
-
-  for (let attempts = 1; ; attempts++) {
-    const facts: CallFacts = {
-      method,
-      pathTemplate,
-      attempts,
-      baseUrl: ctx.baseUrl,
-      secrets,
-      repeatable,
-      timeoutMs: ctx.timeoutMs,
-      maxRetryTimeMs: ctx.retry.maxRetryTimeMs,
-    };
+  const facts = (attempts: number): CallFacts => ({
+    method,
+    pathTemplate,
+    attempts,
+    baseUrl: ctx.baseUrl,
+    secrets,
+    repeatable,
+    timeoutMs: ctx.timeoutMs,
+    maxRetryTimeMs: ctx.retry.maxRetryTimeMs,
+    names: ctx.settingNames,
+  });
+  const loop = {
+    policy: ctx.retry,
+    timing: ctx.timing,
+    repeatable,
+    onRetry: (attempt: number, delayMs: number, failure: AttemptFailure) => {
+      ctx.onRetry?.({ method, pathTemplate, attempt, delayMs, reason: failureReason(failure) });
+    },
+  };
+  return retrying(loop, async (attempts): Promise<AttemptOutcome<O>> => {
     const outcome = await send(ctx, method, path, headers, payload);
     if (outcome.ok && outcome.status >= 200 && outcome.status < 300)
-      return decodeBody(outcome, options.decode, facts);
+      return { ok: true, value: decodeBody(outcome, endpoint.decode, facts(attempts)) };
+    if (outcome.ok && endpoint.answers?.statuses.has(outcome.status) === true)
+      return { ok: true, value: endpoint.answers.value };
     const { failure, fail } = outcome.ok
       ? statusFailure(outcome, repeatable, ctx.timing.now())
       : networkFailure(outcome.error, repeatable);
-    const decision = decideRetry(failure, repeatable, attempts, ctx.timing.now() - started, policy);
-    if (!decision.retry) throw fail({ ...facts, stop: decision });
-    notify(ctx, {
-      method,
-      pathTemplate,
-      attempt: attempts,
-      delayMs: decision.delayMs,
-      reason: failureReason(failure),
-    });
-    await ctx.timing.sleep(decision.delayMs);
-  }
+    return { ok: false, failure, fail: (stop) => fail({ ...facts(attempts), stop }) };
+  });
 }
 
 /** One attempt: the response, or why none arrived. */
 async function send(
   ctx: RequestContext,
-  method: Endpoint["method"],
+  method: EndpointInfo["method"],
   path: string,
   headers: Record<string, string>,
   payload: string | undefined,
@@ -245,14 +209,5 @@ function decodeBody<T>(received: Received, decode: Decoder<T>, facts: CallFacts)
   } catch (error) {
     if (error instanceof ShapeError) throw badResponseError(received.status, error.message, requestId, facts);
     throw error;
-  }
-}
-
-/** Reports a retry; a failing listener must not fail the call it only observes. */
-function notify(ctx: RequestContext, event: RetryEvent): void {
-  try {
-    ctx.onRetry?.(event);
-  } catch {
-    // Deliberately ignored: logging is best effort.
   }
 }

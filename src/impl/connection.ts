@@ -1,6 +1,11 @@
 import type { ConfigureRequest } from "@pulumi/pulumi/dynamic";
 import { getBrokerClient, type BrokerClient } from "../client";
-import { configuredBaseUrl as baseUrlFromSettings, resolveConnection, type ConfigSource } from "../config";
+import {
+  configuredBaseUrl as baseUrlFromSettings,
+  resolveConnection,
+  STACK_SETTING_NAMES,
+  type ConfigSource,
+} from "../connection";
 
 /**
  * The connection every provider of this process uses.
@@ -19,11 +24,13 @@ export function configure(request: ConfigureRequest): Promise<void> {
 }
 
 /**
- * The API client for the configured endpoint. Throws a `BrokerConfigError` naming `broker:baseUrl` /
- * `broker:apiKey` and `BROKER_BASE_URL` / `BROKER_API_KEY` when settings are missing.
+ * The API client for the configured endpoint. Throws a `BrokerSettingsError` naming `broker:baseUrl` /
+ * `broker:apiKey` and `BROKER_BASE_URL` / `BROKER_API_KEY` when settings are missing (all missing
+ * ones in one message). The client's own messages name the same stack settings.
  */
 export function brokerClient(): BrokerClient {
-  return getBrokerClient(resolveConnection(undefined, stackConfig, process.env));
+  const settings = resolveConnection(undefined, stackConfig, process.env);
+  return getBrokerClient({ ...settings, settingNames: STACK_SETTING_NAMES });
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   DEFAULT_USER_AGENT,
   getBrokerClient,
   isBrokerApiError,
-  isBrokerConfigError,
+  isBrokerSettingsError,
   type BrokerApiError,
   type RetryEvent,
 } from "../../src/client";
@@ -567,12 +567,12 @@ describe("redaction", () => {
 
 describe("client options", () => {
   it.each([
-    ["a base URL without /v1", { baseUrl: "http://127.0.0.1/v2" }, "BROKER_CONFIG_INVALID"],
-    ["an ftp base URL", { baseUrl: "ftp://127.0.0.1/v1" }, "BROKER_CONFIG_INVALID"],
-    ["an empty API key", { apiKey: "" }, "BROKER_CONFIG_MISSING"],
-    ["a zero timeout", { timeoutMs: 0 }, "BROKER_CONFIG_INVALID"],
-    ["a negative maxRetries", { maxRetries: -1 }, "BROKER_CONFIG_INVALID"],
-    ["a fractional maxConcurrency", { maxConcurrency: 1.5 }, "BROKER_CONFIG_INVALID"],
+    ["a base URL without /v1", { baseUrl: "http://127.0.0.1/v2" }, "BROKER_SETTINGS_INVALID"],
+    ["an ftp base URL", { baseUrl: "ftp://127.0.0.1/v1" }, "BROKER_SETTINGS_INVALID"],
+    ["an empty API key", { apiKey: "" }, "BROKER_SETTINGS_MISSING"],
+    ["a zero timeout", { timeoutMs: 0 }, "BROKER_SETTINGS_INVALID"],
+    ["a negative maxRetries", { maxRetries: -1 }, "BROKER_SETTINGS_INVALID"],
+    ["a fractional maxConcurrency", { maxConcurrency: 1.5 }, "BROKER_SETTINGS_INVALID"],
   ])("refuses %s", (_, options, code) => {
     let thrown: unknown;
     try {
@@ -580,7 +580,7 @@ describe("client options", () => {
     } catch (error) {
       thrown = error;
     }
-    expect(isBrokerConfigError(thrown)).toBe(true);
+    expect(isBrokerSettingsError(thrown)).toBe(true);
     expect(thrown).toMatchObject({ code });
   });
 
