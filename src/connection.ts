@@ -10,7 +10,7 @@
  */
 import { normalizeBaseUrl } from "./client/base-url";
 import { BrokerSettingsError } from "./client/errors";
-import { countRule, isValidCount } from "./client/options";
+import { countRule, isValidCount, isValidRate, RATE_RULE } from "./client/options";
 import { redactSecrets } from "./client/redact";
 import type { SettingNames } from "./client/setting-names";
 
@@ -26,6 +26,10 @@ export interface ConnectionSettings {
   maxRetries?: number;
   /** Requests in flight at once; the client's default when absent. */
   maxConcurrency?: number;
+  /** How long one call may wait on the rate limit, in seconds; the client's default when absent. */
+  rateLimitTimeoutSeconds?: number;
+  /** The broker's known request quota; when absent, the client learns the pace from 429s. */
+  maxRequestsPerSecond?: number;
 }
 
 /** Reads one namespaced stack config value, such as `broker:baseUrl`; `undefined` when unset. */
@@ -34,8 +38,8 @@ export type ConfigSource = (key: string) => string | undefined;
 /** The settings without which no client can be made. */
 export type RequiredSetting = "baseUrl" | "apiKey";
 
-/** The numeric settings, read from explicit values or stack config only. */
-type CountSetting = "timeoutMs" | "maxRetries" | "maxConcurrency";
+/** The integer settings, read from explicit values or stack config only. */
+type CountSetting = "timeoutMs" | "maxRetries" | "maxConcurrency" | "rateLimitTimeoutSeconds";
 
 /** The stack config keys of each setting. */
 export const CONFIG_KEYS = {
@@ -44,12 +48,15 @@ export const CONFIG_KEYS = {
   timeoutMs: "broker:timeoutMs",
   maxRetries: "broker:maxRetries",
   maxConcurrency: "broker:maxConcurrency",
+  rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
+  maxRequestsPerSecond: "broker:maxRequestsPerSecond",
 } as const;
 
 /** The environment variables consulted when stack config does not set a value. */
 export const ENV_VARS = {
   baseUrl: "BROKER_BASE_URL",
   apiKey: "BROKER_API_KEY",
+  maxRequestsPerSecond: "BROKER_MAX_REQUESTS_PER_SECOND",
 } as const;
 
 /**
@@ -62,6 +69,8 @@ export const STACK_SETTING_NAMES: SettingNames = {
   timeoutMs: CONFIG_KEYS.timeoutMs,
   maxRetries: CONFIG_KEYS.maxRetries,
   maxConcurrency: CONFIG_KEYS.maxConcurrency,
+  rateLimitTimeoutSeconds: CONFIG_KEYS.rateLimitTimeoutSeconds,
+  maxRequestsPerSecond: `${CONFIG_KEYS.maxRequestsPerSecond} (or ${ENV_VARS.maxRequestsPerSecond})`,
 };
 
 /**
@@ -86,13 +95,13 @@ export interface SettingSources {
    * How an explicit value is named in messages, per setting, such as `--base-url`.
    * @default "the <setting> option"
    */
-  explicitNames?: Partial<Record<RequiredSetting, string>>;
+  explicitNames?: Partial<Record<RequiredSetting | "maxRequestsPerSecond", string>>;
   /** Reads stack config; none when the caller has no stack (the CLI). */
   stackConfig?: ConfigSource | undefined;
   /** The environment. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** The environment variables of the base URL and API key. @default ENV_VARS */
-  envVars?: Partial<Record<RequiredSetting, string>>;
+  /** The environment variables of the base URL, the API key and the quota. @default ENV_VARS */
+  envVars?: Partial<Record<RequiredSetting | "maxRequestsPerSecond", string>>;
   /** The message when required settings are missing. @default stackMissingMessage */
   missingMessage?: (missing: readonly RequiredSetting[]) => string;
 }
@@ -138,6 +147,31 @@ function count(name: CountSetting, sources: SettingSources): number | undefined 
   throw new BrokerSettingsError(
     "BROKER_SETTINGS_INVALID",
     `Invalid ${CONFIG_KEYS[name]} "${text}": it must be ${countRule(name)}; fix it with \`pulumi config set ${CONFIG_KEYS[name]} <number>\``,
+  );
+}
+
+/** The known quota: a positive number, explicit, from stack config, or from the environment. */
+function quota(sources: SettingSources): number | undefined {
+  const explicit = sources.explicit?.maxRequestsPerSecond;
+  const name = sources.explicitNames?.maxRequestsPerSecond ?? "maxRequestsPerSecond option";
+  if (explicit !== undefined) {
+    if (isValidRate(explicit)) return explicit;
+    throw new BrokerSettingsError(
+      "BROKER_SETTINGS_INVALID",
+      `Invalid ${name} ${explicit}: it must be ${RATE_RULE}`,
+    );
+  }
+  const key = CONFIG_KEYS.maxRequestsPerSecond;
+  const envVar = sources.envVars?.maxRequestsPerSecond ?? ENV_VARS.maxRequestsPerSecond;
+  const fromStack = present(sources.stackConfig?.(key));
+  const text = fromStack ?? present((sources.env ?? process.env)[envVar]);
+  if (text === undefined) return undefined;
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (isValidRate(value)) return value;
+  const where = fromStack === undefined ? envVar : key;
+  throw new BrokerSettingsError(
+    "BROKER_SETTINGS_INVALID",
+    `Invalid ${where} "${text}": it must be ${RATE_RULE} (requests per second, such as 20 or 0.5)`,
   );
 }
 
@@ -187,6 +221,10 @@ function resolve(sources: SettingSources): ConnectionSettings {
   if (maxRetries !== undefined) settings.maxRetries = maxRetries;
   const maxConcurrency = count("maxConcurrency", sources);
   if (maxConcurrency !== undefined) settings.maxConcurrency = maxConcurrency;
+  const rateLimitTimeoutSeconds = count("rateLimitTimeoutSeconds", sources);
+  if (rateLimitTimeoutSeconds !== undefined) settings.rateLimitTimeoutSeconds = rateLimitTimeoutSeconds;
+  const maxRequestsPerSecond = quota(sources);
+  if (maxRequestsPerSecond !== undefined) settings.maxRequestsPerSecond = maxRequestsPerSecond;
   return settings;
 }
 
@@ -214,11 +252,13 @@ export function resolveSettings(sources: SettingSources): ConnectionSettings {
 
 /**
  * Resolves the connection settings. Explicit options win, then stack config (`broker:baseUrl`,
- * `broker:apiKey`, `broker:timeoutMs`, `broker:maxRetries`, `broker:maxConcurrency`), then the
- * environment (`BROKER_BASE_URL`, `BROKER_API_KEY`). Empty values count as unset.
+ * `broker:apiKey`, `broker:timeoutMs`, `broker:maxRetries`, `broker:maxConcurrency`,
+ * `broker:rateLimitTimeoutSeconds`, `broker:maxRequestsPerSecond`), then the environment
+ * (`BROKER_BASE_URL`, `BROKER_API_KEY`, `BROKER_MAX_REQUESTS_PER_SECOND`). Empty values count as unset.
  *
  * Validates that the base URL is http(s) and ends in `/v1` (a trailing slash is dropped), that
- * `timeoutMs` and `maxConcurrency` are positive integers and `maxRetries` a non-negative one.
+ * `timeoutMs` and `maxConcurrency` are positive integers, `maxRetries` and
+ * `rateLimitTimeoutSeconds` non-negative ones, and `maxRequestsPerSecond` a positive number.
  *
  * @param explicit Settings given in code; they override everything else.
  * @param stackConfig Reads stack config, e.g. `(key) => request.config.get(key)` in `configure`.

@@ -2,7 +2,8 @@
 /**
  * The `broker-config` command. One subcommand so far:
  *
- * `broker-config export [--base-url URL] [--api-key-env NAME] [--out FILE] [--format yaml|json] [--progress]`
+ * `broker-config export [--base-url URL] [--api-key-env NAME] [--max-requests-per-second N]
+ *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json] [--progress]`
  * reads an environment and writes its configuration as a document that the BrokerConfig component
  * deploys (see `exportBrokerConfig`).
  *
@@ -15,7 +16,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { BrokerClient } from "../client/client";
+import { BrokerClient, type BrokerClientOptions } from "../client/client";
+import { isValidRate, RATE_RULE } from "../client/options";
 import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
 import { DEFAULT_SETTING_NAMES, type SettingNames } from "../client/setting-names";
@@ -36,6 +38,11 @@ permissions; never key values) as a document for the BrokerConfig component.
 Options:
   --base-url URL       the API base URL, ending in /v1       [default: $BROKER_BASE_URL]
   --api-key-env NAME   read the ACCOUNT API key from $NAME   [default: BROKER_API_KEY]
+  --max-requests-per-second N
+                       the broker's request quota: pace requests below it
+                                    [default: $BROKER_MAX_REQUESTS_PER_SECOND, else learned from 429s]
+  --rate-limit-timeout-seconds N
+                       how long one request may wait on the rate limit [default: 300]
   --out FILE           write to FILE (replaced only when the export succeeds) [default: stdout]
   --format yaml|json   output format                         [default: json for *.json, else yaml]
   --progress           report progress on stderr             [default: when stderr is a terminal]
@@ -46,15 +53,16 @@ Every key is listed by name, the ACCOUNT key used for the export included; no va
 Exit codes: 0 ok, 1 API, connection or file failure, 2 usage error.
 `;
 
+/** Waits on the rate limit this long or longer are reported on stderr. */
+const RATE_LIMIT_NOTE_MS = 5_000;
+
 /** Bad arguments or missing settings: exit code 2. */
 class UsageError extends Error {}
 
 /** The parsed arguments of `export`. */
 interface ExportArgs {
-  baseUrl: string;
-  apiKey: string;
-  /** How the client's messages name the settings: the flags and variables they came from. */
-  settingNames: SettingNames;
+  /** The client's options; its messages name the flags and variables the settings came from. */
+  client: BrokerClientOptions;
   out?: string;
   format: BrokerConfigFormat;
   progress: boolean;
@@ -81,6 +89,8 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
       options: {
         "base-url": { type: "string" },
         "api-key-env": { type: "string" },
+        "max-requests-per-second": { type: "string" },
+        "rate-limit-timeout-seconds": { type: "string" },
         out: { type: "string", short: "o" },
         format: { type: "string" },
         progress: { type: "boolean", default: false },
@@ -110,10 +120,23 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     throw new UsageError(`--api-key-env must name an environment variable, got ${JSON.stringify(apiKeyEnv)}`);
   const customKeyEnv = values["api-key-env"] !== undefined;
   const urlFlag = values["base-url"];
+  const quotaFlag = values["max-requests-per-second"];
+  const quota = quotaFlag === undefined ? undefined : Number(quotaFlag);
+  if (quota !== undefined && (!/^\d+(\.\d+)?$/u.test(quotaFlag ?? "") || !isValidRate(quota)))
+    throw new UsageError(`--max-requests-per-second must be ${RATE_RULE}, got ${JSON.stringify(quotaFlag)}`);
+  const timeoutFlag = values["rate-limit-timeout-seconds"];
+  if (timeoutFlag !== undefined && !/^\d+$/u.test(timeoutFlag))
+    throw new UsageError(
+      `--rate-limit-timeout-seconds must be a whole number of seconds, got ${JSON.stringify(timeoutFlag)}`,
+    );
   // The same resolution and checks as for a stack, with this command's names; there is no stack.
   const settings = resolveSettings({
-    explicit: urlFlag === undefined ? {} : { baseUrl: urlFlag },
-    explicitNames: { baseUrl: "--base-url" },
+    explicit: {
+      ...(urlFlag === undefined ? {} : { baseUrl: urlFlag }),
+      ...(quota === undefined ? {} : { maxRequestsPerSecond: quota }),
+      ...(timeoutFlag === undefined ? {} : { rateLimitTimeoutSeconds: Number(timeoutFlag) }),
+    },
+    explicitNames: { baseUrl: "--base-url", maxRequestsPerSecond: "--max-requests-per-second" },
     env,
     envVars: { apiKey: apiKeyEnv },
     missingMessage: (missing) => missingMessage(missing, apiKeyEnv, customKeyEnv),
@@ -126,12 +149,19 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     apiKey: customKeyEnv
       ? `${apiKeyEnv} (named by --api-key-env)`
       : `${apiKeyEnv} (broker:apiKey in a stack)`,
+    rateLimitTimeoutSeconds: "--rate-limit-timeout-seconds",
+    maxRequestsPerSecond: `--max-requests-per-second (or ${ENV_VARS.maxRequestsPerSecond})`,
   };
 
+  const { baseUrl, apiKey, maxRequestsPerSecond, rateLimitTimeoutSeconds } = settings;
   const args: ExportArgs = {
-    baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey,
-    settingNames,
+    client: {
+      baseUrl,
+      apiKey,
+      settingNames,
+      ...(maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond }),
+      ...(rateLimitTimeoutSeconds === undefined ? {} : { rateLimitTimeoutSeconds }),
+    },
     format: format as BrokerConfigFormat,
     progress: values.progress,
   };
@@ -176,9 +206,14 @@ function writeAtomically(file: string, text: string): void {
 
 async function runExport(args: ExportArgs): Promise<number> {
   const client = new BrokerClient({
-    baseUrl: args.baseUrl,
-    apiKey: args.apiKey,
-    settingNames: args.settingNames,
+    ...args.client,
+    // A long silence would look like a hang: say why.
+    onRateLimitWait: (event) => {
+      if (event.waitMs >= RATE_LIMIT_NOTE_MS)
+        process.stderr.write(
+          `broker-config: waiting on the broker's rate limit for ${Math.ceil(event.waitMs / 1000)} s\n`,
+        );
+    },
   });
   try {
     const result = await exportBrokerConfig(client, {

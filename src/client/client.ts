@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_RETRY_TIME_MS,
+  DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_USER_AGENT,
   RETRY_BASE_DELAY_MS,
@@ -21,9 +22,10 @@ import {
 } from "./create-once";
 import { ENDPOINTS, type Endpoint } from "./endpoints";
 import { BrokerSettingsError } from "./errors";
-import { countRule, isValidCount, type CountOption } from "./options";
+import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "./options";
 import { allPages, listDefaults, type ResolvedListOptions } from "./paging";
-import { request, type RequestContext, type RetryEvent } from "./request";
+import { RatePacer, sharedPacer } from "./rate-limit";
+import { request, type RateLimitWaitEvent, type RequestContext, type RetryEvent } from "./request";
 import { REAL_TIMING, type RequestTiming } from "./retry";
 import { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 import type {
@@ -78,8 +80,26 @@ export interface BrokerClientOptions {
    * @default "pulumi-broker-config/<version>" (DEFAULT_USER_AGENT)
    */
   userAgent?: string;
+  /**
+   * How long one call may wait on the broker's rate limit in all, in seconds. A 429 is waited out
+   * (it blocks every request of the process to this API until its `Retry-After`, and slows the
+   * pace) and does not count against `maxRetries`; past this budget the call fails.
+   * @default 300 (DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS)
+   */
+  rateLimitTimeoutSeconds?: number;
+  /**
+   * The broker's request quota, when known: requests of the process to this API are paced to stay
+   * below it from the start, so no 429 is needed to learn it. Fractions are allowed.
+   * @default none: the pace is learned from 429s
+   */
+  maxRequestsPerSecond?: number;
   /** Called before each retry, e.g. to log it. The event holds no secrets. Exceptions are ignored. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Called before a request waits a second or more on the rate limit, e.g. to tell the user why
+   * nothing seems to happen. The event holds no secrets. Exceptions are ignored.
+   */
+  onRateLimitWait?: (event: RateLimitWaitEvent) => void;
   /**
    * How to name the settings behind these options in error messages ("check that … holds an
    * ACCOUNT access key"), so that the hint says where the user sets them.
@@ -100,6 +120,11 @@ export interface BrokerClientInternals {
   baseDelayMs?: number;
   /** Largest backoff step. @default RETRY_MAX_DELAY_MS */
   maxDelayMs?: number;
+  /**
+   * The pacer. @default the process-wide one for the base URL, or with `timing` given, a pacer of
+   * this client alone on that clock.
+   */
+  pacer?: RatePacer;
 }
 
 function checkCount(value: number | undefined, fallback: number, name: CountOption): number {
@@ -146,6 +171,18 @@ export class BrokerClient {
     const maxRetries = checkCount(options.maxRetries, DEFAULT_MAX_RETRIES, "maxRetries");
     const maxRetryTimeMs = checkCount(options.maxRetryTimeMs, DEFAULT_MAX_RETRY_TIME_MS, "maxRetryTimeMs");
     const connections = checkCount(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY, "maxConcurrency");
+    const rateLimitTimeoutSeconds = checkCount(
+      options.rateLimitTimeoutSeconds,
+      DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+      "rateLimitTimeoutSeconds",
+    );
+    const quota = options.maxRequestsPerSecond;
+    if (quota !== undefined && !isValidRate(quota)) {
+      throw new BrokerSettingsError(
+        "BROKER_SETTINGS_INVALID",
+        `Invalid broker client option maxRequestsPerSecond: ${quota} is not ${RATE_RULE}`,
+      );
+    }
     const url = new URL(this.baseUrl);
     this.#pool = new Pool(url.origin, {
       connections,
@@ -167,6 +204,14 @@ export class BrokerClient {
       timing,
       onRetry: options.onRetry,
       settingNames,
+      rateLimit: {
+        pacer:
+          internals.pacer ??
+          (internals.timing === undefined ? sharedPacer(this.baseUrl, timing) : new RatePacer(timing)),
+        maxRequestsPerSecond: quota,
+        timeoutMs: rateLimitTimeoutSeconds * 1000,
+        onWait: options.onRateLimitWait,
+      },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
@@ -300,15 +345,19 @@ export class BrokerClient {
 }
 
 const cache = new Map<string, BrokerClient>();
-const listenerIds = new WeakMap<(event: RetryEvent) => void, number>();
+const listenerIds = new WeakMap<object, number>();
 let nextListenerId = 1;
 
+/** A number per listener function, so that the cache key tells listeners apart. */
+function listenerId(listener: object | undefined): number {
+  if (listener === undefined) return 0;
+  const id = listenerIds.get(listener) ?? nextListenerId++;
+  listenerIds.set(listener, id);
+  return id;
+}
+
 function cacheKey(options: BrokerClientOptions): string {
-  let listener = 0;
-  if (options.onRetry !== undefined) {
-    listener = listenerIds.get(options.onRetry) ?? nextListenerId++;
-    listenerIds.set(options.onRetry, listener);
-  }
+  const listener = [listenerId(options.onRetry), listenerId(options.onRateLimitWait)];
   // The API key enters the key only as a hash, so the map holds no credential of its own.
   const apiKey = createHash("sha256").update(options.apiKey).digest("hex");
   return JSON.stringify([
@@ -318,6 +367,8 @@ function cacheKey(options: BrokerClientOptions): string {
     options.maxRetries ?? DEFAULT_MAX_RETRIES,
     options.maxRetryTimeMs ?? DEFAULT_MAX_RETRY_TIME_MS,
     options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    options.rateLimitTimeoutSeconds ?? DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+    options.maxRequestsPerSecond ?? null,
     options.userAgent ?? DEFAULT_USER_AGENT,
     { ...DEFAULT_SETTING_NAMES, ...options.settingNames },
     listener,
@@ -325,7 +376,7 @@ function cacheKey(options: BrokerClientOptions): string {
 }
 
 /**
- * The process-wide client for these options: one per (base URL, API key, options, `onRetry`), so
+ * The process-wide client for these options: one per (base URL, API key, options, listeners), so
  * that every resource served by one provider host shares one pool and its concurrency cap. A closed
  * client is replaced by a new one.
  */

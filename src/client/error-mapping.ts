@@ -75,6 +75,10 @@ export interface CallFacts {
   timeoutMs: number;
   /** The retry time budget, for budget messages. */
   maxRetryTimeMs: number;
+  /** The rate-limit time budget of a call, for rate-limit messages. */
+  rateLimitTimeoutMs: number;
+  /** The wait on the rate limit that no longer fit in that budget, when that stopped the call. */
+  rateLimitWaitMs?: number | undefined;
   /** How the caller names the settings the hints point at. */
   names: SettingNames;
 }
@@ -89,6 +93,14 @@ function stopNote(facts: CallFacts): string {
   if (facts.stop.why === "retry-after" && facts.retryAfterMs !== undefined) {
     const seconds = Math.ceil(facts.retryAfterMs / 1000);
     return `; the server asked to wait ${seconds} s, more than is left of the retry budget (maxRetryTimeMs ${facts.maxRetryTimeMs} ms)`;
+  }
+  if (facts.stop.why === "rate-limit") {
+    const budget = `the rate-limit budget (${facts.names.rateLimitTimeoutSeconds}: ${Math.round(facts.rateLimitTimeoutMs / 1000)} s)`;
+    const asked = facts.retryAfterMs;
+    // The wait may round up by a millisecond, or add pacing to what the server asked.
+    return asked !== undefined && asked + 1000 >= (facts.rateLimitWaitMs ?? 0)
+      ? `; the server asked to wait ${Math.ceil(asked / 1000)} s, more than is left of ${budget}`
+      : `; waiting ${Math.ceil((facts.rateLimitWaitMs ?? 0) / 1000)} s more would exceed ${budget}`;
   }
   if (facts.stop.why === "budget")
     return `; the retry budget (maxRetryTimeMs ${facts.maxRetryTimeMs} ms) ran out`;
@@ -115,7 +127,9 @@ function statusHint(
     case "BROKER_CONFLICT":
       return "the request conflicts with the current state on the broker; refresh and try again";
     case "BROKER_RATE_LIMITED":
-      return `the broker API rate limited the request after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}${stopNote(facts)}; retry later or lower ${facts.names.maxConcurrency}`;
+      // Fewer requests in flight would not help: the client already paces every request of the
+      // process. More time, or pacing at the known limit from the start, does.
+      return `the broker API rate limited the request after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}${stopNote(facts)}; raise ${facts.names.rateLimitTimeoutSeconds}, or set ${facts.names.maxRequestsPerSecond} to the broker's limit so that requests are paced from the start`;
     case "BROKER_SERVER_ERROR":
       return `the broker API failed; retry later${stopNote(facts)}`;
     case "BROKER_INVALID_REQUEST":

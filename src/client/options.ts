@@ -9,6 +9,7 @@ export const COUNT_OPTIONS = {
   maxRetries: 0,
   maxRetryTimeMs: 0,
   maxConcurrency: 1,
+  rateLimitTimeoutSeconds: 0,
 } as const satisfies Record<string, 0 | 1>;
 
 /** The name of a numeric client option. */
@@ -22,4 +23,12 @@ export function countRule(name: CountOption): string {
 /** Whether `value` is valid for the option: a safe integer no smaller than its minimum. */
 export function isValidCount(name: CountOption, value: number): boolean {
   return Number.isSafeInteger(value) && value >= COUNT_OPTIONS[name];
+}
+
+/** The rule of a request quota such as `maxRequestsPerSecond`, for messages. */
+export const RATE_RULE = "a positive number";
+
+/** Whether `value` is a valid request quota: a finite number above 0 (fractions allowed: 0.5 is one request every 2 s). */
+export function isValidRate(value: number): boolean {
+  return Number.isFinite(value) && value > 0;
 }

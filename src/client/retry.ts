@@ -116,10 +116,11 @@ export type RetryDecision =
       readonly retry: false;
       /**
        * Why not: the failure is not retried for this request (`final`), attempts are used up
-       * (`attempts`), the next wait would not fit in the time budget (`budget`), or the server's
-       * `Retry-After` alone exceeds what is left of it (`retry-after`).
+       * (`attempts`), the next wait would not fit in the time budget (`budget`), the server's
+       * `Retry-After` alone exceeds what is left of it (`retry-after`), or waiting out a 429 would
+       * exceed the rate-limit time budget (`rate-limit`, decided by `request()`).
        */
-      readonly why: "final" | "attempts" | "budget" | "retry-after";
+      readonly why: "final" | "attempts" | "budget" | "retry-after" | "rate-limit";
     };
 
 /**
@@ -170,6 +171,8 @@ export type AttemptOutcome<T> =
       readonly failure: AttemptFailure;
       /** The error to throw when this failure is the last; `stop` says why retrying stopped. */
       readonly fail: (stop: RetryDecision & { retry: false }) => Error;
+      /** Set when the attempt already knows it must not be retried, and why. */
+      readonly stop?: RetryDecision & { retry: false };
     };
 
 /** How {@link retrying} runs: the limits, the clock, and whether the operation is safe to repeat. */
@@ -197,6 +200,7 @@ export async function retrying<T>(
   for (let attempts = 1; ; attempts++) {
     const outcome = await attempt(attempts);
     if (outcome.ok) return outcome.value;
+    if (outcome.stop !== undefined) throw outcome.fail(outcome.stop);
     const decision = decideRetry(
       outcome.failure,
       loop.repeatable,

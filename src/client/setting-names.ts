@@ -17,6 +17,10 @@ export interface SettingNames {
   readonly maxRetries: string;
   /** Where the number of requests in flight is set. @default "the maxConcurrency option" */
   readonly maxConcurrency: string;
+  /** Where the time budget for waiting on the rate limit is set. @default "the rateLimitTimeoutSeconds option" */
+  readonly rateLimitTimeoutSeconds: string;
+  /** Where the known request quota is set. @default "the maxRequestsPerSecond option" */
+  readonly maxRequestsPerSecond: string;
 }
 
 /** The names a client uses when its caller gives none. */
@@ -26,4 +30,6 @@ export const DEFAULT_SETTING_NAMES: SettingNames = {
   timeoutMs: "the timeoutMs option",
   maxRetries: "the maxRetries option",
   maxConcurrency: "the maxConcurrency option",
+  rateLimitTimeoutSeconds: "the rateLimitTimeoutSeconds option",
+  maxRequestsPerSecond: "the maxRequestsPerSecond option",
 };

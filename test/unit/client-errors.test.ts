@@ -36,12 +36,28 @@ afterEach(async () => {
   }
 });
 
-/** Retries without waiting. */
-const timing = { sleep: () => Promise.resolve(), now: () => Date.now(), random: () => 0.5 };
+let clock = 0;
+/** Retries without waiting: the clock moves by the waits only, as if they were real. */
+const timing = {
+  sleep: (ms: number) => {
+    clock += ms;
+    return Promise.resolve();
+  },
+  now: () => clock,
+  random: () => 0.5,
+};
 
 function client(baseUrl: string, options: { maxRetries?: number; timeoutMs?: number } = {}): BrokerClient {
   return new BrokerClient(
-    { baseUrl, apiKey: API_KEY, maxRetries: 2, settingNames: STACK_SETTING_NAMES, ...options },
+    // 2 s of rate-limit budget: two 1 s waits on 429s without Retry-After, as many as maxRetries allows.
+    {
+      baseUrl,
+      apiKey: API_KEY,
+      maxRetries: 2,
+      rateLimitTimeoutSeconds: 2,
+      settingNames: STACK_SETTING_NAMES,
+      ...options,
+    },
     { timing },
   );
 }

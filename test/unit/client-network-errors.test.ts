@@ -27,6 +27,7 @@ const facts: CallFacts = {
   repeatable: true,
   timeoutMs: 100,
   maxRetryTimeMs: 60_000,
+  rateLimitTimeoutMs: 300_000,
   names: { ...DEFAULT_SETTING_NAMES, baseUrl: "BASE", timeoutMs: "TIMEOUT", maxRetries: "RETRIES" },
 };
 

@@ -80,6 +80,7 @@ describe("scrubbed causes", () => {
       repeatable: true,
       timeoutMs: 1000,
       maxRetryTimeMs: 1000,
+      rateLimitTimeoutMs: 300_000,
       names: STACK_SETTING_NAMES,
     };
     const error = networkError(undiciLike(), "UND_ERR_SOCKET", false, facts);

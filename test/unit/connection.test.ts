@@ -106,8 +106,14 @@ describe("resolveConnection precedence", () => {
       timeoutMs: "broker:timeoutMs",
       maxRetries: "broker:maxRetries",
       maxConcurrency: "broker:maxConcurrency",
+      rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
+      maxRequestsPerSecond: "broker:maxRequestsPerSecond",
     });
-    expect(ENV_VARS).toEqual({ baseUrl: "BROKER_BASE_URL", apiKey: "BROKER_API_KEY" });
+    expect(ENV_VARS).toEqual({
+      baseUrl: "BROKER_BASE_URL",
+      apiKey: "BROKER_API_KEY",
+      maxRequestsPerSecond: "BROKER_MAX_REQUESTS_PER_SECOND",
+    });
   });
 });
 
@@ -277,6 +283,47 @@ describe("resolveSettings for a caller without a stack", () => {
   });
 });
 
+describe("rate-limit settings", () => {
+  const ok = { "broker:baseUrl": "https://x.example/v1", "broker:apiKey": KEY };
+
+  it("reads the rate-limit budget from stack config and the quota from stack config, then the environment", () => {
+    expect(
+      resolveConnection(
+        undefined,
+        stack({ ...ok, "broker:rateLimitTimeoutSeconds": "600", "broker:maxRequestsPerSecond": "2.5" }),
+        { BROKER_MAX_REQUESTS_PER_SECOND: "9" },
+      ),
+    ).toMatchObject({ rateLimitTimeoutSeconds: 600, maxRequestsPerSecond: 2.5 });
+    expect(
+      resolveConnection(undefined, stack(ok), { BROKER_MAX_REQUESTS_PER_SECOND: "9" }).maxRequestsPerSecond,
+    ).toBe(9);
+    expect(resolveConnection({ maxRequestsPerSecond: 0.5 }, stack(ok), {}).maxRequestsPerSecond).toBe(0.5);
+  });
+
+  it.each([
+    [
+      { "broker:maxRequestsPerSecond": "0" },
+      {},
+      'Invalid broker:maxRequestsPerSecond "0": it must be a positive number (requests per second, such as 20 or 0.5)',
+    ],
+    [
+      {},
+      { BROKER_MAX_REQUESTS_PER_SECOND: "fast" },
+      'Invalid BROKER_MAX_REQUESTS_PER_SECOND "fast": it must be a positive number (requests per second, such as 20 or 0.5)',
+    ],
+    [
+      { "broker:rateLimitTimeoutSeconds": "5m" },
+      {},
+      'Invalid broker:rateLimitTimeoutSeconds "5m": it must be a non-negative integer; fix it with `pulumi config set broker:rateLimitTimeoutSeconds <number>`',
+    ],
+  ])("explains an invalid value: %o %o", (config, env, message) => {
+    expect(failure(() => resolveConnection(undefined, stack({ ...ok, ...config }), env))).toEqual({
+      code: "BROKER_SETTINGS_INVALID",
+      message,
+    });
+  });
+});
+
 describe("STACK_SETTING_NAMES", () => {
   it("names the stack config key and the environment variable, as the client's hints show them", () => {
     expect(STACK_SETTING_NAMES).toEqual({
@@ -285,6 +332,8 @@ describe("STACK_SETTING_NAMES", () => {
       timeoutMs: "broker:timeoutMs",
       maxRetries: "broker:maxRetries",
       maxConcurrency: "broker:maxConcurrency",
+      rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
+      maxRequestsPerSecond: "broker:maxRequestsPerSecond (or BROKER_MAX_REQUESTS_PER_SECOND)",
     });
   });
 });
