@@ -125,7 +125,8 @@ export type RetryDecision =
 
 /**
  * Decides whether to retry after attempt number `attempts` (1-based) failed with `failure`,
- * `elapsedMs` after the call started.
+ * `elapsedMs` after the call started. `request()` waits 429s out before they get here (see
+ * `rate-limit.ts`); the 429 rules below serve callers that retry without a pacer.
  */
 export function decideRetry(
   failure: AttemptFailure,
