@@ -1,6 +1,7 @@
 import type { dynamic, ID } from "@pulumi/pulumi";
 import { createdAccessKeyOf, isBrokerApiError, type BrokerClient } from "../client";
 import type { AccessKeyRecord, AccessKeyType, CreatedAccessKey, Permissions } from "../client/types";
+import { ON_DELETE_VALUES, type OnDelete } from "../model";
 import { brokerClient } from "./connection";
 import { inputChanged } from "./diffing";
 import { assertSameEndpoint, checkEndpointInputs, endpointMoved, type EndpointInputs } from "./endpoint";
@@ -24,11 +25,7 @@ import {
 
 export { configure } from "./connection";
 
-/** What destroy does with the key: the API cannot delete keys. */
-export type OnDelete = "revoke" | "retain";
-
-/** The values of {@link OnDelete}. */
-export const ON_DELETE_VALUES: readonly OnDelete[] = ["revoke", "retain"];
+export { ON_DELETE_VALUES, type OnDelete };
 
 /** Access key inputs after `check`: defaults filled in, permissions normalised. */
 export interface AccessKeyInputs extends EndpointInputs {
