@@ -98,7 +98,10 @@ export function checkPermissions(failures: CheckFailures, property: string, valu
   checkEventPaths(failures, `${property}.receive`, value["receive"]);
   const resources = value["resources"];
   if (resources !== undefined && !isUnknown(resources) && !isPlainObject(resources)) {
-    failures.add(`${property}.resources`, `must be a plain object (e.g. {}), got ${describeValue(resources)}`);
+    failures.add(
+      `${property}.resources`,
+      `must be a plain object (e.g. {}), got ${describeValue(resources)}`,
+    );
   }
 }
 

@@ -62,5 +62,7 @@ export function eventPathProblem(path: string): string | undefined {
  */
 export function eventPathMessage(path: string): string | undefined {
   const problem = eventPathProblem(path);
-  return problem === undefined ? undefined : `event path ${JSON.stringify(path)} ${problem}; ${EVENT_PATH_HINT}`;
+  return problem === undefined
+    ? undefined
+    : `event path ${JSON.stringify(path)} ${problem}; ${EVENT_PATH_HINT}`;
 }

@@ -34,7 +34,12 @@ describe("names", () => {
     const failures = new CheckFailures();
     checkName(failures, "name", "a/b", "Workspace");
     expect(failures.list).toEqual([
-      { property: "name", reason: expect.stringMatching(/^Workspace name must not contain '\/': the API joins workspace names with '\/'/u) as string },
+      {
+        property: "name",
+        reason: expect.stringMatching(
+          /^Workspace name must not contain '\/': the API joins workspace names with '\/'/u,
+        ) as string,
+      },
     ]);
     const keyFailures = new CheckFailures();
     checkName(keyFailures, "name", "a/b", "Access key");

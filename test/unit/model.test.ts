@@ -90,7 +90,8 @@ describe("names", () => {
   it("only adds rules to the API's: what the package accepts, the API accepts", () => {
     for (const name of ["", " a", "a\u0000", "a/b", "x".repeat(201), "ok"]) {
       for (const kind of ["workspace", "accessKey"] as const) {
-        for (const problem of apiNameProblems(name, kind)) expect(nameProblems(name, kind)).toContain(problem);
+        for (const problem of apiNameProblems(name, kind))
+          expect(nameProblems(name, kind)).toContain(problem);
       }
     }
   });
