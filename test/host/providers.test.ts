@@ -160,6 +160,16 @@ describe("check", () => {
     expect(await emulator.controls!.requests()).toEqual([]);
   });
 
+  // Regression: "a/b" used to pass check (a green preview) and then fail `pulumi up` with a 400.
+  it("rejects a Workspace named 'a/b' in check, on name, before any request", async () => {
+    await emulator.controls!.clearRequests();
+    const { failures } = await host.check(urn("Workspace", "slash"), {}, { __provider: WS, name: "a/b" });
+    expect(failures).toEqual([
+      { property: "name", reason: expect.stringMatching(/^Workspace name must not contain '\/'.*paths/u) },
+    ]);
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
   it("lets values that are not known yet pass, and diff treats them as changes", async () => {
     const { failures } = await host.check(
       urn("AccessKey", "later"),
