@@ -7,6 +7,8 @@ import { createPrivateKey, createPublicKey } from "node:crypto";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { EmulatorControls } from "../../src/emulator";
+// The emulator imports nothing of the product; its tests take the limits from the domain model.
+import { MAX_EVENT_PATH_LENGTH, MAX_NAME_LENGTH } from "../../src/model";
 import { ApiCaller, listQuery, useCheckedEmulator, type CheckedEmulator } from "../support/emulator";
 
 let checked: CheckedEmulator;
@@ -482,11 +484,24 @@ describe("validation", () => {
     ["create key", "POST", "/access-key", { type: "ACCOUNT", permissions: {} }, "body.name"],
     ["create key", "POST", "/access-key", { ...validKey, name: "" }, "body.name"],
     ["create key", "POST", "/access-key", { ...validKey, name: 5 }, "body.name"],
-    ["create key", "POST", "/access-key", { ...validKey, name: "x".repeat(201) }, "body.name"],
+    [
+      "create key",
+      "POST",
+      "/access-key",
+      { ...validKey, name: "x".repeat(MAX_NAME_LENGTH + 1) },
+      "body.name",
+    ],
     ["create key", "POST", "/access-key", { name: "n", permissions: {} }, "body.type"],
     ["create key", "POST", "/access-key", { ...validKey, type: "account" }, "body.type"],
     ["create key", "POST", "/access-key", { name: "n", type: "ACCOUNT" }, "body.permissions"],
     ["create key", "POST", "/access-key", { ...validKey, permissions: [] }, "body.permissions"],
+    [
+      "create key",
+      "POST",
+      "/access-key",
+      { ...validKey, permissions: { send: ["x".repeat(MAX_EVENT_PATH_LENGTH + 1)] } },
+      "body.permissions.send[0]",
+    ],
     [
       "create key",
       "POST",
@@ -604,7 +619,7 @@ describe("validation", () => {
     ["create workspace", "POST", "/workspace", {}, "body.name"],
     ["create workspace", "POST", "/workspace", { name: "" }, "body.name"],
     ["create workspace", "POST", "/workspace", { name: "a/b" }, "body.name"],
-    ["create workspace", "POST", "/workspace", { name: "x".repeat(201) }, "body.name"],
+    ["create workspace", "POST", "/workspace", { name: "x".repeat(MAX_NAME_LENGTH + 1) }, "body.name"],
     ["create workspace", "POST", "/workspace", { name: ["a"] }, "body.name"],
     ["create workspace", "POST", "/workspace", { name: "a", parentId: -1 }, "body.parentId"],
     ["create workspace", "POST", "/workspace", { name: "a", parentId: 1.5 }, "body.parentId"],
@@ -636,14 +651,23 @@ describe("validation", () => {
   });
 
   it("accepts the boundaries: 200-character names, wildcards after a segment, unicode segments", async () => {
-    const name = "é".repeat(200);
+    const name = "é".repeat(MAX_NAME_LENGTH);
     const created = await createKey("SERVICE", name, {
-      send: ["orders", "orders/created", "orders/*", "a/b/c/*", "ünïcode/✓"],
+      send: [
+        "orders",
+        "orders/created",
+        "orders/*",
+        "a/b/c/*",
+        "ünïcode/✓",
+        "😀".repeat(MAX_EVENT_PATH_LENGTH),
+      ],
       receive: [],
       resources: { nested: { any: ["json"] } },
     });
     expect((await keyRecord(created.accessKey)).name).toBe(name);
-    expect((await api.post("/workspace", { name: "w".repeat(200), parentId: 0 })).status).toBe(201);
+    expect((await api.post("/workspace", { name: "w".repeat(MAX_NAME_LENGTH), parentId: 0 })).status).toBe(
+      201,
+    );
   });
 });
 
