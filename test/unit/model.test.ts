@@ -1,4 +1,6 @@
 /** The domain model's rules, on their own: names, event paths, permissions, key types and defaults. */
+import { readdirSync, readFileSync } from "node:fs";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ACCESS_KEY_TYPES,
@@ -152,5 +154,38 @@ describe("key types, onDelete and defaults", () => {
   it("builds workspace paths as the API does", () => {
     expect(workspacePath("/", "team")).toBe("/team");
     expect(workspacePath("/team", "orders")).toBe("/team/orders");
+  });
+});
+
+describe("module boundaries", () => {
+  /** Every module specifier a source file imports or re-exports (static imports, dynamic imports, require). */
+  function specifiers(file: string): string[] {
+    const text = readFileSync(file, "utf8");
+    const found = [...text.matchAll(/(?:from\s+|import\s*\(\s*|require\(\s*|import\s+)"([^"]+)"/gu)];
+    return found.map((match) => match[1] ?? "");
+  }
+
+  function sourceFiles(dir: string): string[] {
+    return readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .filter((name) => name.endsWith(".ts"))
+      .map((name) => path.join(dir, name));
+  }
+
+  it("the model imports only its own modules: no Pulumi, no client, no core, no packages", () => {
+    const dir = path.join(__dirname, "../../src/model");
+    const files = sourceFiles(dir);
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) {
+      for (const specifier of specifiers(file))
+        expect(specifier, path.basename(file)).toMatch(/^\.\/[\w-]+$/u);
+    }
+  });
+
+  it("the emulator imports nothing of the product (it fakes the API independently)", () => {
+    const dir = path.join(__dirname, "../../src/emulator");
+    for (const file of sourceFiles(dir)) {
+      for (const specifier of specifiers(file))
+        expect(specifier, path.relative(dir, file)).not.toMatch(/^\.\.\//u);
+    }
   });
 });
