@@ -16,5 +16,4 @@ export function codePointLength(text: string): number {
  * Control characters (C0, DEL and C1, Unicode category Cc) have no place in names or event paths:
  * they are invisible or reformat dashboards and logs.
  */
-// eslint-disable-next-line no-control-regex
 export const CONTROL_CHARACTER = /\p{Cc}/u;

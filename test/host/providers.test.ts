@@ -165,7 +165,10 @@ describe("check", () => {
     await emulator.controls!.clearRequests();
     const { failures } = await host.check(urn("Workspace", "slash"), {}, { __provider: WS, name: "a/b" });
     expect(failures).toEqual([
-      { property: "name", reason: expect.stringMatching(/^Workspace name must not contain '\/'.*paths/u) },
+      {
+        property: "name",
+        reason: expect.stringMatching(/^Workspace name must not contain '\/'.*paths/u) as string,
+      },
     ]);
     expect(await emulator.controls!.requests()).toEqual([]);
   });

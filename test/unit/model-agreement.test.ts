@@ -26,6 +26,7 @@ import { ACCESS_KEY_TYPES as EMULATOR_ACCESS_KEY_TYPES } from "../../src/emulato
 import {
   ACCESS_KEY_TYPES,
   apiNameProblems,
+  codePointLength,
   DEFAULT_ADOPT,
   DEFAULT_ON_DELETE,
   EVENT_PATH_PATTERN,
@@ -156,7 +157,7 @@ const pathBody = (path: string): Record<string, unknown> => ({
 
 const label = (text: string): string =>
   text.length > 24
-    ? `${JSON.stringify(text.slice(0, 12))}… (${[...text].length} code points)`
+    ? `${JSON.stringify(text.slice(0, 12))}… (${codePointLength(text)} code points)`
     : JSON.stringify(text);
 
 describe("names: the model, the JSON Schema, openapi.yaml and the emulator agree", () => {
