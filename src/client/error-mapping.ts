@@ -111,9 +111,13 @@ function statusHint(
     case "BROKER_FORBIDDEN":
       return `the API key was refused for this operation: is ${API_KEY_SETTING} a SERVICE key? use an ACCOUNT key`;
     case "BROKER_NOT_FOUND":
-      return "the object does not exist on the broker (was it deleted outside Pulumi?)";
+      return details.field === undefined
+        ? "the object does not exist on the broker (was it deleted outside Pulumi?)"
+        : `the object that ${details.field} names does not exist on the broker; correct that input`;
     case "BROKER_CONFLICT":
-      return "the request conflicts with the current state on the broker; refresh and try again";
+      return details.field === undefined
+        ? "the request conflicts with the current state on the broker; refresh and try again"
+        : `the request conflicts with the current state of the object that ${details.field} names; correct that input`;
     case "BROKER_RATE_LIMITED":
       return `the broker API rate limited the request after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}${stopNote(facts)}; retry later or lower broker:maxConcurrency`;
     case "BROKER_SERVER_ERROR":

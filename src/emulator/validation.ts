@@ -12,8 +12,12 @@ import { ACCESS_KEY_TYPES, type AccessKeyType, type PermissionsInput, type Permi
  * non-empty segments without whitespace or control characters, and `*` only as the whole last
  * segment after at least one other, at most {@link MAX_EVENT_PATH_LENGTH} code points. `openapi.yaml`
  * carries the same pattern and limit (tests keep them equal).
+ * The control characters (Unicode category Cc) are written as the ranges U+0000–U+001F and
+ * U+007F–U+009F rather than `\p{Cc}`, which Python's `re` (used by contract fuzzers such as
+ * Schemathesis) cannot read, so that a fuzzer can generate valid paths from the contract.
  */
-export const EVENT_PATH_PATTERN = "^[^\\s/*\\p{Cc}]+(?:/[^\\s/*\\p{Cc}]+)*(?:/\\*)?$";
+export const EVENT_PATH_PATTERN =
+  "^[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+(?:/[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+)*(?:/\\*)?$";
 
 const EVENT_PATH = new RegExp(EVENT_PATH_PATTERN, "u");
 

@@ -241,7 +241,7 @@ describe("service key pairs", () => {
     expect(await controls.publicKeyOf(id)).toBe(pair.public_key);
   });
 
-  it("answers 404 for an unknown key and 400 naming body.access_key for an ACCOUNT key", async () => {
+  it("answers 404 for an unknown key and 409 naming body.access_key for an ACCOUNT key", async () => {
     const unknown = await api.put("/access/service-key-pair", { access_key: "bks_unknown" });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ code: "not_found" });
@@ -249,9 +249,10 @@ describe("service key pairs", () => {
 
     const account = await createKey("ACCOUNT");
     const refused = await api.put("/access/service-key-pair", { access_key: account.accessKey });
-    expect(refused.status).toBe(400);
+    // Schema-valid, and the key exists: its type, not the request's form, forbids the rotation.
+    expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
-      code: "validation_failed",
+      code: "conflict",
       field: "body.access_key",
       message: "body.access_key is an ACCOUNT key; only SERVICE keys have key pairs",
     });
@@ -282,6 +283,17 @@ describe("workspaces", () => {
       parentId: b.id,
       children: [],
     });
+  });
+
+  it("answers 404 naming body.parentId for a schema-valid create under a parent that does not exist", async () => {
+    const response = await api.post("/workspace", { name: "a", parentId: 4242 });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({
+      code: "not_found",
+      field: "body.parentId",
+      message: "body.parentId does not name an existing workspace (use 0 or omit it for top level)",
+    });
+    expect(await allWorkspaces({ name: "a" })).toEqual([]);
   });
 
   it("accepts parentId 0 as top level and allows duplicate names under one parent", async () => {
@@ -624,7 +636,6 @@ describe("validation", () => {
     ["create workspace", "POST", "/workspace", { name: "a", parentId: -1 }, "body.parentId"],
     ["create workspace", "POST", "/workspace", { name: "a", parentId: 1.5 }, "body.parentId"],
     ["create workspace", "POST", "/workspace", { name: "a", parentId: "1" }, "body.parentId"],
-    ["create workspace", "POST", "/workspace", { name: "a", parentId: 4242 }, "body.parentId"],
     ["create workspace", "POST", "/workspace", { name: "a", path: "/a" }, "body.path"],
   ];
 
