@@ -41,7 +41,7 @@ export interface ServerDetails {
 
 /**
  * Reads the server's message (`message`, `error` as a string, or `error.detail`), `code` and `field`
- * from an error body (DESIGN §3), redacting every secret of the request. Anything else is ignored.
+ * from an error body (docs/decisions.md), redacting every secret of the request. Anything else is ignored.
  */
 export function readServerDetails(body: unknown, secrets: readonly string[]): ServerDetails {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return {};

@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { ProviderCallError, ProviderHost, UNKNOWN } from "../support/provider-host";
+import { ProviderCallError, ProviderHost, UNKNOWN } from "../../harness/provider-host.mts";
 
 // Each provider is driven through the real dynamic provider host over gRPC, with `__provider`
 // serialized in a real `node` process (vitest's module loader would serialize differently).
