@@ -15,7 +15,8 @@ export const MAX_EVENT_PATH_LENGTH = 1024;
  * The grammar as one regular expression (JSON Schema / ECMAScript syntax, needs the `u` flag);
  * `openapi.yaml` and the published JSON Schema carry exactly this pattern. The length limit is separate.
  */
-export const EVENT_PATH_PATTERN = "^[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+(?:/[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+)*(?:/\\*)?$";
+export const EVENT_PATH_PATTERN =
+  "^[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+(?:/[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+)*(?:/\\*)?$";
 
 /** What a valid event path looks like, appended to every event path problem. */
 export const EVENT_PATH_HINT =
