@@ -240,19 +240,13 @@ export interface AccessKeyDiff extends DiffResult {
  * type); permissions update in place and compare as sets.
  */
 export function diffAccessKey(old: AccessKeyInputs, news: ProposedAccessKeyInputs): AccessKeyDiff {
-  const oldPermissions = old.permissions;
   const permissions =
-    news.permissions === NOT_KNOWN ? undefined : permissionsChange(oldPermissions, news.permissions);
-  const permissionsChanged = news.permissions === NOT_KNOWN || permissions !== undefined;
-  const details: PropertyChange[] = [];
-  if (permissions !== undefined && news.permissions !== NOT_KNOWN) {
-    details.push(
-      ...listChanges("permissions.send", oldPermissions.send, news.permissions.send, false),
-      ...listChanges("permissions.receive", oldPermissions.receive, news.permissions.receive, false),
-    );
-    if (permissions.resources)
-      details.push({ path: "permissions.resources", kind: "update", replace: false });
-  }
+    news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
+  // Not known yet: one change of the whole property. Known: one change per list entry.
+  const details =
+    news.permissions === NOT_KNOWN || permissions === undefined
+      ? []
+      : permissionPaths(old.permissions, news.permissions, permissions);
   const diff = new DiffBuilder()
     .property("name", valueChanged(old.name, news.name), { replace: true })
     .property("type", valueChanged(old.type, news.type), { replace: true })
@@ -260,7 +254,10 @@ export function diffAccessKey(old: AccessKeyInputs, news: ProposedAccessKeyInput
       replace: true,
       kind: changeKind(old.baseUrl, news.baseUrl),
     })
-    .property("permissions", permissionsChanged, { replace: false, details })
+    .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
+      replace: false,
+      details,
+    })
     .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
     .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
     .property("allowEndpointChange", valueChanged(old.allowEndpointChange, news.allowEndpointChange), {
@@ -284,6 +281,15 @@ function permissionsChange(old: Permissions, now: Permissions): PermissionsChang
     receive: list("receive"),
     resources: JSON.stringify(a.resources) !== JSON.stringify(b.resources),
   };
+}
+
+/** The changed paths of a permissions change (both values normalised, so indices are stable). */
+function permissionPaths(old: Permissions, now: Permissions, change: PermissionsChange): PropertyChange[] {
+  return [
+    ...listChanges("permissions.send", old.send, now.send, false),
+    ...listChanges("permissions.receive", old.receive, now.receive, false),
+    ...(change.resources ? [{ path: "permissions.resources", kind: "update" as const, replace: false }] : []),
+  ];
 }
 
 /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */

@@ -204,6 +204,54 @@ describe("today's state decodes, and builds back to the same bag", () => {
   });
 });
 
+describe("detailed diffs", () => {
+  const old = decodeAccessKeyInputs(accessKey.inputs);
+
+  it("lists replacing properties in a stable order, each with its kind", () => {
+    const diff = diffAccessKey(
+      old,
+      decodeProposedAccessKeyInputs({
+        ...accessKey.inputs,
+        name: "other",
+        type: "ACCOUNT",
+        baseUrl: "https://b.example/v1",
+      }),
+    );
+    expect(diff).toMatchObject({
+      changes: true,
+      replaces: ["name", "type", "baseUrl"],
+      changed: ["name", "type", "baseUrl"],
+    });
+    expect(diff.details.every((d) => d.replace && d.kind === "update")).toBe(true);
+    const recorded = diffAccessKey(
+      { ...old, baseUrl: undefined },
+      decodeProposedAccessKeyInputs(accessKey.inputs),
+    );
+    expect(recorded.changes).toBe(false);
+  });
+
+  it("names a changed resources object and settings that only the stack holds", () => {
+    const diff = diffAccessKey(
+      old,
+      decodeProposedAccessKeyInputs({
+        ...accessKey.inputs,
+        permissions: { ...permissions, resources: { queue: "x" } },
+        onDelete: "retain",
+      }),
+    );
+    expect(diff.replaces).toEqual([]);
+    expect(diff.details).toEqual([
+      { path: "permissions.resources", kind: "update", replace: false },
+      { path: "onDelete", kind: "update", replace: false },
+    ]);
+    expect(diff.permissions).toEqual({
+      send: { added: [], removed: [] },
+      receive: { added: [], removed: [] },
+      resources: true,
+    });
+  });
+});
+
 describe("values not known yet (preview)", () => {
   const preview = { configuredBaseUrl: () => undefined };
 
