@@ -8,8 +8,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/impl/unknown";
-import { CheckFailures, checkEventPaths } from "../../src/impl/validation";
+import { UNKNOWN } from "../../src/core/unknown";
+import { CheckFailures, checkEventPaths } from "../../src/core/validation";
 import {
   codePointLength,
   EVENT_PATH_PATTERN,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as accessKey from "../../src/impl/access-key";
 import * as serviceKeyPair from "../../src/impl/service-key-pair";
-import { UNKNOWN } from "../../src/impl/unknown";
-import { CheckFailures, checkEventPaths, checkName } from "../../src/impl/validation";
+import { UNKNOWN } from "../../src/core/unknown";
+import { CheckFailures, checkEventPaths, checkName } from "../../src/core/validation";
 import * as workspace from "../../src/impl/workspace";
 
 // The pure parts of the providers: validation, normalisation and diffs (no request is involved).

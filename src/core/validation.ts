@@ -1,9 +1,9 @@
 /**
- * `check` failures for the dynamic providers: the rules come from the domain model (`../model`);
+^ * `check` failures of the core: the rules come from the domain model (`../model`);
  * this layer only walks the inputs Pulumi hands over (values may still be unknown during preview)
  * and records each problem against the property it is about.
  */
-import type { CheckFailure } from "@pulumi/pulumi/dynamic";
+import type { CheckFailure } from "./results";
 import {
   ACCESS_KEY_TYPES,
   describeValue,
