@@ -33,6 +33,7 @@ import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
 import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
 import { PartiallyCreatedError } from "./partial-failure";
+import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
 import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
@@ -506,3 +507,21 @@ export async function deleteAccessKey(ctx: CoreContext, id: string, old: AccessK
     `Access key "${old.name}" (id ${id}) was revoked: its send and receive permissions are now empty. The key itself still exists, because the configuration API cannot delete keys.`,
   );
 }
+
+/** The core's AccessKey operations, as one table for the doors (see {@link ResourceOperations}). */
+export const accessKeyOperations: ResourceOperations<
+  AccessKeyInputs,
+  ProposedAccessKeyInputs,
+  AccessKeyOutputs
+> = {
+  typeName: "AccessKey",
+  decodeInputs: decodeAccessKeyInputs,
+  decodeProposedInputs: decodeProposedAccessKeyInputs,
+  decodeOutputs: decodeAccessKeyOutputs,
+  check: checkAccessKey,
+  diff: diffAccessKey,
+  create: createAccessKey,
+  read: readAccessKey,
+  update: updateAccessKey,
+  delete: deleteAccessKey,
+};

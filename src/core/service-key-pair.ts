@@ -8,6 +8,7 @@ import { CheckFailures, describe, isPlainObject } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, mapChanges } from "./diff";
 import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
 import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
@@ -207,13 +208,20 @@ async function rotate(client: BrokerClient, accessKey: string, accessKeyId: numb
 
 /**
  * Refresh: there is no way to read a pair, so this checks that its key still exists; a pair whose
- * key is gone is gone.
+ * key is gone is gone. Without recorded state (an import by id) there is nothing to read: the API
+ * never returns a private key again.
  */
 export async function readServiceKeyPair(
   ctx: CoreContext,
   id: string,
-  old: ServiceKeyPairOutputs,
+  old: ServiceKeyPairOutputs | undefined,
 ): Promise<ReadResult<ServiceKeyPairInputs, ServiceKeyPairOutputs>> {
+  if (old === undefined) {
+    throw new Error(
+      `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
+        "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
+    );
+  }
   assertSameEndpoint(ctx, old.baseUrl, `Refreshing service key pair ${id}`);
   try {
     await ctx.client().getAccessKeyPermissions(old.accessKey);
@@ -248,3 +256,21 @@ export async function deleteServiceKeyPair(ctx: CoreContext, id: string): Promis
     `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
   );
 }
+
+/** The core's ServiceKeyPair operations, as one table for the doors (see {@link ResourceOperations}). */
+export const serviceKeyPairOperations: ResourceOperations<
+  ServiceKeyPairInputs,
+  ProposedServiceKeyPairInputs,
+  ServiceKeyPairOutputs
+> = {
+  typeName: "ServiceKeyPair",
+  decodeInputs: decodeServiceKeyPairInputs,
+  decodeProposedInputs: decodeProposedServiceKeyPairInputs,
+  decodeOutputs: decodeServiceKeyPairOutputs,
+  check: checkServiceKeyPair,
+  diff: diffServiceKeyPair,
+  create: createServiceKeyPair,
+  read: readServiceKeyPair,
+  update: updateServiceKeyPair,
+  delete: deleteServiceKeyPair,
+};

@@ -10,6 +10,7 @@ import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, valueChanged } from "./diff";
 import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
 import { PartiallyCreatedError } from "./partial-failure";
+import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
 import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
@@ -264,3 +265,21 @@ export async function deleteWorkspace(ctx: CoreContext, id: string, old: Workspa
     `Workspace ${old.path} (id ${id}) was removed from the stack but still exists on the broker: the configuration API has no delete endpoint. Remove it in the broker's dashboard if it is no longer needed.`,
   );
 }
+
+/** The core's Workspace operations, as one table for the doors (see {@link ResourceOperations}). */
+export const workspaceOperations: ResourceOperations<
+  WorkspaceInputs,
+  ProposedWorkspaceInputs,
+  WorkspaceOutputs
+> = {
+  typeName: "Workspace",
+  decodeInputs: decodeWorkspaceInputs,
+  decodeProposedInputs: decodeProposedWorkspaceInputs,
+  decodeOutputs: decodeWorkspaceOutputs,
+  check: checkWorkspace,
+  diff: diffWorkspace,
+  create: createWorkspace,
+  read: readWorkspace,
+  update: updateWorkspace,
+  delete: deleteWorkspace,
+};

@@ -8,84 +8,29 @@
  * with the shims stored in existing stacks: never rename or remove them.
  * @packageDocumentation
  */
-import type { dynamic, ID } from "@pulumi/pulumi";
-import {
-  checkServiceKeyPair,
-  createServiceKeyPair,
-  decodeProposedServiceKeyPairInputs,
-  decodeServiceKeyPairInputs,
-  decodeServiceKeyPairOutputs,
-  deleteServiceKeyPair,
-  diffServiceKeyPair,
-  readServiceKeyPair,
-  updateServiceKeyPair,
-} from "../core/service-key-pair";
-import { isEmptyState, toPropertyBag } from "../core/state";
-import { dynamicContext } from "./context";
-import {
-  recordedBaseUrl,
-  settle,
-  toDynamicCheck,
-  toDynamicCreate,
-  toDynamicDiff,
-  toDynamicRead,
-} from "./results";
+import { serviceKeyPairOperations } from "../core/service-key-pair";
+import { dynamicOperations } from "./dynamic-provider";
 
 export { configure } from "./connection";
 export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../core/service-key-pair";
 
+const provider = dynamicOperations(serviceKeyPairOperations);
+
 /** Validates inputs. Makes no request (the key's type is verified by `create`). */
-export function check(
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-): Promise<dynamic.CheckResult> {
-  return settle(() => toDynamicCheck(news, checkServiceKeyPair(dynamicContext, news, recordedBaseUrl(olds))));
-}
+export const check = provider.check;
 
 /** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
-export function diff(
-  _id: ID,
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-): Promise<dynamic.DiffResult> {
-  return settle(() =>
-    toDynamicDiff(
-      diffServiceKeyPair(decodeServiceKeyPairInputs(olds), decodeProposedServiceKeyPairInputs(news)),
-    ),
-  );
-}
+export const diff = provider.diff;
 
 /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
-export async function create(raw: Record<string, unknown>): Promise<dynamic.CreateResult> {
-  return toDynamicCreate(raw, () => createServiceKeyPair(dynamicContext, decodeServiceKeyPairInputs(raw)));
-}
+export const create = provider.create;
 
-/**
- * Refresh: there is no way to read a pair, so this checks that its key still exists; a pair whose
- * key is gone leaves the stack. With no recorded state there is nothing to check: it is returned as is.
- */
-export async function read(id: ID, props: Record<string, unknown> = {}): Promise<dynamic.ReadResult> {
-  if (isEmptyState(props)) return { id, props };
-  return toDynamicRead(await readServiceKeyPair(dynamicContext, id, decodeServiceKeyPairOutputs(props)));
-}
+/** Refresh: there is no way to read a pair, so this checks that its key still exists. */
+export const read = provider.read;
 
 /** Changed `rotationTriggers` rotate the pair. */
-export async function update(
-  id: ID,
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-): Promise<dynamic.UpdateResult> {
-  const outputs = await updateServiceKeyPair(
-    dynamicContext,
-    id,
-    decodeServiceKeyPairOutputs(olds),
-    decodeServiceKeyPairInputs(news),
-  );
-  return { outs: toPropertyBag(outputs) };
-}
+export const update = provider.update;
 
 /** Key pairs cannot be deleted: the current pair stays with its key. */
-export async function delete_(id: ID, _props?: Record<string, unknown>): Promise<void> {
-  await deleteServiceKeyPair(dynamicContext, id);
-}
+const delete_ = provider.delete;
 export { delete_ as delete };

@@ -112,7 +112,7 @@ describe("dynamic adapter", () => {
     expect(await workspace.read(created.id, outs)).toEqual({ id: "" });
   });
 
-  it("returns a key pair's empty state unchanged on read", async () => {
-    expect(await serviceKeyPair.read("3", {})).toEqual({ id: "3", props: {} });
+  it("refuses to read a key pair without recorded state, saying why (the API cannot return a private key)", async () => {
+    await expect(serviceKeyPair.read("3", {})).rejects.toThrow(/cannot be read without its recorded state/u);
   });
 });
