@@ -7,11 +7,13 @@ import {
   DeleteRequest,
   DiffRequest,
   DiffResponse,
+  ErrorResourceInitFailed,
   GetSchemaRequest,
   PropertyDiff,
   ReadRequest,
   UpdateRequest,
 } from "@pulumi/pulumi/proto/provider_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { readFileSync } from "node:fs";
@@ -60,6 +62,21 @@ afterAll(async () => {
   await engine.close();
   await emulator.close();
 });
+
+/** An adapter whose every operation fails, to override one operation in a test. */
+function workspaceAdapter(): ResourceAdapter {
+  const unused = () => Promise.reject(new Error("not used by this test"));
+  return {
+    token: "broker:index:Workspace",
+    check: unused,
+    diff: unused,
+    create: unused,
+    read: unused,
+    update: unused,
+    delete: unused,
+    encodeFailedProperties: () => ({}),
+  };
+}
 
 function checkRequest(urn: string, news: Record<string, unknown>, olds: Record<string, unknown> = {}) {
   return new CheckRequest()
@@ -338,17 +355,11 @@ describe("crashes", () => {
     let started: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (started = resolve));
     const hanging: ResourceAdapter = {
-      token: "broker:index:Workspace",
+      ...workspaceAdapter(),
       check: () => {
         started();
         return new Promise(() => undefined);
       },
-      diff: () => Promise.reject(new Error("unused")),
-      create: () => Promise.reject(new Error("unused")),
-      read: () => Promise.reject(new Error("unused")),
-      update: () => Promise.reject(new Error("unused")),
-      delete: () => Promise.reject(new Error("unused")),
-      encodeFailedProperties: () => ({ name: pv.string("x") }),
     };
     const other = await startProviderServer({ resources: [hanging], env: {} });
     const otherClient = providerClient(other.port);
@@ -359,6 +370,118 @@ describe("crashes", () => {
       const error = await pending;
       expect(error.code).toBe(status.UNKNOWN);
       expect(error.details).toBe("The broker provider stopped unexpectedly: out of memory");
+    } finally {
+      otherClient.close();
+      await other.close();
+    }
+  });
+});
+
+describe("a key pair", () => {
+  const PAIR_URN = "urn:pulumi:dev::proj::broker:index:ServiceKeyPair::pair";
+
+  it("keeps its key secret from Check on, rotates in place and previews the new pair as unknown", async () => {
+    const key = await client.create(
+      new CreateRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setProperties(
+          (await client.check(checkRequest(KEY_URN, { name: "pair-key", type: "SERVICE" }))).getInputs(),
+        ),
+    );
+    const keyValue = (plain(key.getProperties()) as { accessKey: { value: string } }).accessKey.value;
+
+    // A plain value (e.g. from a program that unwrapped it) comes back from Check as a secret.
+    const checked = await client.check(
+      checkRequest(PAIR_URN, { accessKey: keyValue, rotationTriggers: { quarter: "q1" } }),
+    );
+    const inputs = plain(checked.getInputs()) as Record<string, unknown>;
+    expect(inputs["accessKey"]).toEqual(secret(keyValue));
+
+    const created = await client.create(
+      new CreateRequest()
+        .setUrn(PAIR_URN)
+        .setType("broker:index:ServiceKeyPair")
+        .setProperties(checked.getInputs()),
+    );
+    const outputs = plain(created.getProperties()) as Record<string, unknown>;
+    expect(outputs["accessKey"]).toEqual(secret(keyValue));
+    expect(outputs["privateKey"]).toEqual(secret(expect.any(String)));
+    expect(Object.entries(outputs).filter(([, value]) => value === keyValue)).toEqual([]);
+
+    const rechecked = await client.check(
+      checkRequest(PAIR_URN, { accessKey: secret(keyValue), rotationTriggers: { quarter: "q2" } }, inputs),
+    );
+    const diff = await client.diff(
+      new DiffRequest()
+        .setUrn(PAIR_URN)
+        .setType("broker:index:ServiceKeyPair")
+        .setId(created.getId())
+        .setOlds(created.getProperties())
+        .setOldInputs(checked.getInputs())
+        .setNews(rechecked.getInputs()),
+    );
+    const detailed: Record<string, number> = {};
+    diff.getDetaileddiffMap().forEach((entry, path) => (detailed[path] = entry.getKind()));
+    expect(detailed).toEqual({ "rotationTriggers.quarter": PropertyDiff.Kind.UPDATE });
+    expect(diff.getReplacesList()).toEqual([]);
+    expect(diff.getStablesList()).toContain("accessKeyId");
+    expect(diff.getStablesList()).not.toContain("privateKey");
+
+    const preview = await client.update(
+      new UpdateRequest()
+        .setUrn(PAIR_URN)
+        .setType("broker:index:ServiceKeyPair")
+        .setId(created.getId())
+        .setOlds(created.getProperties())
+        .setOldInputs(checked.getInputs())
+        .setNews(rechecked.getInputs())
+        .setPreview(true),
+    );
+    const previewed = plain(preview.getProperties()) as Record<string, unknown>;
+    expect(previewed["publicKey"]).toBe(UNKNOWN);
+    expect(previewed["privateKey"]).toEqual(secret(UNKNOWN));
+    expect(previewed["accessKeyId"]).toBe(outputs["accessKeyId"]);
+  });
+});
+
+describe("a resource created although the operation failed", () => {
+  it("reaches the engine as ErrorResourceInitFailed with its secrets kept", async () => {
+    const failing: ResourceAdapter = {
+      ...workspaceAdapter(),
+      create: () =>
+        Promise.reject(
+          Object.assign(new Error("created (id 7) but a later step failed: 503"), {
+            id: "7",
+            properties: { name: "team", secretish: "pk" },
+            reasons: ["read-back failed: 503"],
+          }),
+        ),
+      encodeFailedProperties: (properties) => ({
+        name: pv.string(String(properties["name"])),
+        secretish: pv.secret(pv.string(String(properties["secretish"]))),
+      }),
+    };
+    const other = await startProviderServer({ resources: [failing], env: {} });
+    const otherClient = providerClient(other.port);
+    try {
+      const error = await failure(
+        otherClient.create(
+          new CreateRequest()
+            .setUrn(WORKSPACE_URN)
+            .setType("broker:index:Workspace")
+            .setProperties(struct({ name: "team" })),
+        ),
+      );
+      expect(error.code).toBe(status.UNKNOWN);
+      const bytes = error.metadata.get("grpc-status-details-bin")[0];
+      if (!(bytes instanceof Buffer)) throw new Error("no status details");
+      const detail = Status.deserializeBinary(new Uint8Array(bytes))
+        .getDetailsList()[0]
+        ?.unpack((b) => ErrorResourceInitFailed.deserializeBinary(b), "pulumirpc.ErrorResourceInitFailed");
+      expect(detail?.getId()).toBe("7");
+      expect(detail?.getProperties()?.toJavaScript()).toEqual({ name: "team", secretish: secret("pk") });
+      expect(detail?.getReasonsList()).toEqual(["read-back failed: 503"]);
     } finally {
       otherClient.close();
       await other.close();
