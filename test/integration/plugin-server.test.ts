@@ -9,7 +9,9 @@ import {
   DiffResponse,
   ErrorResourceInitFailed,
   GetSchemaRequest,
+  InvokeRequest,
   PropertyDiff,
+  ProviderHandshakeRequest,
   ReadRequest,
   UpdateRequest,
 } from "@pulumi/pulumi/proto/provider_pb";
@@ -108,6 +110,15 @@ describe("plugin information", () => {
       "broker:index:ServiceKeyPair",
       "broker:index:Workspace",
     ]);
+  });
+});
+
+describe("RPCs the provider does not have", () => {
+  it("answer UNIMPLEMENTED, which the engine handles (Handshake falls back to Configure)", async () => {
+    expect((await failure(client.handshake(new ProviderHandshakeRequest()))).code).toBe(status.UNIMPLEMENTED);
+    expect((await failure(client.invoke(new InvokeRequest().setTok("broker:index:getKeys")))).code).toBe(
+      status.UNIMPLEMENTED,
+    );
   });
 });
 
