@@ -388,6 +388,31 @@ describe("crashes", () => {
   });
 });
 
+describe("the endpoint guard", () => {
+  afterAll(async () => {
+    await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
+  });
+
+  it("fails Check on baseUrl when the provider now points at another endpoint, unless allowEndpointChange", async () => {
+    await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
+    const recorded = plain(
+      (await client.check(checkRequest(WORKSPACE_URN, { name: "guarded" }))).getInputs(),
+    );
+    expect(recorded).toMatchObject({ baseUrl: emulator.url });
+
+    await configure({ baseUrl: "http://elsewhere.test/v1", apiKey: secret(emulator.adminKey) });
+    const moved = await client.check(checkRequest(WORKSPACE_URN, { name: "guarded" }, recorded));
+    expect(moved.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
+    expect(moved.getFailuresList()[0]?.getReason()).toContain(`this resource lives at ${emulator.url}`);
+
+    const allowed = await client.check(
+      checkRequest(WORKSPACE_URN, { name: "guarded", allowEndpointChange: true }, recorded),
+    );
+    expect(allowed.getFailuresList()).toEqual([]);
+    expect(plain(allowed.getInputs())).toMatchObject({ baseUrl: "http://elsewhere.test/v1" });
+  });
+});
+
 describe("a key pair", () => {
   const PAIR_URN = "urn:pulumi:dev::proj::broker:index:ServiceKeyPair::pair";
 
