@@ -53,4 +53,22 @@ describe("pulumi-resource-broker (built)", () => {
       await engine.close();
     }
   });
+
+  it("exits non-zero and says why when a rejection goes unhandled", async () => {
+    const preload = path.join(__dirname, "..", "fixtures", "plugin-crash-preload.cjs");
+    child = spawn(process.execPath, ["--require", preload, MAIN, "127.0.0.1:1"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => {
+      child?.on("exit", (code) => {
+        resolve(code);
+      });
+    });
+    expect(await firstLine(child.stdout)).toMatch(/^\d+\n$/);
+    expect(await exited).toBe(1);
+    expect(stderr).toContain("pulumi-resource-broker crashed: Error: simulated defect");
+  });
 });
