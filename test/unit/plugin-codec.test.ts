@@ -1,6 +1,6 @@
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/impl/unknown";
+import { UNKNOWN } from "../../src/core/unknown";
 import {
   CodecError,
   decodeStruct,

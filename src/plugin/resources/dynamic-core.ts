@@ -32,7 +32,7 @@ export interface DynamicStyleImpl {
     olds: Record<string, unknown>,
     news: Record<string, unknown>,
   ): Promise<dynamic.UpdateResult>;
-  delete_(id: string, props: Record<string, unknown>): Promise<void>;
+  delete(id: string, props: Record<string, unknown>): Promise<void>;
 }
 
 /** What differs between resource types beyond the schema. */
@@ -234,7 +234,7 @@ export function dynamicAdapter(spec: DynamicAdapterSpec): ResourceAdapter {
     },
 
     async delete({ id, properties }, context) {
-      await (await impl(context)).delete_(id, toCore(properties).values);
+      await (await impl(context)).delete(id, toCore(properties).values);
     },
 
     encodeFailedProperties(properties) {
