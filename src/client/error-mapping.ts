@@ -129,7 +129,7 @@ function statusHint(
     case "BROKER_RATE_LIMITED":
       // Fewer requests in flight would not help: the client already paces every request of the
       // process. More time, or pacing at the known limit from the start, does.
-      return `the broker API rate limited the request after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}${stopNote(facts)}; raise ${facts.names.rateLimitTimeoutSeconds}, or set ${facts.names.maxRequestsPerSecond} to the broker's limit so that requests are paced from the start`;
+      return `the broker API rate limited the request${facts.attempts > 0 ? ` after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}` : " before it was sent"}${stopNote(facts)}; raise ${facts.names.rateLimitTimeoutSeconds}, or set ${facts.names.maxRequestsPerSecond} to the broker's limit so that requests are paced from the start`;
     case "BROKER_SERVER_ERROR":
       return `the broker API failed; retry later${stopNote(facts)}`;
     case "BROKER_INVALID_REQUEST":
