@@ -9,14 +9,14 @@
  * only hands it the values, so the dynamic and the native provider accept exactly the same settings.
  */
 import { normalizeBaseUrl } from "../client/base-url";
-import { isBrokerConfigError } from "../client/errors";
+import { isBrokerSettingsError } from "../client/errors";
 import {
   CONFIG_KEYS,
   configuredBaseUrl,
   resolveConnection,
   type ConfigSource,
   type ConnectionSettings,
-} from "../config";
+} from "../connection";
 import { buildDiff, type ChangeEntry, type DiffResult } from "./diff";
 import { containsComputed, pv, type PropertyMap, type PropertyValue } from "./codec";
 
@@ -93,7 +93,7 @@ function problemWith(name: SettingName, value: string): string | undefined {
     }
     return undefined;
   } catch (error) {
-    if (isBrokerConfigError(error)) return error.message;
+    if (isBrokerSettingsError(error)) return error.message;
     throw error;
   }
 }

@@ -243,10 +243,10 @@ describe("lost create responses", () => {
     expect((await controls.stats()).accessKeys).toBe(2);
   });
 
-  it("fails at once when Retry-After exceeds the retry budget", async () => {
+  it("fails at once when Retry-After exceeds the rate-limit budget", async () => {
     await inject({ kind: "429", retryAfter: 120, routes: ["GET /workspace"] });
     const started = Date.now();
-    const error: unknown = await clientOf({ maxRetryTimeMs: 10_000 })
+    const error: unknown = await clientOf({ rateLimitTimeoutSeconds: 10 })
       .listWorkspaces({ pageIndex: 0 })
       .catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(1000);
