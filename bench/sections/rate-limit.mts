@@ -10,26 +10,12 @@
  */
 import * as path from "node:path";
 import type * as EmulatorModule from "../../src/emulator/index.ts";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
+import { CliError, PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
-import type * as EmulatorProcessModule from "../lib/emulator.mts";
-import type * as ProjectModule from "../lib/pulumi-project.mts";
-import type * as Repo from "../lib/repo.mts";
-import type * as Stats from "../lib/stats.mts";
-import type * as RequestsSection from "./requests-per-op.mts";
-
-const { load, dist, PROGRAMS_DIR } = (await import(
-  new URL("../lib/repo.mts", import.meta.url).href
-)) as typeof Repo;
-const { startEmulatorProcess } = await load<typeof EmulatorProcessModule>(
-  import.meta.url,
-  "../lib/emulator.mts",
-);
-const { PulumiProject, CliError } = await load<typeof ProjectModule>(
-  import.meta.url,
-  "../lib/pulumi-project.mts",
-);
-const { round } = await load<typeof Stats>(import.meta.url, "../lib/stats.mts");
-const { MINIMUM_PER_OP } = await load<typeof RequestsSection>(import.meta.url, "./requests-per-op.mts");
+import { dist, PROGRAMS_DIR } from "../lib/repo.mts";
+import { round } from "../lib/stats.mts";
+import { MINIMUM_PER_OP } from "./requests-per-op.mts";
 
 /** Access keys per `up`. */
 export const KEYS = 100;
@@ -108,7 +94,6 @@ export interface LatencyFigures {
 }
 
 type Controls = InstanceType<typeof EmulatorModule.EmulatorControls>;
-type Project = InstanceType<typeof ProjectModule.PulumiProject>;
 
 interface Broker {
   url: string;
@@ -118,7 +103,7 @@ interface Broker {
 
 async function withEmulator<T>(ctx: BenchContext, run: (broker: Broker) => Promise<T>): Promise<T> {
   const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
-  const emulator = await startEmulatorProcess(ctx.repoRoot);
+  const emulator = await startEmulatorProcess();
   ctx.secrets.add(emulator.adminKey);
   const broker = {
     url: emulator.url,
@@ -141,9 +126,9 @@ async function withProject<T>(
   label: string,
   program: "keys" | "noop",
   broker: Broker | undefined,
-  run: (project: Project) => Promise<T>,
+  run: (project: PulumiProject) => Promise<T>,
 ): Promise<T> {
-  const project = new PulumiProject({
+  const project = await PulumiProject.create({
     parent: ctx.workDir,
     name: `bench-${label}`,
     programDir: path.join(PROGRAMS_DIR, program),
@@ -165,7 +150,7 @@ async function withProject<T>(
 }
 
 /** Runs `pulumi up`; a failed up is a figure here, not an error. */
-async function up(project: Project): Promise<{ seconds: number; failure?: string }> {
+async function up(project: PulumiProject): Promise<{ seconds: number; failure?: string }> {
   const started = performance.now();
   try {
     const run = await project.run(["up", "--yes", "--skip-preview"]);
@@ -179,7 +164,7 @@ async function up(project: Project): Promise<{ seconds: number; failure?: string
 }
 
 /** How many of the declared keys the stack holds (created resources with an access key id). */
-async function keysInStack(project: Project): Promise<number> {
+async function keysInStack(project: PulumiProject): Promise<number> {
   const exported = await project.run(["stack", "export"]);
   const deployment = (
     JSON.parse(exported.stdout) as { deployment?: { resources?: { outputs?: Record<string, unknown> }[] } }

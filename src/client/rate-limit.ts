@@ -110,9 +110,19 @@ export class RatePacer {
     const slot = pace === undefined ? earliest : Math.max(earliest, this.#lastSlot + 1000 / pace);
     if (slot > earliest) reason = "pace";
     this.#lastSlot = Math.max(this.#lastSlot, slot);
-    this.#recent = this.#recent.filter((t) => t > slot - 1000);
-    this.#recent.push(slot);
+    this.#remember(slot);
     return { waitMs: Math.max(0, Math.ceil(slot - now)), reason, generation: this.#generation };
+  }
+
+  /**
+   * Keeps the slots of the last second. Slots come nearly in order, so expired ones are dropped
+   * from the front: constant time per request, even at thousands of requests per second.
+   */
+  #remember(slot: number): void {
+    this.#recent.push(slot);
+    let expired = 0;
+    while ((this.#recent[expired] ?? Number.POSITIVE_INFINITY) <= slot - 1000) expired++;
+    if (expired > 0) this.#recent.splice(0, expired);
   }
 
   /** The current generation (see {@link PacerSlot.generation}). */

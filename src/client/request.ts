@@ -244,8 +244,11 @@ async function sendPaced(
   let last: Sent | undefined;
   for (;;) {
     if (slot.waitMs > 0) {
-      if (last !== undefined && budget.spentMs + slot.waitMs > ctx.rateLimit.timeoutMs)
-        return { sent: last, outOfTime: slot.waitMs };
+      if (slot.reason === "retry-after" && budget.spentMs + slot.waitMs > ctx.rateLimit.timeoutMs) {
+        // Held back by another request's 429 for longer than this call may wait: fail as that
+        // 429 would, without sending (the server refuses everything until then).
+        return { sent: last ?? { ok: true, status: 429, headers: {}, text: "" }, outOfTime: slot.waitMs };
+      }
       if (slot.waitMs >= RATE_LIMIT_NOTICE_MS) {
         const pace = pacer.pace(quota);
         noticeWait(ctx, {

@@ -1,10 +1,10 @@
 import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+import { errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { expectDeclaredState, stackView, type StackView } from "./support/declared-state";
 import { injectFaultMix } from "./support/faults";
-import { errorText, SecretScan } from "./support/secret-scan";
 import { brokerConfig, resourceCount, specConfig, type KeySpec, type Spec } from "./support/spec";
 
 // Issue #11: the API's real limits. The emulator admits a few requests per second (answering the

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SecretScan } from "./support/secret-scan";
+import { SecretScan } from "../../harness/secret-scan.mts";
 
 // The scan the other reliability tests end with must be able to fail: planted credentials are found,
 // and the findings name where they are without repeating them.

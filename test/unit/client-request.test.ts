@@ -536,6 +536,29 @@ describe("rate limits", () => {
     await client.close();
   });
 
+  it("fails without sending when another request's Retry-After outlasts the rate-limit budget", async () => {
+    const { url, seen } = await serve((_s, res) => {
+      json(res, 200, { status: true });
+    });
+    const { sleeps, timing } = fakeTiming();
+    const pacer = new RatePacer(timing);
+    pacer.reserve();
+    pacer.rateLimited(timing.now(), 3_600_000);
+    const client = new BrokerClient(
+      { baseUrl: url, apiKey: API_KEY, rateLimitTimeoutSeconds: 300 },
+      { timing, pacer },
+    );
+    const error = await rejection(client.verifyAccessKey("bka_x"));
+    expect(seen).toHaveLength(0);
+    expect(sleeps).toEqual([]);
+    expect(error).toMatchObject({ code: "BROKER_RATE_LIMITED", status: 429, attempts: 0 });
+    // The block plus the jitter of a request queued behind it (at most 2 s).
+    expect(error.message).toMatch(
+      /rate limited the request before it was sent; waiting 360[0-2] s more would exceed the rate-limit budget \(the rateLimitTimeoutSeconds option: 300 s\)/,
+    );
+    await client.close();
+  });
+
   it("paces requests at a known quota from the first one, without a 429", async () => {
     const { url, seen } = await serve((_s, res) => {
       json(res, 200, { status: true });
