@@ -3,15 +3,19 @@
  * API (see {@link sharedPacer}): the provider host serves every resource of a stack in one process,
  * so one 429 says something about all of them.
  *
- * - A 429 blocks new and retried requests until its `Retry-After` (seconds or an HTTP date; 1 s when
- *   absent) has passed. The refused request comes back exactly then; requests that queued behind
- *   the block wake up with jitter, and all of them take slots at the new pace, so they do not all
- *   arrive at once.
- * - It also halves the pace (requests per second) the client allows itself: multiplicative decrease,
- *   from the rate actually sent in the last second. Requests sent before that cut were sent at the
- *   old pace, so their 429s do not cut again.
- * - The pace doubles every {@link PACE_DOUBLING_MS} without a 429 and is dropped altogether once it is
- *   above {@link UNPACED_ABOVE}: when the limit lifts, the client speeds up again.
+ * - A 429 starts an episode: it blocks new and retried requests until its `Retry-After` (seconds or
+ *   an HTTP date; 1 s when absent) has passed. The refused request comes back exactly then; requests
+ *   that queued behind the block wake up with jitter, and all of them take slots at the new pace, so
+ *   they do not all arrive at once. The 429s of requests sent before the episode began (the rest of
+ *   the same burst) neither cut the pace again nor extend the block: the server refused them for the
+ *   same reason, and the first `Retry-After` already covers it.
+ * - The pace (requests per second) becomes {@link CUT_RATIO} of the rate the server admitted over
+ *   the second before the refused request was sent: that rate is the limit as this process meets it,
+ *   so the pace lands just under it, not at half of it.
+ * - The pace holds for {@link PACE_HOLD_MS} after the block, then grows by
+ *   {@link PACE_GROWTH_PER_SECOND} of itself per second, and is dropped altogether once above
+ *   {@link UNPACED_ABOVE}: when the limit lifts, the client speeds up again. Each probe past the limit
+ *   costs a whole `Retry-After` of silence, so the client probes rarely rather than often.
  * - A known quota (`maxRequestsPerSecond`) paces from the start, so a team that knows its limit
  *   never sees a 429.
  *
@@ -22,8 +26,14 @@
 /** The pace never drops below this many requests per second. */
 export const MIN_PACE = 1;
 
-/** Without a 429 for this long, the learned pace doubles. */
-export const PACE_DOUBLING_MS = 1_000;
+/** After a 429, the pace is this share of the rate the server admitted over the last second. */
+export const CUT_RATIO = 0.9;
+
+/** After a 429's block, the pace holds this long before it grows. */
+export const PACE_HOLD_MS = 30_000;
+
+/** Then it grows by this share of itself per second (compounded). */
+export const PACE_GROWTH_PER_SECOND = 0.1;
 
 /** A learned pace above this many requests per second is dropped: the client no longer paces. */
 export const UNPACED_ABOVE = 1000;
@@ -36,6 +46,9 @@ export const RATE_LIMIT_JITTER_RATIO = 0.2;
 
 /** …but at most this much later. */
 export const RATE_LIMIT_MAX_JITTER_MS = 2000;
+
+/** The window over which the admitted rate is measured, as the server's limit counts it: a second. */
+const WINDOW_MS = 1000;
 
 /** The clock and randomness of a pacer (the client's `RequestTiming`). */
 export interface PacerClock {
@@ -59,17 +72,22 @@ export interface PacerSlot {
 /** The pacing state of one API, shared by every client of the process that talks to it. */
 export class RatePacer {
   readonly #clock: PacerClock;
-  /** Nothing is sent before this time (the latest `Retry-After`). */
+  /** Nothing is sent before this time (the current episode's `Retry-After`). */
   #blockedUntil = Number.NEGATIVE_INFINITY;
   /** The learned pace in requests per second at `#paceSince`, or `undefined`: not paced. */
   #pace: number | undefined;
+  /** When the hold of the learned pace began (the end of the block that set it). */
   #paceSince = 0;
-  /** When the pace was last cut: 429s of requests sent before it do not cut it again. */
+  /** When the current episode began: 429s of requests sent before it belong to it. */
   #lastCutAt = Number.NEGATIVE_INFINITY;
+  /** The window the current episode measured the admitted rate over, and what it counted in it. */
+  #episode = { from: 0, to: 0, admitted: 0 };
   /** When the latest slot was handed out. */
   #lastSlot = Number.NEGATIVE_INFINITY;
-  /** Slots of the last second, to measure the rate actually sent. */
+  /** Slots of the last two seconds (and those ahead), to measure the rate actually sent. */
   #recent: number[] = [];
+  /** When refused requests were sent, over the same span: they were not admitted. */
+  #refused: number[] = [];
   #generation = 0;
 
   constructor(clock: PacerClock) {
@@ -77,13 +95,15 @@ export class RatePacer {
   }
 
   /**
-   * The pace now, in requests per second: the learned one (grown since the last cut) capped by the
-   * known quota, or `undefined` when neither applies.
+   * The pace now, in requests per second: the learned one (grown since its hold ended) capped by
+   * the known quota, or `undefined` when neither applies.
    */
   pace(knownQuota?: number, at = this.#clock.now()): number | undefined {
     let learned: number | undefined;
     if (this.#pace !== undefined) {
-      const grown = this.#pace * 2 ** (Math.max(0, at - this.#paceSince) / PACE_DOUBLING_MS);
+      const growing = Math.max(0, at - this.#paceSince - PACE_HOLD_MS);
+      const grown =
+        growing === 0 ? this.#pace : this.#pace * (1 + PACE_GROWTH_PER_SECOND) ** (growing / 1000);
       if (grown > UNPACED_ABOVE) this.#pace = undefined;
       else learned = grown;
     }
@@ -106,23 +126,29 @@ export class RatePacer {
         this.#clock.random() * Math.min(RATE_LIMIT_MAX_JITTER_MS, block * RATE_LIMIT_JITTER_RATIO);
       earliest = this.#blockedUntil + jitter;
     }
-    const pace = this.pace(knownQuota, earliest);
+    // Without a pace (no 429 yet, no quota) the slot is now: nothing to compute.
+    const pace =
+      this.#pace === undefined && knownQuota === undefined ? undefined : this.pace(knownQuota, earliest);
     const slot = pace === undefined ? earliest : Math.max(earliest, this.#lastSlot + 1000 / pace);
     if (slot > earliest) reason = "pace";
-    this.#lastSlot = Math.max(this.#lastSlot, slot);
-    this.#remember(slot);
+    if (slot > this.#lastSlot) this.#lastSlot = slot;
+    this.#remember(slot, now);
     return { waitMs: Math.max(0, Math.ceil(slot - now)), reason, generation: this.#generation };
   }
 
   /**
-   * Keeps the slots of the last second. Slots come nearly in order, so expired ones are dropped
-   * from the front: constant time per request, even at thousands of requests per second.
+   * Keeps the slots of the last two seconds (a refused request's window may start a moment before
+   * the latest slot's). Slots come nearly in order, so expired ones are dropped from the front:
+   * constant time per request, even at thousands of requests per second.
    */
-  #remember(slot: number): void {
-    this.#recent.push(slot);
+  #remember(slot: number, now: number): void {
+    const recent = this.#recent;
+    recent.push(slot);
+    const horizon = now - 2 * WINDOW_MS;
+    if ((recent[0] ?? horizon) > horizon) return;
     let expired = 0;
-    while ((this.#recent[expired] ?? Number.POSITIVE_INFINITY) <= slot - 1000) expired++;
-    if (expired > 0) this.#recent.splice(0, expired);
+    while ((recent[expired] ?? Number.POSITIVE_INFINITY) <= horizon) expired++;
+    recent.splice(0, expired);
   }
 
   /** The current generation (see {@link PacerSlot.generation}). */
@@ -131,23 +157,38 @@ export class RatePacer {
   }
 
   /**
-   * Learns from a 429 to a request sent at `sentAt`: blocks everyone for `retryAfterMs` (or
-   * {@link DEFAULT_RATE_LIMIT_WAIT_MS}) and halves the pace, unless the request was sent before the
-   * last cut (it was sent at the old pace). Returns how long the refused request waits: exactly
-   * until the block ends, when it takes a slot at the pace with {@link reserve} like any other.
+   * Learns from a 429 to a request sent at `sentAt`. The first 429 of an episode blocks everyone for
+   * `retryAfterMs` (or {@link DEFAULT_RATE_LIMIT_WAIT_MS}) and sets the pace to {@link CUT_RATIO} of
+   * the rate admitted over the second before `sentAt`. A 429 of a request sent before the episode
+   * began only corrects that count (it was not admitted). Returns how long the refused request
+   * waits: exactly until the block ends, when it takes a slot at the pace with {@link reserve} like
+   * any other.
    */
   rateLimited(sentAt: number, retryAfterMs: number | undefined, knownQuota?: number): number {
     const now = this.#clock.now();
-    this.#blockedUntil = Math.max(this.#blockedUntil, now + (retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS));
     this.#generation++;
+    // Slots handed out ahead of now are void: their requests take new ones (the generation changed).
+    while ((this.#recent.at(-1) ?? Number.NEGATIVE_INFINITY) > now) this.#recent.pop();
+    this.#lastSlot = Math.min(this.#lastSlot, now);
+    this.#refused.push(sentAt);
+    const horizon = now - 2 * WINDOW_MS;
+    this.#refused = this.#refused.filter((t) => t > horizon);
+    const episode = this.#episode;
     if (sentAt > this.#lastCutAt) {
-      const sentLastSecond = this.#recent.filter((t) => t > now - 1000 && t <= now).length;
-      const current = this.pace(knownQuota, now) ?? sentLastSecond;
-      this.#pace = Math.max(MIN_PACE, current / 2);
+      this.#blockedUntil = Math.max(this.#blockedUntil, now + (retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS));
+      episode.from = sentAt - WINDOW_MS;
+      episode.to = sentAt;
+      const inWindow = (t: number): boolean => t > episode.from && t <= episode.to;
+      episode.admitted = this.#recent.filter(inWindow).length - this.#refused.filter(inWindow).length;
       // Growth starts once the block is over: waiting is not evidence that the limit lifted.
       this.#paceSince = this.#blockedUntil;
       this.#lastCutAt = now;
+    } else if (sentAt > episode.from && sentAt <= episode.to) {
+      // Another request of the burst was refused too: it was counted as admitted, wrongly.
+      episode.admitted--;
     }
+    const quota = knownQuota ?? Number.POSITIVE_INFINITY;
+    this.#pace = Math.max(MIN_PACE, Math.min(quota, CUT_RATIO * episode.admitted));
     return Math.max(0, Math.ceil(this.#blockedUntil - now));
   }
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 
 import {
+  CUT_RATIO,
   DEFAULT_RATE_LIMIT_WAIT_MS,
   MIN_PACE,
-  PACE_DOUBLING_MS,
+  PACE_GROWTH_PER_SECOND,
+  PACE_HOLD_MS,
   RATE_LIMIT_MAX_JITTER_MS,
   RatePacer,
   sharedPacer,
@@ -32,6 +34,11 @@ function burst(pacer: RatePacer, n: number): void {
   for (let i = 0; i < n; i++) expect(pacer.reserve().waitMs).toBe(0);
 }
 
+/** Sends `n` requests at the pace, each when its slot comes (the clock follows). */
+function paced(pacer: RatePacer, clock: { advance: (ms: number) => void }, n: number): void {
+  for (let i = 0; i < n; i++) clock.advance(pacer.reserve().waitMs);
+}
+
 describe("Retry-After", () => {
   it("blocks for the seconds the server asks, and the refused request comes back exactly then", () => {
     const clock = fakeClock();
@@ -55,7 +62,7 @@ describe("Retry-After", () => {
     expect(pacer.rateLimited(clock.now(), undefined)).toBe(DEFAULT_RATE_LIMIT_WAIT_MS);
   });
 
-  it("holds back every other request too, and a later, shorter Retry-After does not shorten the block", () => {
+  it("holds back every other request too, and another 429 of the same burst does not shorten the block", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
     const sentAt = clock.now();
@@ -69,7 +76,7 @@ describe("Retry-After", () => {
 });
 
 describe("jitter of requests queued behind a block", () => {
-  // 100 requests in the last second, then a 429: the pace becomes 50 per second (one per 20 ms).
+  // 100 requests in the last second, then a 429: the pace becomes about 90 per second (one per 11 ms).
   it.each([
     ["none at random() = 0", 5_000, 0, 5_000],
     ["a fifth of the block at most", 5_000, 0.999_999, 6_000],
@@ -109,29 +116,40 @@ describe("the pace learned from 429s", () => {
     expect(pacer.pace()).toBeUndefined();
   });
 
-  it("halves the rate sent in the last second, and spaces requests by it once the block is over", () => {
+  it("sets the pace just under the rate the server admitted in the last second, once the block is over", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
-    burst(pacer, 8);
+    burst(pacer, 10);
+    clock.advance(1);
+    // The 11th request in the second is refused: the server admitted 10.
+    burst(pacer, 1);
     pacer.rateLimited(clock.now(), 2_000);
-    expect(pacer.pace()).toBe(4);
+    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 10);
     clock.advance(2_000);
     const waits = [pacer.reserve(), pacer.reserve(), pacer.reserve()].map((s) => s.waitMs);
-    expect(waits).toEqual([0, 250, 500]);
+    const interval = 1000 / (CUT_RATIO * 10);
+    expect(waits).toEqual([0, Math.ceil(interval), Math.ceil(2 * interval)]);
   });
 
-  it("cuts once for a burst: 429s of requests sent before the cut do not cut again", () => {
+  it("cuts once for a burst and honours its Retry-After once: the burst's other 429s only correct the count", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
     const sentAt = clock.now();
-    burst(pacer, 8);
-    clock.advance(10);
-    for (let i = 0; i < 8; i++) pacer.rateLimited(sentAt, 1_000);
-    expect(pacer.pace()).toBe(4);
-    // A request sent after the cut, refused again: the pace was still too fast.
-    clock.advance(1_000);
-    pacer.rateLimited(clock.now(), 1_000);
-    expect(pacer.pace()).toBe(2);
+    // 12 requests at once, of which the server admits 10.
+    burst(pacer, 12);
+    clock.advance(50);
+    expect(pacer.rateLimited(sentAt, 1_000)).toBe(1_000);
+    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 11);
+    clock.advance(30);
+    // The burst's other refusal: not admitted either, and its own Retry-After does not push the block.
+    expect(pacer.rateLimited(sentAt, 1_000)).toBe(970);
+    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 10);
+    // A request sent after the cut, refused again: the pace was still too fast; the admitted rate of
+    // its own second counts now (4 sent at the pace, the 5th refused).
+    clock.advance(970);
+    paced(pacer, clock, 5);
+    expect(pacer.rateLimited(clock.now(), 1_000)).toBe(1_000);
+    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 4);
   });
 
   it(`never drops below ${MIN_PACE} request per second`, () => {
@@ -145,20 +163,26 @@ describe("the pace learned from 429s", () => {
     expect(pacer.pace()).toBe(MIN_PACE);
   });
 
-  it("speeds up again when the limit lifts: doubles every second without a 429, then stops pacing", () => {
+  it("stays just under the limit for a while, then speeds up again by a share per second, then stops pacing", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
-    burst(pacer, 8);
+    burst(pacer, 10);
+    clock.advance(1);
+    burst(pacer, 1);
     pacer.rateLimited(clock.now(), 1_000);
-    expect(pacer.pace()).toBe(4);
-    // Waiting out the block is no evidence that the limit lifted.
+    const cut = CUT_RATIO * 10;
+    expect(pacer.pace()).toBeCloseTo(cut);
+    // Waiting out the block is no evidence that the limit lifted, nor is the hold after it.
     clock.advance(1_000);
-    expect(pacer.pace()).toBe(4);
-    clock.advance(PACE_DOUBLING_MS);
-    expect(pacer.pace()).toBe(8);
-    clock.advance(PACE_DOUBLING_MS);
-    expect(pacer.pace()).toBe(16);
-    clock.advance(PACE_DOUBLING_MS * Math.ceil(Math.log2(UNPACED_ABOVE / 16)));
+    expect(pacer.pace()).toBeCloseTo(cut);
+    clock.advance(PACE_HOLD_MS);
+    expect(pacer.pace()).toBeCloseTo(cut);
+    clock.advance(1_000);
+    expect(pacer.pace()).toBeCloseTo(cut * (1 + PACE_GROWTH_PER_SECOND));
+    clock.advance(1_000);
+    expect(pacer.pace()).toBeCloseTo(cut * (1 + PACE_GROWTH_PER_SECOND) ** 2);
+    const toUnpaced = Math.log(UNPACED_ABOVE / cut) / Math.log(1 + PACE_GROWTH_PER_SECOND);
+    clock.advance(Math.ceil(toUnpaced) * 1_000);
     expect(pacer.pace()).toBeUndefined();
     burst(pacer, 20);
   });
@@ -178,7 +202,7 @@ describe("a known quota", () => {
     burst(pacer, 1);
     pacer.rateLimited(clock.now(), 0, 2);
     expect(pacer.pace(2)).toBe(1);
-    clock.advance(PACE_DOUBLING_MS * 20);
+    clock.advance(PACE_HOLD_MS + 60_000);
     expect(pacer.pace(2)).toBe(2);
   });
 });
