@@ -27,7 +27,7 @@
 export const MIN_PACE = 1;
 
 /** After a 429, the pace is this share of the rate the server admitted over the last second. */
-export const CUT_RATIO = 0.9;
+export const CUT_RATIO = 0.92;
 
 /** After a 429's block, the pace holds this long before it grows. */
 export const PACE_HOLD_MS = 30_000;
