@@ -84,8 +84,12 @@ export class RatePacer {
   #episode = { from: 0, to: 0, admitted: 0 };
   /** When the latest slot was handed out. */
   #lastSlot = Number.NEGATIVE_INFINITY;
-  /** Slots of the last two seconds (and those ahead), to measure the rate actually sent. */
+  /**
+   * Slots from `#recentStart` on: those of the last two seconds (and those ahead), to measure the
+   * rate actually sent. Expired ones before `#recentStart` are dropped in bulk.
+   */
   #recent: number[] = [];
+  #recentStart = 0;
   /** When refused requests were sent, over the same span: they were not admitted. */
   #refused: number[] = [];
   #generation = 0;
@@ -138,17 +142,21 @@ export class RatePacer {
 
   /**
    * Keeps the slots of the last two seconds (a refused request's window may start a moment before
-   * the latest slot's). Slots come nearly in order, so expired ones are dropped from the front:
-   * constant time per request, even at thousands of requests per second.
+   * the latest slot's). Slots come nearly in order, so expired ones are skipped from the front and
+   * dropped once they are half the array: constant time per request, even at thousands of requests
+   * per second (dropping one at a time would move the whole array on every request).
    */
   #remember(slot: number, now: number): void {
     const recent = this.#recent;
     recent.push(slot);
     const horizon = now - 2 * WINDOW_MS;
-    if ((recent[0] ?? horizon) > horizon) return;
-    let expired = 0;
-    while ((recent[expired] ?? Number.POSITIVE_INFINITY) <= horizon) expired++;
-    recent.splice(0, expired);
+    let start = this.#recentStart;
+    while ((recent[start] ?? Number.POSITIVE_INFINITY) <= horizon) start++;
+    if (start > recent.length / 2) {
+      recent.splice(0, start);
+      start = 0;
+    }
+    this.#recentStart = start;
   }
 
   /** The current generation (see {@link PacerSlot.generation}). */
@@ -168,7 +176,8 @@ export class RatePacer {
     const now = this.#clock.now();
     this.#generation++;
     // Slots handed out ahead of now are void: their requests take new ones (the generation changed).
-    while ((this.#recent.at(-1) ?? Number.NEGATIVE_INFINITY) > now) this.#recent.pop();
+    const recent = this.#recent;
+    while (recent.length > this.#recentStart && (recent.at(-1) ?? now) > now) recent.pop();
     this.#lastSlot = Math.min(this.#lastSlot, now);
     this.#refused.push(sentAt);
     const horizon = now - 2 * WINDOW_MS;
@@ -179,7 +188,9 @@ export class RatePacer {
       episode.from = sentAt - WINDOW_MS;
       episode.to = sentAt;
       const inWindow = (t: number): boolean => t > episode.from && t <= episode.to;
-      episode.admitted = this.#recent.filter(inWindow).length - this.#refused.filter(inWindow).length;
+      let sent = 0;
+      for (let i = this.#recentStart; i < recent.length; i++) if (inWindow(recent[i] ?? 0)) sent++;
+      episode.admitted = sent - this.#refused.filter(inWindow).length;
       // Growth starts once the block is over: waiting is not evidence that the limit lifted.
       this.#paceSince = this.#blockedUntil;
       this.#lastCutAt = now;

@@ -152,6 +152,18 @@ describe("the pace learned from 429s", () => {
     expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 4);
   });
 
+  it("measures the last second only, however long the client has been sending", () => {
+    const clock = fakeClock();
+    const pacer = new RatePacer(clock);
+    // Five seconds at 100 requests per second, then a refusal: 99 of the last second's were admitted.
+    for (let i = 0; i < 500; i++) {
+      clock.advance(10);
+      burst(pacer, 1);
+    }
+    pacer.rateLimited(clock.now(), 1_000);
+    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 99);
+  });
+
   it(`never drops below ${MIN_PACE} request per second`, () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
