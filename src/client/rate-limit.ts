@@ -12,10 +12,15 @@
  * - The pace (requests per second) becomes {@link CUT_RATIO} of the rate the server admitted over
  *   the second before the refused request was sent: that rate is the limit as this process meets it,
  *   so the pace lands just under it, not at half of it.
- * - The pace holds for {@link PACE_HOLD_MS} after the block, then grows by
- *   {@link PACE_GROWTH_PER_SECOND} of itself per second, and is dropped altogether once above
- *   {@link UNPACED_ABOVE}: when the limit lifts, the client speeds up again. Each probe past the limit
- *   costs a whole `Retry-After` of silence, so the client probes rarely rather than often.
+ * - When the 429 is corroborated — the pace was holding requests back when it came, or another
+ *   request of the same burst was refused too — the client has met the limit: the pace holds for
+ *   {@link PACE_HOLD_MS} after the block, then grows by {@link PACE_GROWTH_PER_SECOND} of itself per
+ *   second. Each probe past the limit costs a whole `Retry-After` of silence, so the client probes
+ *   rarely rather than often. A lone 429 while nothing was held back may be a fluke (servers refuse
+ *   for other reasons than the rate, too): the pace then doubles every second from the end of the
+ *   block, so it does not pin the client far below the limit.
+ * - Above {@link UNPACED_ABOVE} the pace is dropped altogether: when the limit lifts, the client
+ *   speeds up again.
  * - A known quota (`maxRequestsPerSecond`) paces from the start, so a team that knows its limit
  *   never sees a 429.
  *
@@ -34,6 +39,9 @@ export const PACE_HOLD_MS = 30_000;
 
 /** Then it grows by this share of itself per second (compounded). */
 export const PACE_GROWTH_PER_SECOND = 0.1;
+
+/** After a lone 429 (nothing corroborates that the limit was met), the pace grows this fast: doubling. */
+export const UNCORROBORATED_GROWTH_PER_SECOND = 1;
 
 /** A learned pace above this many requests per second is dropped: the client no longer paces. */
 export const UNPACED_ABOVE = 1000;
@@ -78,6 +86,11 @@ export class RatePacer {
   #pace: number | undefined;
   /** When the hold of the learned pace began (the end of the block that set it). */
   #paceSince = 0;
+  /** The hold and the growth per second of the learned pace (see the module's comment). */
+  #hold = PACE_HOLD_MS;
+  #growth = PACE_GROWTH_PER_SECOND;
+  /** When the pace last held a request back (it was binding). */
+  #heldBackAt = Number.NEGATIVE_INFINITY;
   /** When the current episode began: 429s of requests sent before it belong to it. */
   #lastCutAt = Number.NEGATIVE_INFINITY;
   /** The window the current episode measured the admitted rate over, and what it counted in it. */
@@ -105,9 +118,8 @@ export class RatePacer {
   pace(knownQuota?: number, at = this.#clock.now()): number | undefined {
     let learned: number | undefined;
     if (this.#pace !== undefined) {
-      const growing = Math.max(0, at - this.#paceSince - PACE_HOLD_MS);
-      const grown =
-        growing === 0 ? this.#pace : this.#pace * (1 + PACE_GROWTH_PER_SECOND) ** (growing / 1000);
+      const growing = Math.max(0, at - this.#paceSince - this.#hold);
+      const grown = growing === 0 ? this.#pace : this.#pace * (1 + this.#growth) ** (growing / 1000);
       if (grown > UNPACED_ABOVE) this.#pace = undefined;
       else learned = grown;
     }
@@ -134,7 +146,10 @@ export class RatePacer {
     const pace =
       this.#pace === undefined && knownQuota === undefined ? undefined : this.pace(knownQuota, earliest);
     const slot = pace === undefined ? earliest : Math.max(earliest, this.#lastSlot + 1000 / pace);
-    if (slot > earliest) reason = "pace";
+    if (slot > earliest) {
+      reason = "pace";
+      this.#heldBackAt = now;
+    }
     if (slot > this.#lastSlot) this.#lastSlot = slot;
     this.#remember(slot, now);
     return { waitMs: Math.max(0, Math.ceil(slot - now)), reason, generation: this.#generation };
@@ -157,6 +172,12 @@ export class RatePacer {
       start = 0;
     }
     this.#recentStart = start;
+  }
+
+  /** Holds the pace just under the limit when it was met, or lets it recover fast after a lone 429. */
+  #corroborate(met: boolean): void {
+    this.#hold = met ? PACE_HOLD_MS : 0;
+    this.#growth = met ? PACE_GROWTH_PER_SECOND : UNCORROBORATED_GROWTH_PER_SECOND;
   }
 
   /** The current generation (see {@link PacerSlot.generation}). */
@@ -194,9 +215,12 @@ export class RatePacer {
       // Growth starts once the block is over: waiting is not evidence that the limit lifted.
       this.#paceSince = this.#blockedUntil;
       this.#lastCutAt = now;
-    } else if (sentAt > episode.from && sentAt <= episode.to) {
-      // Another request of the burst was refused too: it was counted as admitted, wrongly.
-      episode.admitted--;
+      this.#corroborate(now - this.#heldBackAt <= WINDOW_MS);
+    } else {
+      // Another request of the burst was refused too: the limit is real; and if it was sent in the
+      // measured second, it was counted as admitted, wrongly.
+      this.#corroborate(true);
+      if (sentAt > episode.from && sentAt <= episode.to) episode.admitted--;
     }
     const quota = knownQuota ?? Number.POSITIVE_INFINITY;
     this.#pace = Math.max(MIN_PACE, Math.min(quota, CUT_RATIO * episode.admitted));

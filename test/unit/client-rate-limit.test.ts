@@ -7,6 +7,7 @@ import {
   PACE_GROWTH_PER_SECOND,
   PACE_HOLD_MS,
   RATE_LIMIT_MAX_JITTER_MS,
+  UNCORROBORATED_GROWTH_PER_SECOND,
   RatePacer,
   sharedPacer,
   UNPACED_ABOVE,
@@ -175,13 +176,15 @@ describe("the pace learned from 429s", () => {
     expect(pacer.pace()).toBe(MIN_PACE);
   });
 
-  it("stays just under the limit for a while, then speeds up again by a share per second, then stops pacing", () => {
+  it("stays just under a limit it met for a while, then speeds up again by a share per second, then stops pacing", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
-    burst(pacer, 10);
+    const sentAt = clock.now();
+    // 12 at once, two refused: the limit is met.
+    burst(pacer, 12);
     clock.advance(1);
-    burst(pacer, 1);
-    pacer.rateLimited(clock.now(), 1_000);
+    pacer.rateLimited(sentAt, 1_000);
+    pacer.rateLimited(sentAt, 1_000);
     const cut = CUT_RATIO * 10;
     expect(pacer.pace()).toBeCloseTo(cut);
     // Waiting out the block is no evidence that the limit lifted, nor is the hold after it.
@@ -198,6 +201,35 @@ describe("the pace learned from 429s", () => {
     expect(pacer.pace()).toBeUndefined();
     burst(pacer, 20);
   });
+});
+
+it("after a lone 429 while the pace held nothing back, recovers at once: doubling every second", () => {
+  const clock = fakeClock();
+  const pacer = new RatePacer(clock);
+  burst(pacer, 10);
+  clock.advance(1);
+  burst(pacer, 1);
+  pacer.rateLimited(clock.now(), 1_000);
+  const cut = CUT_RATIO * 10;
+  clock.advance(1_000);
+  expect(pacer.pace()).toBeCloseTo(cut);
+  clock.advance(1_000);
+  expect(pacer.pace()).toBeCloseTo(cut * (1 + UNCORROBORATED_GROWTH_PER_SECOND));
+});
+
+it("holds after a lone 429 when the pace was holding requests back: the limit was met", () => {
+  const clock = fakeClock();
+  const pacer = new RatePacer(clock);
+  burst(pacer, 10);
+  clock.advance(1);
+  burst(pacer, 1);
+  pacer.rateLimited(clock.now(), 1_000);
+  clock.advance(1_000);
+  paced(pacer, clock, 5);
+  pacer.rateLimited(clock.now(), 1_000);
+  const cut = CUT_RATIO * 4;
+  clock.advance(1_000 + PACE_HOLD_MS);
+  expect(pacer.pace()).toBeCloseTo(cut);
 });
 
 describe("a known quota", () => {
