@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Makes Python Pulumi programs run through `npx pulumi` on a machine without internet access.
+#
+# Needs the Pulumi CLI from scripts/ensure-pulumi-cli.sh (which calls this script at its end) and
+# adds what Python programs need:
+#   - the Python language host `pulumi-language-python` and its `pulumi-language-python-exec` shim,
+#     put beside the CLI in $PULUMI_HOME/versions/<version>/bin (the `pulumi` wrapper puts that
+#     directory first on PATH, where the engine looks for language hosts);
+#   - a virtualenv with PyPI `pulumi` at the CLI's version (the version of our @pulumi/pulumi
+#     devDependency), cached outside the repository.
+# A second run takes seconds.
+#
+# The Python language host is a Go program. Module proxies that do not serve its own untagged
+# module (sdk/python/cmd/pulumi-language-python/v3) still serve sdk/v3@v3.68.0, the last release
+# that carried it inside the sdk module; that host runs programs with today's CLI. It ignores
+# Pulumi.yaml's `runtime.options.virtualenv`, so callers put the venv's bin directory first on PATH:
+#
+#   venv=$(bash scripts/ensure-python-host.sh)
+#   PATH="$venv/bin:$(bash scripts/ensure-pulumi-cli.sh):$PATH" npx pulumi up
+#
+# Prints the virtualenv's directory on stdout; progress goes to stderr.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
+pulumi_home=${PULUMI_HOME:-$HOME/.pulumi}
+bin_dir="$pulumi_home/versions/$version/bin"
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config"
+host_cache="$cache_root/pulumi-cli/v$version/python-host"
+venv="$cache_root/python/pulumi-v$version/venv"
+# The last sdk/v3 release whose module still contains the Python language host.
+host_sdk_version=v3.68.0
+log() { echo "ensure-python-host: $*" >&2; }
+
+if [ ! -x "$bin_dir/pulumi" ]; then
+  log "no Pulumi CLI in $bin_dir: run scripts/ensure-pulumi-cli.sh first"
+  exit 1
+fi
+
+python=${PYTHON:-python3}
+if ! command -v "$python" >/dev/null 2>&1; then
+  log "no $python on PATH: Python Pulumi programs need Python 3 (set PYTHON to another interpreter)"
+  exit 1
+fi
+
+# --- the language host -------------------------------------------------------------------------
+if [ ! -x "$host_cache/pulumi-language-python" ] || [ ! -f "$host_cache/pulumi-language-python-exec" ]; then
+  if ! command -v go >/dev/null 2>&1; then
+    log "no Go toolchain to build the Python language host"
+    exit 1
+  fi
+  log "building the Python language host of sdk $host_sdk_version (once per machine)"
+  work="$host_cache/module"
+  mkdir -p "$work"
+  printf 'module pulumi-broker-config.local/pulumi-language-python\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 %s\n' \
+    "$host_sdk_version" >"$work/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python"\n' \
+    >"$work/tools.go"
+  (
+    cd "$work"
+    export CGO_ENABLED=0 GOFLAGS=-mod=mod
+    go mod tidy
+    go build -o "$host_cache/pulumi-language-python.tmp" github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python
+    # The shim that runs the program's __main__ lives in the same module directory.
+    sdk_dir=$(go list -m -f '{{.Dir}}' github.com/pulumi/pulumi/sdk/v3)
+    cp "$sdk_dir/python/cmd/pulumi-language-python-exec" "$host_cache/pulumi-language-python-exec"
+  )
+  mv "$host_cache/pulumi-language-python.tmp" "$host_cache/pulumi-language-python"
+fi
+cp "$host_cache/pulumi-language-python" "$host_cache/pulumi-language-python-exec" "$bin_dir/"
+# Files copied out of the read-only module cache keep its modes; the engine executes the shim.
+chmod 755 "$bin_dir/pulumi-language-python" "$bin_dir/pulumi-language-python-exec"
+
+# --- the virtualenv ------------------------------------------------------------------------------
+# `pulumi` in the venv must match the CLI: the SDK and the engine speak one protocol version.
+installed=""
+if [ -x "$venv/bin/python" ]; then
+  installed=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("pulumi"))' 2>/dev/null || true)
+fi
+if [ "$installed" != "$version" ]; then
+  log "preparing a virtualenv with PyPI pulumi==$version in $venv"
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pulumi==$version" >&2
+  installed=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("pulumi"))')
+  if [ "$installed" != "$version" ]; then
+    log "the virtualenv holds pulumi $installed, expected $version"
+    exit 1
+  fi
+fi
+
+log "Python language host and virtualenv (pulumi $version) ready"
+echo "$venv"
