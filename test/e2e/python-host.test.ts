@@ -13,7 +13,9 @@ import { REPO_ROOT } from "../support/package-fixture";
 
 const programDir = path.join(__dirname, "programs", "python-host");
 const pulumiVersion = (
-  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")) as {
+  JSON.parse(
+    fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
+  ) as {
     version: string;
   }
 ).version;
