@@ -9,7 +9,8 @@
 # seconds. With internet access and no Go, it does nothing and `npx pulumi` downloads as usual.
 #
 # It then runs scripts/ensure-python-host.sh, which adds the Python language host beside the CLI and
-# prepares a virtualenv with PyPI `pulumi` at the same version, so Python programs run as well.
+# prepares a virtualenv with PyPI `pulumi` at the same version, and scripts/ensure-go-host.sh, which
+# adds the Go language host, so Python and Go programs (the generated SDKs' users) run as well.
 #
 # Prints the bin directory on stdout; progress goes to stderr.
 set -euo pipefail
@@ -28,9 +29,10 @@ if [ "$version" != "$wrapper_version" ]; then
 fi
 
 finish() {
-  # Python programs (the Python SDK's tests) need their language host and a venv; its path is what
-  # scripts/ensure-python-host.sh prints, so it is not repeated here.
+  # Python and Go programs (the SDKs' tests) need their language hosts, Python also a venv; its path
+  # is what scripts/ensure-python-host.sh prints, so it is not repeated here.
   bash "$repo/scripts/ensure-python-host.sh" >/dev/null
+  bash "$repo/scripts/ensure-go-host.sh" >/dev/null
   echo "$bin_dir"
   exit 0
 }

@@ -43,6 +43,17 @@ if ! command -v "$python" >/dev/null 2>&1; then
   exit 1
 fi
 
+# Replaces a file in bin_dir only when it differs, by rename: overwriting a binary that a running
+# test is executing fails with "Text file busy".
+install_into_bin() {
+  local source=$1 target="$bin_dir/$(basename "$1")"
+  if ! cmp -s "$source" "$target"; then
+    cp "$source" "$target.tmp.$$"
+    chmod 755 "$target.tmp.$$"
+    mv -f "$target.tmp.$$" "$target"
+  fi
+}
+
 # --- the language host -------------------------------------------------------------------------
 if [ ! -x "$host_cache/pulumi-language-python" ] || [ ! -f "$host_cache/pulumi-language-python-exec" ]; then
   if ! command -v go >/dev/null 2>&1; then
@@ -67,9 +78,9 @@ if [ ! -x "$host_cache/pulumi-language-python" ] || [ ! -f "$host_cache/pulumi-l
   )
   mv "$host_cache/pulumi-language-python.tmp" "$host_cache/pulumi-language-python"
 fi
-cp "$host_cache/pulumi-language-python" "$host_cache/pulumi-language-python-exec" "$bin_dir/"
-# Files copied out of the read-only module cache keep its modes; the engine executes the shim.
-chmod 755 "$bin_dir/pulumi-language-python" "$bin_dir/pulumi-language-python-exec"
+# (The shim copied out of the read-only module cache is made executable here: the engine runs it.)
+install_into_bin "$host_cache/pulumi-language-python"
+install_into_bin "$host_cache/pulumi-language-python-exec"
 
 # --- the virtualenv ------------------------------------------------------------------------------
 # `pulumi` in the venv must match the CLI: the SDK and the engine speak one protocol version.
