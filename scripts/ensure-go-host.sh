@@ -27,10 +27,6 @@ if [ ! -x "$bin_dir/pulumi" ]; then
   log "no Pulumi CLI in $bin_dir: run scripts/ensure-pulumi-cli.sh first"
   exit 1
 fi
-if ! command -v go >/dev/null 2>&1; then
-  log "no Go toolchain on PATH: the Go language host is built with Go, and Go programs need it to run"
-  exit 1
-fi
 
 # Replaces a file in bin_dir only when it differs, by rename: overwriting a binary that a running
 # test is executing fails with "Text file busy".
@@ -42,6 +38,42 @@ install_into_bin() {
     mv -f "$target.tmp.$$" "$target"
   fi
 }
+
+# Prints the path of language host $1 when it comes with a Pulumi install of our version rather than
+# from this script, and nothing otherwise: one the `pulumi` wrapper downloaded into bin_dir together
+# with the CLI (present there although this script never built one), or a developer's install on PATH.
+own_install_host() {
+  if [ -x "$bin_dir/$1" ] && [ ! -e "$host_cache/$1" ]; then
+    echo "$bin_dir/$1"
+    return 0
+  fi
+  local found
+  found=$(command -v "$1" 2>/dev/null || true)
+  [ -n "$found" ] || return 0
+  found=$(readlink -f "$found")
+  if [ "$(dirname "$found")" != "$(readlink -f "$bin_dir")" ] &&
+    [ "$("$(dirname "$found")/pulumi" version 2>/dev/null)" = "v$version" ]; then
+    echo "$found"
+  fi
+}
+
+# Makes bin_dir's $2 a link to $1 unless $1 is that file already.
+link_into_bin() {
+  [ "$1" = "$bin_dir/$2" ] || ln -sfn "$1" "$bin_dir/$2"
+}
+
+# A developer's own Pulumi install at this version carries its Go host: that one is used.
+own_host=$(own_install_host pulumi-language-go)
+if [ -n "$own_host" ]; then
+  link_into_bin "$own_host" pulumi-language-go
+  echo "$bin_dir"
+  exit 0
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  log "no Go toolchain on PATH: the Go language host is built with Go, and Go programs need it to run"
+  exit 1
+fi
 
 if [ ! -x "$host_cache/pulumi-language-go" ]; then
   log "building the Go language host of sdk $host_sdk_version (once per machine)"
