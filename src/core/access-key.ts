@@ -34,6 +34,7 @@ import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
 import {
   assertSameEndpoint,
   checkEndpoint,
+  decodeEndpointInputs,
   endpointMoved,
   recordedEndpoint,
   type EndpointInputsOf,
@@ -86,15 +87,13 @@ export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
 const WHAT = "Access key";
 
 function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     name: r.string("name"),
     type: r.oneOf("type", ACCESS_KEY_TYPES),
     permissions: r.permissions("permissions"),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
     onDelete: r.oneOf("onDelete", ON_DELETE_VALUES, DEFAULT_ON_DELETE),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
@@ -122,7 +121,6 @@ export function decodeAccessKeyOutputs(bag: PropertyBag, id?: string): AccessKey
   return {
     ...inputs,
     ...(permissions === undefined ? {} : { permissions }),
-    ...recordedEndpoint(r.optionalString("baseUrl")),
     accessKey: r.string("accessKey"),
     accessKeyId: r.integer("accessKeyId", idNumber(id)),
     ...(createdAt === undefined ? {} : { createdAt }),

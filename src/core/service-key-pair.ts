@@ -10,6 +10,7 @@ import { DiffBuilder, changeKind, mapChanges } from "./diff";
 import {
   assertSameEndpoint,
   checkEndpoint,
+  decodeEndpointInputs,
   endpointMoved,
   recordedEndpoint,
   type EndpointInputsOf,
@@ -45,12 +46,10 @@ export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
 const WHAT = "Service key pair";
 
 function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     accessKey: r.string("accessKey"),
     rotationTriggers: r.stringMap("rotationTriggers"),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
@@ -69,7 +68,6 @@ export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOut
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    ...recordedEndpoint(r.optionalString("baseUrl")),
     accessKeyId: r.integer("accessKeyId"),
     publicKey: r.string("publicKey"),
     privateKey: r.string("privateKey"),

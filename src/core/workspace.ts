@@ -11,6 +11,7 @@ import { DiffBuilder, changeKind, valueChanged } from "./diff";
 import {
   assertSameEndpoint,
   checkEndpoint,
+  decodeEndpointInputs,
   endpointMoved,
   recordedEndpoint,
   type EndpointInputsOf,
@@ -53,13 +54,11 @@ export interface WorkspaceOutputs extends WorkspaceInputs {
 const WHAT = "Workspace";
 
 function decodeInputs<U>(r: PropertyReader<U>): WorkspaceInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     name: r.string("name"),
     parentId: r.integer("parentId", TOP_LEVEL_PARENT_ID),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
@@ -78,7 +77,6 @@ export function decodeWorkspaceOutputs(bag: PropertyBag): WorkspaceOutputs {
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    ...recordedEndpoint(r.optionalString("baseUrl")),
     workspaceId: r.integer("workspaceId"),
     path: r.string("path"),
     createdAt: r.string("createdAt"),

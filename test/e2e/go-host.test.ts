@@ -4,8 +4,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PulumiProject } from "../support/pulumi-project";
-import { REPO_ROOT } from "../support/package-fixture";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
 
 // End-to-end: a Go Pulumi program runs through the real CLI offline, with the Go language host that
 // scripts/ensure-go-host.sh builds (issue #13). This is what the Go SDK of the `broker` package runs
@@ -64,7 +64,7 @@ describe("a Go program through the Pulumi CLI", () => {
       // The program was built against the Go SDK at the CLI's version (its go.mod pins it).
       expect(result.outputs["pulumiSdkVersion"]?.value).toBe(`v${pulumiVersion}`);
       expect(String(result.outputs["goVersion"]?.value)).toMatch(/^go1\.\d+/u);
-      expect(project.backendText()).not.toContain(token);
+      expect(project.producedText()).not.toContain(token);
     },
   );
 

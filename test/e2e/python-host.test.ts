@@ -4,8 +4,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PulumiProject } from "../support/pulumi-project";
-import { REPO_ROOT } from "../support/package-fixture";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
 
 // End-to-end: a Python Pulumi program runs through the real CLI offline, with the Python language
 // host and the virtualenv that scripts/ensure-python-host.sh prepares (issue #13). This is what the
@@ -66,7 +66,7 @@ describe("a Python program through the Pulumi CLI", () => {
     // The program ran under the venv's pulumi at the CLI's version, not some other install.
     expect(result.outputs["pulumiSdkVersion"]?.value).toBe(pulumiVersion);
     expect(String(result.outputs["pythonVersion"]?.value)).toMatch(/^3\.\d+\.\d+/u);
-    expect(project.backendText()).not.toContain(token);
+    expect(project.producedText()).not.toContain(token);
   });
 
   it("destroy removes the stack's resources", async () => {
