@@ -9,7 +9,7 @@ import { listKeys, listWorkspaces } from "./support/broker-api";
 import { expectDeclaredState, stackView } from "./support/declared-state";
 import { freePort, startEmulatorProcess, type EmulatorProcess } from "./support/emulator-process";
 import { waitFor } from "./support/processes";
-import { errorText, SecretScan } from "./support/secret-scan";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "./support/secret-scan";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
 
 // The broker restarts in the middle of a stack's life: the emulator runs as its own process with a
@@ -69,7 +69,7 @@ async function snapshot(): Promise<unknown> {
 async function restart(): Promise<void> {
   const before = emulator.adminKey;
   expect(await emulator.stop(), "the emulator exits cleanly on SIGTERM").toBe(0);
-  scan.text("emulator stderr", emulator.stderr.join(""));
+  scan.text("emulator stderr", emulator.stderr.join(""), "stderr");
   emulator = await startEmulatorProcess(dbFile, port);
   expect(emulator.adminKey, "the admin key is stored in the database").toBe(before);
 }
@@ -100,13 +100,13 @@ describe("the broker restarted with its database", () => {
     });
     stack = await project.stack("dev", { ...specConfig(spec), ...brokerConfig(emulator) });
     const up = await stack.up();
-    scan.text("up", up.stdout + up.stderr);
+    scan.text("up", up.stdout + up.stderr, "cli output");
     const before = await snapshot();
 
     await restart();
     expect(await snapshot()).toEqual(before);
     const refresh = await stack.refresh();
-    scan.text("refresh", refresh.stdout + refresh.stderr);
+    scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
     expect(refresh.summary.resourceChanges).toEqual({ same: resourceCount(spec) + 1 });
     expect((await stack.preview()).changeSummary).toEqual({ same: resourceCount(spec) + 1 });
     await expectSpec(spec);
@@ -134,22 +134,23 @@ describe("the broker restarted with its database", () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     emulator = await startEmulatorProcess(dbFile, port);
     const outcome = await running;
-    if ("error" in outcome) scan.text("up across the restart", errorText(outcome.error));
+    if ("error" in outcome) scan.text("up across the restart", errorText(outcome.error), "error");
     expect(outcome, "the up succeeded across the restart").toHaveProperty("result");
     if ("result" in outcome)
-      scan.text("up across the restart", outcome.result.stdout + outcome.result.stderr);
+      scan.text("up across the restart", outcome.result.stdout + outcome.result.stderr, "cli output");
 
     await expectSpec(grown);
     const refresh = await stack.refresh();
-    scan.text("refresh", refresh.stdout + refresh.stderr);
+    scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
     expect(refresh.summary.resourceChanges).toEqual({ same: resourceCount(grown) + 1 });
     expect((await stack.preview()).changeSummary).toEqual({ same: resourceCount(grown) + 1 });
   }, 180_000);
 
   it("leaves no credential in state, backups, CLI output, errors or the emulator's stderr", () => {
     scan.project("project", project);
-    scan.text("emulator stderr", emulator.stderr.join(""));
+    scan.text("emulator stderr", emulator.stderr.join(""), "stderr");
     expect(scan.size).toBeGreaterThan(5);
+    expect(scan.unread([...CLI_TEST_SOURCES, "stderr"]), "sources the scan read nothing from").toEqual([]);
     expect(scan.leaks()).toEqual([]);
   });
 });
