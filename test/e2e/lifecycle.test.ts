@@ -260,9 +260,15 @@ describe("stacks per environment", () => {
         ...(kind === "429" ? { retryAfter: "0" } : {}),
       });
     }
+    await prodEmulator.controls!.clearRequests();
     const up = await faulty.up();
     expect(up.summary.result).toBe("succeeded");
+    const struck = (await prodEmulator.controls!.requests()).filter((r) => r.fault !== undefined);
+    const applied = (await prodEmulator.controls!.faults()).reduce((sum, fault) => sum + fault.applied, 0);
     await prodEmulator.controls!.clearFaults();
+    // The faults really struck: the up succeeded through them, not past them.
+    expect(struck.length).toBeGreaterThan(0);
+    expect(struck).toHaveLength(applied);
     const names = (await allKeys(prodEmulator)).map((k) => k["name"]);
     for (const key of baseSpec.keys!) expect(names.filter((n) => n === key.name)).toHaveLength(1);
     const workspaces = (

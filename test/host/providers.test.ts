@@ -281,9 +281,20 @@ describe("Workspace", () => {
 
   it("only forgets a workspace on delete, with a warning", async () => {
     const ws = await checkAndCreate("Workspace", "gone", WS, { name: "to-forget" });
+    const before = await emulator.controls!.stats();
     await host.delete(urn("Workspace", "gone"), ws.id, ws.outs);
     expect(host.stderr.join("")).toMatch(/to-forget.*still exists.*no delete endpoint/su);
-    expect(await emulator.controls!.stats()).toMatchObject({});
+    // Nothing was deleted or created on the server, and the workspace is still there.
+    expect(await emulator.controls!.stats()).toEqual(before);
+    const listed = await fetch(
+      `${emulator.url}/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name&name=to-forget`,
+      {
+        headers: { "X-API-KEY": emulator.adminKey },
+      },
+    );
+    expect(((await listed.json()) as { results: { id: number }[] }).results.map((w) => w.id)).toEqual([
+      Number(ws.id),
+    ]);
   });
 });
 
@@ -445,7 +456,13 @@ describe("AccessKey", () => {
         count: 1,
         routes: ["GET /access-key/{accessKey}/permissions"],
       });
+      await emulator.controls!.clearRequests();
       const error = await faulty.create(urn("AccessKey", "partial"), checked.inputs).catch((e: unknown) => e);
+      // The fault really struck the read-back, after a create that succeeded.
+      expect((await emulator.controls!.requests()).map((r) => [r.route, r.status, r.fault])).toEqual([
+        ["POST /access-key", 201, undefined],
+        ["GET /access-key/{accessKey}/permissions", 503, "503"],
+      ]);
       expect(error).toBeInstanceOf(ProviderCallError);
       const failure = (error as ProviderCallError).initFailure;
       expect(failure?.id).toMatch(/^\d+$/u);
@@ -593,8 +610,14 @@ describe("under injected faults", () => {
         ...(kind === "429" ? { retryAfter: "0" } : {}),
       });
     }
+    await emulator.controls!.clearRequests();
     await cycle("faulty");
+    const applied = (await emulator.controls!.faults()).reduce((sum, fault) => sum + fault.applied, 0);
+    const struck = (await emulator.controls!.requests()).filter((r) => r.fault !== undefined);
     await emulator.controls!.clearFaults();
+    // The faults really struck (the retries, not luck, made the cycle succeed).
+    expect(struck.length).toBeGreaterThan(0);
+    expect(struck).toHaveLength(applied);
     expect(await snapshot("faulty")).toEqual(await snapshot("calm"));
   });
 });

@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -16,6 +17,9 @@ export class PulumiProject {
     readonly backendDir: string,
     private readonly command: PulumiCommand,
     private readonly env: Record<string, string>,
+    /** The project's name (its state files are under `.pulumi/stacks/<name>/`). */
+    readonly name: string,
+    private readonly pulumiBin: string,
   ) {}
 
   /**
@@ -60,7 +64,7 @@ export class PulumiProject {
       root: path.dirname(options.pulumiBin),
       skipVersionCheck: true,
     });
-    return new PulumiProject(dir, backendDir, command, env);
+    return new PulumiProject(dir, backendDir, command, env, options.name, options.pulumiBin);
   }
 
   /** Creates or selects `stackName`, with `config` (keys as `ns:key`; `secret` ones encrypted). */
@@ -74,6 +78,34 @@ export class PulumiProject {
     );
     if (Object.keys(config).length > 0) await stack.setAllConfig(config);
     return stack;
+  }
+
+  /**
+   * Runs the `pulumi` CLI itself in the project directory, with the project's environment plus `env`:
+   * for commands the Automation API runs differently (it always adds `--show-secrets` to
+   * `stack export`) or not at all (`state unprotect`). Rejects with the output when it fails.
+   */
+  cli(
+    args: readonly string[],
+    env: Record<string, string> = {},
+  ): Promise<{ stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        path.join(this.pulumiBin, "pulumi"),
+        [...args, "--non-interactive"],
+        { cwd: this.dir, env: { ...process.env, ...this.env, ...env }, maxBuffer: 256 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (error)
+            reject(new Error(`pulumi ${args.join(" ")} failed: ${error.message}\n${stdout}\n${stderr}`));
+          else resolve({ stdout, stderr });
+        },
+      );
+    });
+  }
+
+  /** The path of `stack`'s current state file in the file backend. */
+  stateFile(stack: string): string {
+    return path.join(this.backendDir, ".pulumi", "stacks", this.name, `${stack}.json`);
   }
 
   /** Every file the engine wrote (state, backups, history), concatenated: for secret scans. */
