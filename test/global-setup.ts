@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { TestProject } from "vitest/node" with { "resolution-mode": "import" };
+import { leftoverProcesses, RUN_MARKER } from "./support/leftover-processes";
 import { createPackageFixture, REPO_ROOT } from "./support/package-fixture";
 
 declare module "vitest" {
@@ -17,8 +19,15 @@ declare module "vitest" {
  * Runs once before all tests: packs the built package into a fixture (tests of the provider host
  * and the CLI run against what users install, not against src/), and makes sure the Pulumi CLI
  * exists (building it offline the first time on a machine; see scripts/ensure-pulumi-cli.sh).
+ *
+ * After all tests it fails the run if any emulator, Pulumi CLI, language host or provider host the
+ * tests started is still running (and stops them): every process the run starts inherits a
+ * run marker in its environment, so other runs on the same machine are never counted.
  */
-export default function setup(project: TestProject): () => void {
+export default function setup(project: TestProject): () => Promise<void> {
+  const runId = randomUUID();
+  // Set before the test workers are forked: they, and every process they start, inherit it.
+  process.env[RUN_MARKER] = runId;
   if (!fs.existsSync(path.join(REPO_ROOT, "dist", "index.js"))) {
     throw new Error("dist/ is missing: run `npm run build` first (`npm test` does)");
   }
@@ -30,7 +39,21 @@ export default function setup(project: TestProject): () => void {
   }).trim();
   project.provide("packageFixture", fixture);
   project.provide("pulumiBin", pulumiBin);
-  return () => {
+  return async () => {
     fs.rmSync(fixture, { recursive: true, force: true });
+    const left = await leftoverProcesses(runId);
+    for (const { pid } of left) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    if (left.length > 0) {
+      throw new Error(
+        `the tests left ${left.length} process(es) running (now killed); a test must stop what it starts:\n` +
+          left.map((p) => `  ${p.pid} ${p.args}`).join("\n"),
+      );
+    }
   };
 }
