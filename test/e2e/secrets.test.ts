@@ -189,7 +189,7 @@ describe("the next up, with everything users turn on for a bug report", () => {
     expect(partial[0]!.permissions).toMatchObject({ send: ["orders/created"], receive: [] });
     const fresh = keys.find((k) => k.name === "fresh");
     credentials["fresh key value"] = fresh!.key;
-    const deployment = (await stack.exportStack()).deployment;
+    const deployment: unknown = (await stack.exportStack()).deployment;
     const finished = resource(deployment, ACCESS_KEY, "partial");
     expect(finished.initErrors ?? []).toEqual([]);
     expect(finished.id).toBe(String(partial[0]!.id));
@@ -244,7 +244,7 @@ describe("a key value passed as a plain input", () => {
     );
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 1 });
-    const deployment = (await stack.exportStack()).deployment;
+    const deployment: unknown = (await stack.exportStack()).deployment;
     const pair = resource(deployment, PAIR, "partial-pair");
     credentials["partial private key (rotated)"] = String(revealed(pair.outputs?.["privateKey"]));
     const exported = await plainExport();

@@ -57,7 +57,7 @@ function run(args: string[]): Run {
       const check = (): void => {
         if (stdout.includes(text)) resolve(stdout);
       };
-      child.stdout?.on("data", check);
+      child.stdout.on("data", check);
       child.once("exit", () => {
         reject(new Error(`exited before printing ${JSON.stringify(text)}; stdout: ${stdout}`));
       });
