@@ -595,18 +595,22 @@ describe("under injected faults", () => {
 
   it("a create, update and destroy cycle ends in the same server state as without faults, without duplicates", async () => {
     await cycle("calm");
-    for (const [kind, phase] of [
-      ["429", "before"],
-      ["503", "before"],
-      ["503", "after"],
-      ["reset", "before"],
-      ["reset", "after"],
-    ] as const) {
+    // One seed per fault: with a shared seed they would draw the same numbers, and only the first
+    // (which wins when several fire) would ever strike.
+    for (const [index, [kind, phase]] of (
+      [
+        ["429", "before"],
+        ["503", "before"],
+        ["503", "after"],
+        ["reset", "before"],
+        ["reset", "after"],
+      ] as const
+    ).entries()) {
       await emulator.controls!.injectFault({
         kind,
         phase,
         rate: 0.06,
-        seed: 7,
+        seed: 7 + index,
         ...(kind === "429" ? { retryAfter: "0" } : {}),
       });
     }
@@ -618,6 +622,7 @@ describe("under injected faults", () => {
     // The faults really struck (the retries, not luck, made the cycle succeed).
     expect(struck.length).toBeGreaterThan(0);
     expect(struck).toHaveLength(applied);
+    expect(new Set(struck.map((r) => r.fault)).size, "more than one kind of fault struck").toBeGreaterThan(1);
     expect(await snapshot("faulty")).toEqual(await snapshot("calm"));
   });
 });
