@@ -24,7 +24,7 @@ export default tseslint.config(
       },
     },
     rules: {
-      // The providers require their implementation lazily by package subpath (see DESIGN.md §2):
+      // The providers require their implementation lazily by package subpath (see docs/pulumi-dynamic-providers.md):
       // that require() is deliberate, not a leftover of CommonJS style.
       "@typescript-eslint/no-require-imports": "off",
       "@typescript-eslint/restrict-template-expressions": [

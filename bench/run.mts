@@ -11,25 +11,19 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
+import { createPackageFixture } from "../harness/package-fixture.mts";
+import { pulumiBinDir, REPO_ROOT } from "../harness/repo.mts";
+import { findLeaks } from "../harness/secret-scan.mts";
+import { evaluateGoals } from "./goals.mts";
 import type { BenchContext } from "./lib/context.mts";
-import type * as FixtureModule from "./lib/fixture.mts";
-import type * as Repo from "./lib/repo.mts";
-import type * as ReportModule from "./lib/report.mts";
-import type * as SecretsModule from "./lib/secrets.mts";
-import type * as Goals from "./goals.mts";
-import type * as ClientSection from "./sections/client.mts";
-import type * as CliSection from "./sections/cli-requests.mts";
-import type * as HostSection from "./sections/host.mts";
-import type * as BytesSection from "./sections/provider-bytes.mts";
-import type * as RequestsSection from "./sections/requests-per-op.mts";
-import type * as UpSection from "./sections/up.mts";
-
-const repo = (await import(new URL("./lib/repo.mts", import.meta.url).href)) as typeof Repo;
-const { load } = repo;
-const { createPackageFixture } = await load<typeof FixtureModule>(import.meta.url, "./lib/fixture.mts");
-const { formatReport } = await load<typeof ReportModule>(import.meta.url, "./lib/report.mts");
-const { findLeaks } = await load<typeof SecretsModule>(import.meta.url, "./lib/secrets.mts");
-const { evaluateGoals } = await load<typeof Goals>(import.meta.url, "./goals.mts");
+import { formatReport } from "./lib/report.mts";
+import { WORK_DIR } from "./lib/repo.mts";
+import { measureClient } from "./sections/client.mts";
+import { measureCliRequests } from "./sections/cli-requests.mts";
+import { measureHost } from "./sections/host.mts";
+import { measureProviderBytes } from "./sections/provider-bytes.mts";
+import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
+import { measureUp } from "./sections/up.mts";
 
 const SECTIONS = ["providerBytes", "requestsPerOp", "cliRequests", "client", "host", "up"] as const;
 type Section = (typeof SECTIONS)[number];
@@ -61,10 +55,10 @@ const log = (message: string): void => {
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-bench-"));
 log(`packing and installing the package into a fixture under ${workDir}`);
 const ctx: BenchContext = {
-  repoRoot: repo.REPO_ROOT,
+  repoRoot: REPO_ROOT,
   workDir,
-  fixture: createPackageFixture(repo.REPO_ROOT, workDir),
-  pulumiBin: repo.pulumiBinDir(),
+  fixture: createPackageFixture(workDir),
+  pulumiBin: pulumiBinDir(),
   log,
   secrets: new Set(),
   produced: [],
@@ -74,38 +68,32 @@ const results: Record<string, unknown> = { generatedAt: new Date().toISOString()
 try {
   // Every section needs the serialized providers (the host-driven ones pass them to the host).
   log("providerBytes: serializing providers in a real node process");
-  const bytesSection = await load<typeof BytesSection>(import.meta.url, "./sections/provider-bytes.mts");
-  const bytes = bytesSection.measureProviderBytes(ctx);
+  const bytes = measureProviderBytes(ctx);
   if (wanted("providerBytes")) {
     results["providerBytes"] = bytes.bytes;
     results["naiveProvider"] = bytes.naive;
   }
   if (wanted("requestsPerOp")) {
     log("requestsPerOp: every lifecycle operation through the provider host");
-    const section = await load<typeof RequestsSection>(import.meta.url, "./sections/requests-per-op.mts");
-    Object.assign(results, await section.measureRequestsPerOp(ctx, bytes.texts));
+    Object.assign(results, await measureRequestsPerOp(ctx, bytes.texts));
   }
   if (wanted("cliRequests")) {
     log("cliRequests: preview, up, preview, refresh of a new stack through the CLI");
-    const section = await load<typeof CliSection>(import.meta.url, "./sections/cli-requests.mts");
-    Object.assign(results, await section.measureCliRequests(ctx));
+    Object.assign(results, await measureCliRequests(ctx));
   }
   if (wanted("client")) {
     log("client: GET throughput, ours against raw undici");
-    const section = await load<typeof ClientSection>(import.meta.url, "./sections/client.mts");
-    results["client"] = await section.measureClient(ctx);
+    results["client"] = await measureClient(ctx);
   }
   if (wanted("host")) {
     log("host: creates through the provider host against raw creates");
-    const section = await load<typeof HostSection>(import.meta.url, "./sections/host.mts");
-    results["host"] = await section.measureHost(ctx, {
+    results["host"] = await measureHost(ctx, {
       accessKey: bytes.texts.AccessKey,
       noop: bytes.noopText,
     });
   }
   if (wanted("up")) {
-    const section = await load<typeof UpSection>(import.meta.url, "./sections/up.mts");
-    results["up"] = await section.measureUp(ctx, upSizes);
+    results["up"] = await measureUp(ctx, upSizes);
   }
 } catch (error) {
   // Failures of the CLI carry its output: it goes through the secret scan like everything else.
@@ -130,13 +118,13 @@ results["secretScan"] = { sources: ctx.produced.length + 2, credentialsKnown: ct
 
 // Only a complete, successful run replaces the committed figures.
 const complete = only.length === SECTIONS.length && upSizes === undefined && results["error"] === undefined;
-fs.mkdirSync(repo.WORK_DIR, { recursive: true });
+fs.mkdirSync(WORK_DIR, { recursive: true });
 const resultsFile = complete
-  ? path.join(repo.REPO_ROOT, "bench", "results.json")
-  : path.join(repo.WORK_DIR, "results-partial.json");
+  ? path.join(REPO_ROOT, "bench", "results.json")
+  : path.join(WORK_DIR, "results-partial.json");
 fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 // The last run's output, kept for inspection and for the reliability suite's secret scan.
-const lastRun = path.join(repo.WORK_DIR, "last-run");
+const lastRun = path.join(WORK_DIR, "last-run");
 fs.rmSync(lastRun, { recursive: true, force: true });
 fs.mkdirSync(lastRun, { recursive: true });
 fs.writeFileSync(path.join(lastRun, "report.txt"), report);
@@ -151,7 +139,7 @@ process.stdout.write(
   `secret scan: ${leaks.length === 0 ? "no credential found" : `${leaks.length} LEAK(S): ${JSON.stringify(leaks)}`} in ${ctx.produced.length + 2} outputs\n`,
 );
 process.stdout.write(
-  `wrote ${path.relative(repo.REPO_ROOT, resultsFile)} in ${String(results["durationSeconds"])}s\n`,
+  `wrote ${path.relative(REPO_ROOT, resultsFile)} in ${String(results["durationSeconds"])}s\n`,
 );
 if (typeof results["error"] === "string") {
   process.stderr.write(`bench failed: ${results["error"]}\n`);
@@ -161,7 +149,7 @@ if (typeof results["error"] === "string") {
 function machine(): Record<string, unknown> {
   let pulumi = "unknown";
   try {
-    pulumi = execFileSync(path.join(repo.pulumiBinDir(), "pulumi"), ["version"], { encoding: "utf8" }).trim();
+    pulumi = execFileSync(path.join(pulumiBinDir(), "pulumi"), ["version"], { encoding: "utf8" }).trim();
   } catch {
     // Reported as unknown; the sections that need the CLI fail on their own.
   }

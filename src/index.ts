@@ -37,7 +37,7 @@ export {
   isBrokerApiError,
 } from "./client/errors";
 export type { AccessKeyType, Permissions } from "./client/types";
-export { eventPathProblem } from "./impl/validation";
+export { eventPathProblem } from "./model";
 export { BrokerConfig, type BrokerConfigArgs } from "./resources/broker-config";
 export {
   BROKER_CONFIG_SCHEMA,

@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { TestProject } from "vitest/node" with { "resolution-mode": "import" };
+import { createPackageFixture } from "../harness/package-fixture.mts";
+import { pulumiBinDir, REPO_ROOT } from "../harness/repo.mts";
 import { leftoverProcesses, RUN_MARKER } from "./support/leftover-processes";
-import { createPackageFixture, REPO_ROOT } from "./support/package-fixture";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -32,11 +32,7 @@ export default function setup(project: TestProject): () => Promise<void> {
     throw new Error("dist/ is missing: run `npm run build` first (`npm test` does)");
   }
   const fixture = createPackageFixture();
-  const pulumiBin = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-pulumi-cli.sh")], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
+  const pulumiBin = pulumiBinDir();
   project.provide("packageFixture", fixture);
   project.provide("pulumiBin", pulumiBin);
   return async () => {

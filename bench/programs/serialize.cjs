@@ -1,5 +1,5 @@
 // Prints, as JSON, the `__provider` text that `dynamic.Resource` serializes for each resource type.
-// Runs in a real `node` process whose working directory is a package fixture (see bench/lib/fixture.mts):
+// Runs in a real `node` process whose working directory is a package fixture (see harness/package-fixture.mts):
 // the serializer behaves differently under other module loaders, and only emits a short require()
 // for a package it finds in a real node_modules.
 //

@@ -6,19 +6,10 @@
  */
 import * as path from "node:path";
 import type * as EmulatorModule from "../../src/emulator/index.ts";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
-import type * as EmulatorProcessModule from "../lib/emulator.mts";
-import type * as ProjectModule from "../lib/pulumi-project.mts";
-import type * as Repo from "../lib/repo.mts";
-
-const { load, dist, PROGRAMS_DIR } = (await import(
-  new URL("../lib/repo.mts", import.meta.url).href
-)) as typeof Repo;
-const { startEmulatorProcess } = await load<typeof EmulatorProcessModule>(
-  import.meta.url,
-  "../lib/emulator.mts",
-);
-const { PulumiProject } = await load<typeof ProjectModule>(import.meta.url, "../lib/pulumi-project.mts");
+import { dist, PROGRAMS_DIR } from "../lib/repo.mts";
 
 /** Requests the emulator saw per CLI command, for a program with one of everything (5 resources). */
 export interface CliRequestsResult {
@@ -35,10 +26,10 @@ export interface CliRequestsResult {
 /** Runs preview, up, preview, refresh of programs/mixed on a new stack. */
 export async function measureCliRequests(ctx: BenchContext): Promise<CliRequestsResult> {
   const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
-  const emulator = await startEmulatorProcess(ctx.repoRoot);
+  const emulator = await startEmulatorProcess();
   ctx.secrets.add(emulator.adminKey);
   const controls = new EmulatorControls(emulator.controlUrl);
-  const project = new PulumiProject({
+  const project = await PulumiProject.create({
     parent: ctx.workDir,
     name: "bench-mixed",
     programDir: path.join(PROGRAMS_DIR, "mixed"),

@@ -6,20 +6,10 @@
 import { Pool, request } from "undici";
 import type * as ClientModule from "../../src/client/index.ts";
 import type * as ClientConstants from "../../src/client/constants.ts";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
 import type { BenchContext } from "../lib/context.mts";
-import type * as EmulatorProcessModule from "../lib/emulator.mts";
-import type * as Repo from "../lib/repo.mts";
-import type * as Stats from "../lib/stats.mts";
-
-const { load, dist } = (await import(new URL("../lib/repo.mts", import.meta.url).href)) as typeof Repo;
-const { startEmulatorProcess } = await load<typeof EmulatorProcessModule>(
-  import.meta.url,
-  "../lib/emulator.mts",
-);
-const { median, percentile, round, runConcurrently } = await load<typeof Stats>(
-  import.meta.url,
-  "../lib/stats.mts",
-);
+import { dist } from "../lib/repo.mts";
+import { median, percentile, round, runConcurrently } from "../lib/stats.mts";
 
 /** Requests in flight at once: the client's default `maxConcurrency`, also the raw pool's size. */
 export const CONCURRENCY = 8;
@@ -73,7 +63,7 @@ async function timedRound(send: () => Promise<void>, latencies: number[]): Promi
 export async function measureClient(ctx: BenchContext): Promise<ClientResult> {
   const { BrokerClient } = await dist<typeof ClientModule>("client/index.js");
   const { DEFAULT_USER_AGENT } = await dist<typeof ClientConstants>("client/constants.js");
-  const emulator = await startEmulatorProcess(ctx.repoRoot, { controls: false });
+  const emulator = await startEmulatorProcess({ controls: false });
   ctx.secrets.add(emulator.adminKey);
   const client = new BrokerClient({
     baseUrl: emulator.url,

@@ -7,19 +7,11 @@
  */
 import { Pool } from "undici";
 import type * as EmulatorModule from "../../src/emulator/index.ts";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
+import { ProviderHost, urnOf } from "../../harness/provider-host.mts";
 import type { BenchContext } from "../lib/context.mts";
-import type * as EmulatorProcessModule from "../lib/emulator.mts";
-import type * as HostModule from "../lib/provider-host.mts";
-import type * as Repo from "../lib/repo.mts";
-import type * as Stats from "../lib/stats.mts";
-
-const { load, dist } = (await import(new URL("../lib/repo.mts", import.meta.url).href)) as typeof Repo;
-const { startEmulatorProcess } = await load<typeof EmulatorProcessModule>(
-  import.meta.url,
-  "../lib/emulator.mts",
-);
-const { ProviderHost, urnOf } = await load<typeof HostModule>(import.meta.url, "../lib/provider-host.mts");
-const { round, runConcurrently } = await load<typeof Stats>(import.meta.url, "../lib/stats.mts");
+import { dist } from "../lib/repo.mts";
+import { round, runConcurrently } from "../lib/stats.mts";
 
 /** Keys created per round. */
 export const KEYS = 200;
@@ -54,7 +46,7 @@ export async function measureHost(
   providers: { accessKey: string; noop: string },
 ): Promise<HostResult> {
   const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
-  const emulator = await startEmulatorProcess(ctx.repoRoot);
+  const emulator = await startEmulatorProcess();
   ctx.secrets.add(emulator.adminKey);
   const controls = new EmulatorControls(emulator.controlUrl);
   const host = await ProviderHost.start(ctx.fixture, {

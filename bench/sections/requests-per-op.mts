@@ -4,18 +4,11 @@
  * update), next to the least the API allows while keeping our guarantees (see BENCHMARKS.md).
  */
 import type * as EmulatorModule from "../../src/emulator/index.ts";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
+import { ProviderHost, urnOf } from "../../harness/provider-host.mts";
 import type { BenchContext } from "../lib/context.mts";
-import type * as EmulatorProcessModule from "../lib/emulator.mts";
-import type * as HostModule from "../lib/provider-host.mts";
-import type * as Repo from "../lib/repo.mts";
+import { dist } from "../lib/repo.mts";
 import type { ResourceType } from "./provider-bytes.mts";
-
-const { load, dist } = (await import(new URL("../lib/repo.mts", import.meta.url).href)) as typeof Repo;
-const { startEmulatorProcess } = await load<typeof EmulatorProcessModule>(
-  import.meta.url,
-  "../lib/emulator.mts",
-);
-const { ProviderHost, urnOf } = await load<typeof HostModule>(import.meta.url, "../lib/provider-host.mts");
 
 type Props = Record<string, unknown>;
 
@@ -55,7 +48,7 @@ export async function measureRequestsPerOp(
   providers: Record<ResourceType, string>,
 ): Promise<RequestsPerOpResult> {
   const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
-  const emulator = await startEmulatorProcess(ctx.repoRoot);
+  const emulator = await startEmulatorProcess();
   ctx.secrets.add(emulator.adminKey);
   const controls = new EmulatorControls(emulator.controlUrl);
   const host = await ProviderHost.start(ctx.fixture, {
@@ -78,7 +71,8 @@ export async function measureRequestsPerOp(
     return {
       async create(inputs: Props): Promise<{ id: string; outs: Props }> {
         const checked = await host.check(urn, {}, withProvider(inputs));
-        if (checked.failures.length > 0) throw new Error(`${urn}: ${checked.failures.join("; ")}`);
+        if (checked.failures.length > 0)
+          throw new Error(`${urn}: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
         const created = await host.create(urn, checked.inputs);
         return { id: created.id, outs: { ...created.outs, __provider: providers[type] } };
       },

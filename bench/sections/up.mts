@@ -5,23 +5,12 @@
  */
 import * as path from "node:path";
 import type * as EmulatorModule from "../../src/emulator/index.ts";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
-import type * as EmulatorProcessModule from "../lib/emulator.mts";
-import type * as ProjectModule from "../lib/pulumi-project.mts";
-import type * as Repo from "../lib/repo.mts";
-import type * as Stats from "../lib/stats.mts";
-import type * as CliRequests from "./cli-requests.mts";
-
-const { load, dist, PROGRAMS_DIR } = (await import(
-  new URL("../lib/repo.mts", import.meta.url).href
-)) as typeof Repo;
-const { startEmulatorProcess } = await load<typeof EmulatorProcessModule>(
-  import.meta.url,
-  "../lib/emulator.mts",
-);
-const { PulumiProject } = await load<typeof ProjectModule>(import.meta.url, "../lib/pulumi-project.mts");
-const { round } = await load<typeof Stats>(import.meta.url, "../lib/stats.mts");
-const { listKeyValues } = await load<typeof CliRequests>(import.meta.url, "./cli-requests.mts");
+import { dist, PROGRAMS_DIR } from "../lib/repo.mts";
+import { round } from "../lib/stats.mts";
+import { listKeyValues } from "./cli-requests.mts";
 
 /** The stack sizes measured. */
 export const SIZES = [10, 100, 300] as const;
@@ -73,7 +62,7 @@ async function upAndRefresh(
   broker: { url: string; adminKey: string },
   counter: RequestCounter,
 ): Promise<Timed> {
-  const project = new PulumiProject({
+  const project = await PulumiProject.create({
     parent: ctx.workDir,
     name: `bench-${program}-${n}`,
     programDir: path.join(PROGRAMS_DIR, program),
@@ -127,7 +116,7 @@ export async function measureUp(
   const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
   const results: Record<string, UpFigures> = {};
   for (const n of sizes) {
-    const emulator = await startEmulatorProcess(ctx.repoRoot);
+    const emulator = await startEmulatorProcess();
     ctx.secrets.add(emulator.adminKey);
     const controls = new EmulatorControls(emulator.controlUrl);
     try {

@@ -1,7 +1,9 @@
 import { AccessKey, Workspace } from "pulumi-broker-config";
 
 // `pulumi preview` of this program needs no broker credentials: inputs are validated (names,
-// event paths, permissions) without a single request, so pull requests from forks can run it.
+// event paths, permissions) without a single request. It still needs the stack's state backend and
+// secrets passphrase, which is why .github/workflows/preview.yml previews only pull requests from
+// branches of the repository, not from forks.
 const team = new Workspace("analytics", { name: "analytics" });
 
 new AccessKey("analytics-ingest", {

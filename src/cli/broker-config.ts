@@ -12,6 +12,10 @@
  * Exit codes: 0 success; 1 the API failed (authentication, connection, server) or the file could not
  * be written, with a one-line message; 2 usage error (bad arguments, no base URL or API key).
  */
+// First, before anything that needs a new Node (undici, node:sqlite, modern syntax in dependencies):
+// on an old Node this prints one line naming the version required and exits. The path is the same
+// from src/<dir>/ and dist/<dir>/, and the file ships in the package.
+import "../../scripts/check-node.cjs";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";

@@ -70,7 +70,7 @@ export async function updateAccessKeyPermissions(
   });
 }
 
-/** Statuses with which a server may say "this key is not valid" (DESIGN §3). */
+/** Statuses with which a server may say "this key is not valid" (docs/decisions.md). */
 const INVALID_KEY_STATUSES: ReadonlySet<number> = new Set([401, 403, 404]);
 
 /**

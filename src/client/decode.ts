@@ -121,7 +121,7 @@ export function decodePage<T>(item: (value: unknown, where: string) => T): Decod
     if (!Array.isArray(results))
       throw new ShapeError(`body.results is ${describe(results)}, expected an array`);
     const decoded = results.map((r, i) => item(r, `body.results[${i}]`));
-    // resultsLength counts this page only (DESIGN §3); tolerate its absence, trust the array.
+    // resultsLength counts this page only (docs/decisions.md); tolerate its absence, trust the array.
     const resultsLength =
       page["resultsLength"] === undefined
         ? decoded.length

@@ -41,7 +41,7 @@ export interface ServerDetails {
 
 /**
  * Reads the server's message (`message`, `error` as a string, or `error.detail`), `code` and `field`
- * from an error body (DESIGN §3), redacting every secret of the request. Anything else is ignored.
+ * from an error body (docs/decisions.md), redacting every secret of the request. Anything else is ignored.
  */
 export function readServerDetails(body: unknown, secrets: readonly string[]): ServerDetails {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return {};
@@ -111,9 +111,13 @@ function statusHint(
     case "BROKER_FORBIDDEN":
       return `the API key was refused for this operation: is ${API_KEY_SETTING} a SERVICE key? use an ACCOUNT key`;
     case "BROKER_NOT_FOUND":
-      return "the object does not exist on the broker (was it deleted outside Pulumi?)";
+      return details.field === undefined
+        ? "the object does not exist on the broker (was it deleted outside Pulumi?)"
+        : `the object that ${details.field} names does not exist on the broker; correct that input`;
     case "BROKER_CONFLICT":
-      return "the request conflicts with the current state on the broker; refresh and try again";
+      return details.field === undefined
+        ? "the request conflicts with the current state on the broker; refresh and try again"
+        : `the request conflicts with the current state of the object that ${details.field} names; correct that input`;
     case "BROKER_RATE_LIMITED":
       return `the broker API rate limited the request after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}${stopNote(facts)}; retry later or lower broker:maxConcurrency`;
     case "BROKER_SERVER_ERROR":

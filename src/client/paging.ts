@@ -1,5 +1,5 @@
 /**
- * Paging over the list operations. `resultsLength` counts the current page only (DESIGN §3), so the
+ * Paging over the list operations. `resultsLength` counts the current page only (docs/decisions.md), so the
  * only end-of-list signal is a page shorter than the page size.
  */
 import { DEFAULT_PAGE_SIZE } from "./constants";

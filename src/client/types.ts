@@ -5,11 +5,10 @@
  * API is inconsistent (see {@link AccessKeyRecord.id}).
  */
 
-/** The two kinds of access key. `ACCOUNT` keys call this API; `SERVICE` keys connect clients to the broker. */
-export type AccessKeyType = "ACCOUNT" | "SERVICE";
+import type { AccessKeyType } from "../model/access-keys";
 
-/** All access key types, in a stable order. */
-export const ACCESS_KEY_TYPES: readonly AccessKeyType[] = ["ACCOUNT", "SERVICE"];
+// The kinds of access key are a rule of the domain model; the client speaks them on the wire.
+export { ACCESS_KEY_TYPES, type AccessKeyType } from "../model/access-keys";
 
 /** The send/receive permissions of an access key. */
 export interface Permissions {

@@ -11,8 +11,14 @@
  * moving a workspace under another parent, replaces it: the old one leaves the stack (a workspace is
  * only forgotten, a key revoked unless `onDelete: retain`) and a new one is created or adopted.
  */
-import type { AccessKeyType, Permissions } from "../client/types";
-import type { OnDelete } from "../impl/access-key";
+import {
+  DEFAULT_ADOPT,
+  DEFAULT_ON_DELETE,
+  workspacePath,
+  type AccessKeyType,
+  type OnDelete,
+  type Permissions,
+} from "../model";
 import type { BrokerConfigDocument, WorkspaceSpec } from "./types";
 
 /** A workspace to declare. Parents come before their children in {@link BrokerConfigPlan.workspaces}. */
@@ -72,7 +78,7 @@ export function planBrokerConfig(doc: BrokerConfigDocument, component: string): 
     adoptDefault: boolean,
   ): void => {
     for (const node of nodes) {
-      const path = `${parentPath ?? ""}/${node.name}`;
+      const path = workspacePath(parentPath ?? "/", node.name);
       const adopt = node.adopt ?? adoptDefault;
       workspaces.push({
         resourceName: workspaceResourceName(component, path),
@@ -84,7 +90,7 @@ export function planBrokerConfig(doc: BrokerConfigDocument, component: string): 
       visit(node.children ?? [], path, adopt);
     }
   };
-  visit(doc.workspaces ?? [], undefined, doc.adopt ?? false);
+  visit(doc.workspaces ?? [], undefined, doc.adopt ?? DEFAULT_ADOPT);
   const accessKeys = (doc.accessKeys ?? []).map((key): PlannedAccessKey => ({
     resourceName: accessKeyResourceName(component, key.name),
     name: key.name,
@@ -94,8 +100,8 @@ export function planBrokerConfig(doc: BrokerConfigDocument, component: string): 
       receive: [...(key.permissions?.receive ?? [])],
       resources: { ...key.permissions?.resources },
     },
-    adopt: key.adopt ?? doc.adopt ?? false,
-    onDelete: key.onDelete ?? doc.onDelete ?? "revoke",
+    adopt: key.adopt ?? doc.adopt ?? DEFAULT_ADOPT,
+    onDelete: key.onDelete ?? doc.onDelete ?? DEFAULT_ON_DELETE,
   }));
   return { workspaces, accessKeys };
 }

@@ -5,7 +5,7 @@
  * They run on any value, valid or not, so that one run reports schema and rule problems together:
  * every part of the value whose shape is wrong is skipped here (the schema already reports it).
  */
-import { eventPathProblem } from "../impl/validation";
+import { eventPathMessage, workspacePath } from "../model";
 import { formatPath, type PathSegment } from "./paths";
 
 /** A rule violation: where (as path segments) and what. */
@@ -49,7 +49,7 @@ function checkWorkspaces(value: unknown, at: PathSegment[], parentPath: string, 
       });
       continue;
     }
-    const path = parentPath === "/" ? `/${name}` : `${parentPath}/${name}`;
+    const path = workspacePath(parentPath, name);
     checkWorkspaces(workspace["children"], [...here, "children"], path, out);
   }
 }
@@ -74,12 +74,8 @@ function checkAccessKeys(value: unknown, out: RuleViolation[]): void {
     for (const field of ["send", "receive"] as const) {
       for (const [i, path] of itemsOf(permissions[field]).entries()) {
         if (typeof path !== "string") continue;
-        const problem = eventPathProblem(path);
-        if (problem !== undefined)
-          out.push({
-            segments: [...here, "permissions", field, i],
-            message: `event path ${JSON.stringify(path)} ${problem}; use '/'-separated segments such as 'orders/created', with '*' only as the last segment ('orders/*')`,
-          });
+        const message = eventPathMessage(path);
+        if (message !== undefined) out.push({ segments: [...here, "permissions", field, i], message });
       }
     }
   }

@@ -4,7 +4,7 @@
  * `pulumi-broker-config/broker-config.schema.json` for editors and users' own tooling.
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
-import { describe } from "../impl/validation";
+import { describeValue } from "../model";
 import schemaJson from "./broker-config.schema.json";
 import { pointerSegments, type PathSegment } from "./paths";
 
@@ -95,7 +95,7 @@ function messageOf(error: ErrorObject, params: Record<string, unknown>): string 
   if (typeof text === "string") return text;
   switch (error.keyword) {
     case "type":
-      return `must be ${ARTICLE[String(params["type"])] ?? String(params["type"])}, got ${describe(error.data)}`;
+      return `must be ${ARTICLE[String(params["type"])] ?? String(params["type"])}, got ${describeValue(error.data)}`;
     case "enum":
       return `must be one of ${(params["allowedValues"] as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
     case "const":

@@ -4,8 +4,7 @@
  *
  * `broker-config.schema.json` (beside this file) is the published contract; these types mirror it.
  */
-import type { AccessKeyType } from "../client/types";
-import type { OnDelete } from "../impl/access-key";
+import type { AccessKeyType, OnDelete } from "../model";
 
 /** The document versions this package reads. */
 export const BROKER_CONFIG_VERSION = 1;

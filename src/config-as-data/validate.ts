@@ -10,9 +10,13 @@ import type { BrokerConfigProblem, BrokerConfigSource } from "./types";
  * @internal
  */
 export function problemsOf(value: unknown, file?: string, locate?: Locator): BrokerConfigProblem[] {
+  const rules = ruleViolations(value);
+  // The schema states the event path grammar too (for editors), but the rule says precisely what is
+  // wrong ("has an empty segment"): where both speak, the rule's message is the one reported.
+  const ruled = new Set(rules.map((v) => JSON.stringify(v.segments)));
   const found: { segments: PathSegment[]; message: string; atKey: boolean }[] = [
-    ...schemaViolations(value),
-    ...ruleViolations(value).map((v) => ({ ...v, atKey: false })),
+    ...schemaViolations(value).filter((v) => !ruled.has(JSON.stringify(v.segments))),
+    ...rules.map((v) => ({ ...v, atKey: false })),
   ];
   // Array.prototype.sort is stable: problems at one place keep the order they were found in.
   found.sort((a, b) => compareInDocumentOrder(value, a.segments, b.segments));

@@ -2,7 +2,7 @@
  * The emulated service's behaviour over a {@link Store}: what the API handlers and the controls do,
  * independent of HTTP.
  */
-import { ApiError, invalid, notFound } from "./errors";
+import { ApiError, conflict, notFound } from "./errors";
 import { generateKeyPair, generateKeyValue } from "./keys";
 import { applyPermissionsUpdate, completePermissions, emptyPermissions } from "./permissions";
 import { META_ADMIN_KEY_ID, type Store } from "./store";
@@ -150,7 +150,7 @@ export class Broker {
 
   /** Generates and stores a new key pair for a SERVICE key; `field` names the input that chose the key. */
   rotateKeyPair(key: StoredAccessKey, field: string): KeyPair {
-    if (key.type !== "SERVICE") throw invalid(field, "is an ACCOUNT key; only SERVICE keys have key pairs");
+    if (key.type !== "SERVICE") throw conflict(field, "is an ACCOUNT key; only SERVICE keys have key pairs");
     const pair = generateKeyPair();
     this.store.setKeyPair(key.id, pair);
     return pair;
@@ -159,7 +159,7 @@ export class Broker {
   /** Removes a key (out of band). The bootstrap key stays: without it nothing could call the API. */
   removeAccessKey(id: number): void {
     this.requireKeyById(id);
-    if (id === this.adminKeyId) throw invalid("id", "is the bootstrap admin key, which cannot be removed");
+    if (id === this.adminKeyId) throw conflict("id", "is the bootstrap admin key, which cannot be removed");
     this.store.deleteAccessKey(id);
   }
 
@@ -170,11 +170,14 @@ export class Broker {
 
   private requireParent(parentId: number): void {
     if (parentId !== 0 && !this.store.workspaceById(parentId)) {
-      throw invalid("body.parentId", "does not name an existing workspace (use 0 or omit it for top level)");
+      throw notFound(
+        "body.parentId does not name an existing workspace (use 0 or omit it for top level)",
+        "body.parentId",
+      );
     }
   }
 
-  /** Creates a workspace; an unknown parent is a 400 naming `body.parentId`. */
+  /** Creates a workspace; an unknown parent is a 404 naming `body.parentId`. */
   createWorkspace(fields: { name: string; parentId: number }): StoredWorkspace {
     this.requireParent(fields.parentId);
     return this.store.insertWorkspace({ name: fields.name, parentId: fields.parentId, createdAt: now() });
@@ -192,7 +195,7 @@ export class Broker {
     const parentId = patch.parentId ?? workspace.parentId;
     this.requireParent(parentId);
     if (subtreeIds(this.store.workspaces(), id).includes(parentId)) {
-      throw invalid("body.parentId", "is the workspace itself or one of its descendants");
+      throw conflict("body.parentId", "is the workspace itself or one of its descendants");
     }
     this.store.updateWorkspace(id, { name: patch.name ?? workspace.name, parentId });
   }

@@ -4,6 +4,10 @@
  *
  * Exit codes: 0 after a signal, 1 when it cannot start, 2 for bad arguments.
  */
+// First, before anything that needs a new Node (undici, node:sqlite, modern syntax in dependencies):
+// on an old Node this prints one line naming the version required and exits. The path is the same
+// from src/<dir>/ and dist/<dir>/, and the file ships in the package.
+import "../../scripts/check-node.cjs";
 import { parseArgs } from "node:util";
 import { startEmulator, type EmulatorHandle, type EmulatorOptions } from "./index";
 

@@ -5,6 +5,7 @@ export type ErrorCode =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "conflict"
   | "method_not_allowed"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -51,7 +52,19 @@ export function invalid(field: string, problem: string): ApiError {
   return new ApiError(400, "validation_failed", `${field} ${problem}`, field);
 }
 
-/** A 404 `not_found` with the given sentence. */
-export function notFound(message: string): ApiError {
-  return new ApiError(404, "not_found", message);
+/*
+ * Which status a failed request gets (our choice, written in openapi.yaml and docs/decisions.md):
+ * 400 when the request breaks the contract's schema; 404 when it is well-formed but names an object
+ * that does not exist, in the path or in the body; 409 when every object it names exists but their
+ * current state forbids the operation. A schema-valid request is therefore never answered 400.
+ */
+
+/** A 404 `not_found` with the given sentence, naming the input that named the missing object, if any. */
+export function notFound(message: string, field?: string): ApiError {
+  return new ApiError(404, "not_found", message, field);
+}
+
+/** A 409 `conflict`: the object that `field` names exists, but its state forbids the operation. */
+export function conflict(field: string, problem: string): ApiError {
+  return new ApiError(409, "conflict", `${field} ${problem}`, field);
 }

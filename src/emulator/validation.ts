@@ -10,11 +10,19 @@ import { ACCESS_KEY_TYPES, type AccessKeyType, type PermissionsInput, type Permi
 /**
  * The event path grammar (our choice; the API shows only the `<name>/*` form): `/`-separated
  * non-empty segments without whitespace or control characters, and `*` only as the whole last
- * segment after at least one other. `openapi.yaml` carries the same pattern (a test keeps them equal).
+ * segment after at least one other, at most {@link MAX_EVENT_PATH_LENGTH} code points. `openapi.yaml`
+ * carries the same pattern and limit (tests keep them equal).
+ * The control characters (Unicode category Cc) are written as the ranges U+0000–U+001F and
+ * U+007F–U+009F rather than `\p{Cc}`, which Python's `re` (used by contract fuzzers such as
+ * Schemathesis) cannot read, so that a fuzzer can generate valid paths from the contract.
  */
-export const EVENT_PATH_PATTERN = "^[^\\s/*\\p{Cc}]+(?:/[^\\s/*\\p{Cc}]+)*(?:/\\*)?$";
+export const EVENT_PATH_PATTERN =
+  "^[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+(?:/[^\\s/*\\x00-\\x1f\\x7f-\\x9f]+)*(?:/\\*)?$";
 
 const EVENT_PATH = new RegExp(EVENT_PATH_PATTERN, "u");
+
+/** Longest accepted event path, in code points (as JSON Schema counts). */
+export const MAX_EVENT_PATH_LENGTH = 1024;
 
 /** Longest accepted name of an access key or workspace, in code points (as JSON Schema counts). */
 export const MAX_NAME_LENGTH = 200;
@@ -130,9 +138,9 @@ export function expectNonEmptyString(value: unknown, field: string): string {
   return value;
 }
 
-/** Whether `path` follows the event path grammar ({@link EVENT_PATH_PATTERN}). */
+/** Whether `path` follows the event path grammar ({@link EVENT_PATH_PATTERN}) within {@link MAX_EVENT_PATH_LENGTH}. */
 export function isEventPath(path: string): boolean {
-  return EVENT_PATH.test(path);
+  return EVENT_PATH.test(path) && codePoints(path) <= MAX_EVENT_PATH_LENGTH;
 }
 
 function expectEventPaths(value: unknown, field: string): string[] {
@@ -143,7 +151,7 @@ function expectEventPaths(value: unknown, field: string): string[] {
     if (!isEventPath(item)) {
       throw invalid(
         itemField,
-        'must be an event path: non-empty "/"-separated segments without whitespace, with "*" only as the whole last segment after another one (orders/*)',
+        `must be an event path of at most ${MAX_EVENT_PATH_LENGTH} characters: non-empty "/"-separated segments without whitespace, with "*" only as the whole last segment after another one (orders/*)`,
       );
     }
     return item;

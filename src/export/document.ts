@@ -8,7 +8,7 @@ import type { AccessKeyRecord } from "../client/types";
 import { formatProblem } from "../config-as-data/errors";
 import type { AccessKeySpec, BrokerConfigDocument, PermissionsSpec } from "../config-as-data/types";
 import { validateBrokerConfig } from "../config-as-data/validate";
-import { normalizePermissions } from "../impl/permissions";
+import { normalizePermissions } from "../model";
 import { buildWorkspaceTree, compareText } from "./tree";
 
 /** How often {@link ExportOptions.onProgress} is called while paging: every this many objects. */

@@ -1,6 +1,7 @@
 /** Rebuilds the workspace tree from the flat list the API pages through, in a deterministic order. */
 import type { WorkspaceRecord } from "../client/types";
 import type { WorkspaceSpec } from "../config-as-data/types";
+import { TOP_LEVEL_PARENT_ID } from "../model";
 
 /** The tree, and what could not be placed in it. */
 export interface WorkspaceTree {
@@ -36,7 +37,7 @@ export function buildWorkspaceTree(records: Iterable<WorkspaceRecord>): Workspac
       const children = build(record.id);
       return children.length > 0 ? { name: record.name, children } : { name: record.name };
     });
-  const roots = sortTree(build(0));
+  const roots = sortTree(build(TOP_LEVEL_PARENT_ID));
   const orphans = [...byId.values()]
     .filter((record) => !placed.has(record.id))
     .sort((a, b) => compareText(a.path, b.path))

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { AccessKeyType } from "../client/types";
 import type { OnDelete } from "../impl/access-key";
 import * as accessKeyProvider from "../providers/access-key";
+import type { UnsetOutputs } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { AccessKeyInputs, AccessKeyOutputs, OnDelete } from "../impl/access-key";
@@ -115,19 +116,22 @@ export class AccessKey extends pulumi.dynamic.Resource {
    * @param opts Resource options; `additionalSecretOutputs` you pass are kept and extended.
    */
   constructor(name: string, args: AccessKeyArgs, opts?: pulumi.CustomResourceOptions) {
+    const outputs: UnsetOutputs<AccessKey> = {
+      accessKey: undefined,
+      accessKeyId: undefined,
+      name: undefined,
+      type: undefined,
+      permissions: undefined,
+      createdAt: undefined,
+      publicKey: undefined,
+      privateKey: undefined,
+      adopted: undefined,
+      baseUrl: undefined,
+    };
     super(
       accessKeyProvider,
       name,
-      {
-        ...args,
-        accessKey: undefined,
-        accessKeyId: undefined,
-        createdAt: undefined,
-        publicKey: undefined,
-        privateKey: undefined,
-        adopted: undefined,
-        baseUrl: undefined,
-      },
+      { ...outputs, ...args },
       withSecretOutputs(opts, ACCESS_KEY_SECRET_OUTPUTS),
       "broker",
       "AccessKey",

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as serviceKeyPairProvider from "../providers/service-key-pair";
+import type { UnsetOutputs } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../impl/service-key-pair";
@@ -7,8 +8,8 @@ export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../impl/servic
 /** The arguments of a {@link ServiceKeyPair}. */
 export interface ServiceKeyPairArgs {
   /**
-   * The value of a SERVICE access key, e.g. an {@link AccessKey}'s `accessKey` output. It stays a
-   * secret. Changing it replaces this resource. An ACCOUNT key is rejected with a clear error.
+   * The value of a SERVICE access key, e.g. an {@link AccessKey}'s `accessKey` output. It is always
+   * stored as a secret, even when passed as a plain string. Changing it replaces this resource. An ACCOUNT key is rejected with a clear error.
    */
   accessKey: pulumi.Input<string>;
   /**
@@ -60,17 +61,20 @@ export class ServiceKeyPair extends pulumi.dynamic.Resource {
    * @param opts Resource options; `additionalSecretOutputs` you pass are kept and extended.
    */
   constructor(name: string, args: ServiceKeyPairArgs, opts?: pulumi.CustomResourceOptions) {
+    const outputs: UnsetOutputs<ServiceKeyPair> = {
+      publicKey: undefined,
+      privateKey: undefined,
+      accessKeyId: undefined,
+      rotatedAt: undefined,
+      baseUrl: undefined,
+    };
     super(
       serviceKeyPairProvider,
       name,
-      {
-        ...args,
-        publicKey: undefined,
-        privateKey: undefined,
-        accessKeyId: undefined,
-        rotatedAt: undefined,
-        baseUrl: undefined,
-      },
+      // The key value is a credential however the caller got it (plain config, a literal, an
+      // unsecret'ed output): made secret here, it is encrypted in the state's inputs as well as its
+      // outputs, where additionalSecretOutputs alone would leave the inputs in plain text.
+      { ...outputs, ...args, accessKey: pulumi.secret(args.accessKey) },
       withSecretOutputs(opts, SERVICE_KEY_PAIR_SECRET_OUTPUTS),
       "broker",
       "ServiceKeyPair",

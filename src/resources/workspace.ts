@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as workspaceProvider from "../providers/workspace";
+import type { UnsetOutputs } from "./outputs";
 
 export type { WorkspaceInputs, WorkspaceOutputs } from "../impl/workspace";
 
@@ -68,20 +69,15 @@ export class Workspace extends pulumi.dynamic.Resource {
    * @param opts Resource options.
    */
   constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      workspaceProvider,
-      name,
-      {
-        ...args,
-        workspaceId: undefined,
-        path: undefined,
-        createdAt: undefined,
-        adopted: undefined,
-        baseUrl: undefined,
-      },
-      opts,
-      "broker",
-      "Workspace",
-    );
+    const outputs: UnsetOutputs<Workspace> = {
+      workspaceId: undefined,
+      name: undefined,
+      parentId: undefined,
+      path: undefined,
+      createdAt: undefined,
+      adopted: undefined,
+      baseUrl: undefined,
+    };
+    super(workspaceProvider, name, { ...outputs, ...args }, opts, "broker", "Workspace");
   }
 }

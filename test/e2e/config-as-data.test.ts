@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BrokerClient } from "../../src/client";
 import type { AccessKeyRecord } from "../../src/client/types";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 
 // Acceptance of configuration as data (issue #5): an environment exported with the real
 // `broker-config` command of the packed package, deployed with BrokerConfig through the real Pulumi
@@ -142,7 +142,7 @@ describe("configuration as data through the Pulumi CLI", () => {
     const keys = await keysOf(target);
     expect(values["orders-svc"]).toBe(keys.find((k) => k.name === "orders-svc")!.key);
     expect(outputs["accessKeys"]!.value).toEqual(Object.fromEntries(keys.map((k) => [k.name, k.id])));
-    const text = project.backendText() + up.stdout + up.stderr;
+    const text = project.producedText() + up.stdout + up.stderr;
     for (const key of keys) expect(text).not.toContain(key.key);
   });
 

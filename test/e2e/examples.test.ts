@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 
 // Every example in examples/ is a standalone Pulumi project users copy. Each is previewed through
 // the real CLI with no broker credentials (as a pull-request check does); quickstart is also
@@ -104,7 +104,7 @@ describe.each([
     expect((await stack.preview()).changeSummary).toEqual({ same: resources });
     const destroy = await stack.destroy();
     expect(destroy.summary.resourceChanges).toEqual({ delete: resources });
-    const text = project.backendText() + up.stdout + destroy.stdout;
+    const text = project.producedText() + up.stdout + destroy.stdout;
     const values = [emulator.adminKey, ...secrets.flatMap((name) => flatValues(outputs[name]?.value))];
     expect(values.length).toBeGreaterThan(secrets.length);
     for (const secret of values) expect(text).not.toContain(secret);

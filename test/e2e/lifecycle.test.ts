@@ -2,7 +2,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
 // platform team would (issue #4). The steps share one stack and run in order.
@@ -106,7 +106,7 @@ describe("a stack's life through the Pulumi CLI", () => {
     const privateKeys = out["privateKeys"]?.value as Record<string, string>;
     expect(keyValues["orders-svc"]).toMatch(/^bks_/u);
     for (const value of [...Object.values(keyValues), ...Object.values(privateKeys)]) secrets.add(value);
-    const text = project.backendText() + up.stdout + up.stderr;
+    const text = project.producedText() + up.stdout + up.stderr;
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 
@@ -208,7 +208,7 @@ describe("a stack's life through the Pulumi CLI", () => {
     }
     const state = (await stack.exportStack()).deployment as { resources?: unknown[] };
     expect(state.resources ?? []).toHaveLength(0);
-    const text = project.backendText() + destroy.stdout + destroy.stderr;
+    const text = project.producedText() + destroy.stdout + destroy.stderr;
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 });

@@ -2,7 +2,7 @@ import * as path from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { listKeys, type KeyRecord } from "../reliability/support/broker-api";
 import { brokerConfig, specConfig, type KeySpec, type Spec } from "../reliability/support/spec";
 

@@ -3,9 +3,9 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { listKeys } from "../reliability/support/broker-api";
-import { CLI_TEST_SOURCES, errorText, SecretScan } from "../reliability/support/secret-scan";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, specConfig, type Spec } from "../reliability/support/spec";
 
 // What the README's "Secrets" section promises, proved through the real CLI where it is most at

@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { ProviderCallError, ProviderHost, UNKNOWN } from "../support/provider-host";
+import { ProviderCallError, ProviderHost, UNKNOWN } from "../../harness/provider-host.mts";
 
 // Each provider is driven through the real dynamic provider host over gRPC, with `__provider`
 // serialized in a real `node` process (vitest's module loader would serialize differently).
@@ -157,6 +157,19 @@ describe("check", () => {
     );
     expect(byProperty["permissions.send[1]"]).toMatch(/empty segment.*orders\/\*/u);
     expect(byProperty["type"]).toMatch(/"ACCOUNT", "SERVICE"/u);
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
+  // Regression: "a/b" used to pass check (a green preview) and then fail `pulumi up` with a 400.
+  it("rejects a Workspace named 'a/b' in check, on name, before any request", async () => {
+    await emulator.controls!.clearRequests();
+    const { failures } = await host.check(urn("Workspace", "slash"), {}, { __provider: WS, name: "a/b" });
+    expect(failures).toEqual([
+      {
+        property: "name",
+        reason: expect.stringMatching(/^Workspace name must not contain '\/'.*paths/u) as string,
+      },
+    ]);
     expect(await emulator.controls!.requests()).toEqual([]);
   });
 

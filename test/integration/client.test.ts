@@ -259,7 +259,6 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
       "body.permissions.send[0]",
     ],
     ["a workspace name with a slash", (c) => c.createWorkspace({ name: "a/b" }), "body.name"],
-    ["an unknown parent workspace", (c) => c.createWorkspace({ name: "a", parentId: 999 }), "body.parentId"],
   ];
 
   it.each(cases)("%s", async (_, call, field) => {
@@ -283,15 +282,37 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
     );
     expect(error).toMatchObject({ status: 400, field: "body.receive[0]" });
   });
+});
 
-  it("refuses to rotate the pair of an ACCOUNT key", async () => {
+describe("schema-valid requests the broker cannot carry out surface as 404 or 409 with the field", () => {
+  it("explains a create under an unknown parent workspace (404)", async () => {
+    const error = await rejection(client.createWorkspace({ name: "a", parentId: 999 }));
+    expect(error).toMatchObject({
+      code: "BROKER_NOT_FOUND",
+      status: 404,
+      field: "body.parentId",
+      serverCode: "not_found",
+      attempts: 1,
+    });
+    expect(error.message).toMatch(
+      /^POST \/workspace failed: 404 Not Found: .+ — the object that body\.parentId names does not exist on the broker; correct that input$/,
+    );
+  });
+
+  it("refuses to rotate the pair of an ACCOUNT key (409)", async () => {
     const { accessKey } = await client.createAccessKey({ name: "k", type: "ACCOUNT", permissions: {} });
     const error = await rejection(client.rotateServiceKeyPair(accessKey));
     expect(error).toMatchObject({
-      status: 400,
+      code: "BROKER_CONFLICT",
+      status: 409,
       field: "body.access_key",
+      serverCode: "conflict",
       pathTemplate: "/access/service-key-pair",
     });
+    expect(error.message).toContain(
+      "the request conflicts with the current state of the object that body.access_key names; correct that input",
+    );
+    expect(error.message).not.toContain(accessKey);
   });
 });
 

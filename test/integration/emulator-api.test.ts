@@ -7,6 +7,8 @@ import { createPrivateKey, createPublicKey } from "node:crypto";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { EmulatorControls } from "../../src/emulator";
+// The emulator imports nothing of the product; its tests take the limits from the domain model.
+import { MAX_EVENT_PATH_LENGTH, MAX_NAME_LENGTH } from "../../src/model";
 import { ApiCaller, listQuery, useCheckedEmulator, type CheckedEmulator } from "../support/emulator";
 
 let checked: CheckedEmulator;
@@ -239,7 +241,7 @@ describe("service key pairs", () => {
     expect(await controls.publicKeyOf(id)).toBe(pair.public_key);
   });
 
-  it("answers 404 for an unknown key and 400 naming body.access_key for an ACCOUNT key", async () => {
+  it("answers 404 for an unknown key and 409 naming body.access_key for an ACCOUNT key", async () => {
     const unknown = await api.put("/access/service-key-pair", { access_key: "bks_unknown" });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ code: "not_found" });
@@ -247,9 +249,10 @@ describe("service key pairs", () => {
 
     const account = await createKey("ACCOUNT");
     const refused = await api.put("/access/service-key-pair", { access_key: account.accessKey });
-    expect(refused.status).toBe(400);
+    // Schema-valid, and the key exists: its type, not the request's form, forbids the rotation.
+    expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
-      code: "validation_failed",
+      code: "conflict",
       field: "body.access_key",
       message: "body.access_key is an ACCOUNT key; only SERVICE keys have key pairs",
     });
@@ -280,6 +283,17 @@ describe("workspaces", () => {
       parentId: b.id,
       children: [],
     });
+  });
+
+  it("answers 404 naming body.parentId for a schema-valid create under a parent that does not exist", async () => {
+    const response = await api.post("/workspace", { name: "a", parentId: 4242 });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({
+      code: "not_found",
+      field: "body.parentId",
+      message: "body.parentId does not name an existing workspace (use 0 or omit it for top level)",
+    });
+    expect(await allWorkspaces({ name: "a" })).toEqual([]);
   });
 
   it("accepts parentId 0 as top level and allows duplicate names under one parent", async () => {
@@ -482,11 +496,24 @@ describe("validation", () => {
     ["create key", "POST", "/access-key", { type: "ACCOUNT", permissions: {} }, "body.name"],
     ["create key", "POST", "/access-key", { ...validKey, name: "" }, "body.name"],
     ["create key", "POST", "/access-key", { ...validKey, name: 5 }, "body.name"],
-    ["create key", "POST", "/access-key", { ...validKey, name: "x".repeat(201) }, "body.name"],
+    [
+      "create key",
+      "POST",
+      "/access-key",
+      { ...validKey, name: "x".repeat(MAX_NAME_LENGTH + 1) },
+      "body.name",
+    ],
     ["create key", "POST", "/access-key", { name: "n", permissions: {} }, "body.type"],
     ["create key", "POST", "/access-key", { ...validKey, type: "account" }, "body.type"],
     ["create key", "POST", "/access-key", { name: "n", type: "ACCOUNT" }, "body.permissions"],
     ["create key", "POST", "/access-key", { ...validKey, permissions: [] }, "body.permissions"],
+    [
+      "create key",
+      "POST",
+      "/access-key",
+      { ...validKey, permissions: { send: ["x".repeat(MAX_EVENT_PATH_LENGTH + 1)] } },
+      "body.permissions.send[0]",
+    ],
     [
       "create key",
       "POST",
@@ -604,12 +631,11 @@ describe("validation", () => {
     ["create workspace", "POST", "/workspace", {}, "body.name"],
     ["create workspace", "POST", "/workspace", { name: "" }, "body.name"],
     ["create workspace", "POST", "/workspace", { name: "a/b" }, "body.name"],
-    ["create workspace", "POST", "/workspace", { name: "x".repeat(201) }, "body.name"],
+    ["create workspace", "POST", "/workspace", { name: "x".repeat(MAX_NAME_LENGTH + 1) }, "body.name"],
     ["create workspace", "POST", "/workspace", { name: ["a"] }, "body.name"],
     ["create workspace", "POST", "/workspace", { name: "a", parentId: -1 }, "body.parentId"],
     ["create workspace", "POST", "/workspace", { name: "a", parentId: 1.5 }, "body.parentId"],
     ["create workspace", "POST", "/workspace", { name: "a", parentId: "1" }, "body.parentId"],
-    ["create workspace", "POST", "/workspace", { name: "a", parentId: 4242 }, "body.parentId"],
     ["create workspace", "POST", "/workspace", { name: "a", path: "/a" }, "body.path"],
   ];
 
@@ -636,14 +662,23 @@ describe("validation", () => {
   });
 
   it("accepts the boundaries: 200-character names, wildcards after a segment, unicode segments", async () => {
-    const name = "é".repeat(200);
+    const name = "é".repeat(MAX_NAME_LENGTH);
     const created = await createKey("SERVICE", name, {
-      send: ["orders", "orders/created", "orders/*", "a/b/c/*", "ünïcode/✓"],
+      send: [
+        "orders",
+        "orders/created",
+        "orders/*",
+        "a/b/c/*",
+        "ünïcode/✓",
+        "😀".repeat(MAX_EVENT_PATH_LENGTH),
+      ],
       receive: [],
       resources: { nested: { any: ["json"] } },
     });
     expect((await keyRecord(created.accessKey)).name).toBe(name);
-    expect((await api.post("/workspace", { name: "w".repeat(200), parentId: 0 })).status).toBe(201);
+    expect((await api.post("/workspace", { name: "w".repeat(MAX_NAME_LENGTH), parentId: 0 })).status).toBe(
+      201,
+    );
   });
 });
 

@@ -5,7 +5,7 @@
  * directory, so the test neither depends on nor disturbs the shared dist/ folder.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -109,6 +109,14 @@ beforeAll(() => {
       stdio: "pipe",
     },
   );
+  // The bin first requires ../../scripts/check-node.cjs (the Node version check), which reads
+  // package.json beside it: lay them out as in the package.
+  mkdirSync(path.join(buildDirectory, "scripts"));
+  copyFileSync(
+    path.join(REPO, "scripts", "check-node.cjs"),
+    path.join(buildDirectory, "scripts", "check-node.cjs"),
+  );
+  copyFileSync(path.join(REPO, "package.json"), path.join(buildDirectory, "package.json"));
   cli = path.join(buildDirectory, "dist", "emulator", "cli.js");
 });
 

@@ -182,7 +182,7 @@ describe("out-of-band changes (drift)", () => {
     expect((await api.get(`/access/verify/${created.accessKey}`)).body).toEqual({ status: false });
     expect((await api.get(`/access-key/${created.accessKey}/permissions`)).status).toBe(404);
     expect((await controlError(controls.removeAccessKey(Number(created.accessKeyId)))).status).toBe(404);
-    expect((await controlError(controls.removeAccessKey(1))).status).toBe(400);
+    expect((await controlError(controls.removeAccessKey(1))).status).toBe(409);
   });
 
   it("reports the current public key of SERVICE keys only", async () => {
@@ -196,7 +196,7 @@ describe("out-of-band changes (drift)", () => {
     expect((await controlError(controls.publicKeyOf(99_999))).status).toBe(404);
   });
 
-  it("renames and moves workspaces, refusing cycles and unknown parents", async () => {
+  it("renames and moves workspaces, refusing cycles (409) and unknown parents (404)", async () => {
     const a = await createWorkspace("a");
     const b = await createWorkspace("b", a.id);
     await controls.updateWorkspace(b.id, { name: "b2", parentId: 0 });
@@ -204,15 +204,18 @@ describe("out-of-band changes (drift)", () => {
     await controls.updateWorkspace(a.id, { parentId: b.id });
     expect((await workspaces()).map((workspace) => workspace.path)).toEqual(["/b2/a", "/b2"]);
 
-    expect((await controlError(controls.updateWorkspace(b.id, { parentId: a.id }))).code).toBe(
-      "validation_failed",
-    );
-    expect((await controlError(controls.updateWorkspace(b.id, { parentId: b.id }))).code).toBe(
-      "validation_failed",
-    );
-    expect((await controlError(controls.updateWorkspace(b.id, { parentId: 99_999 }))).code).toBe(
-      "validation_failed",
-    );
+    expect(await controlError(controls.updateWorkspace(b.id, { parentId: a.id }))).toMatchObject({
+      status: 409,
+      code: "conflict",
+    });
+    expect(await controlError(controls.updateWorkspace(b.id, { parentId: b.id }))).toMatchObject({
+      status: 409,
+      code: "conflict",
+    });
+    expect(await controlError(controls.updateWorkspace(b.id, { parentId: 99_999 }))).toMatchObject({
+      status: 404,
+      code: "not_found",
+    });
     expect((await controlError(controls.updateWorkspace(b.id, { name: "x/y" }))).code).toBe(
       "validation_failed",
     );

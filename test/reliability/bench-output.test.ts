@@ -1,8 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../support/package-fixture";
-import { SecretScan } from "./support/secret-scan";
+import { REPO_ROOT } from "../../harness/repo.mts";
+import { SecretScan } from "../../harness/secret-scan.mts";
 
 // `npm run bench` scans its own output for the credentials it saw. Here its output on disk is scanned
 // again for credential shapes: the committed results and, when a bench ran on this machine, the last

@@ -5,12 +5,12 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { EmulatorControls } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { listKeys, listWorkspaces } from "./support/broker-api";
 import { expectDeclaredState, stackView } from "./support/declared-state";
-import { freePort, startEmulatorProcess, type EmulatorProcess } from "./support/emulator-process";
+import { freePort, startEmulatorProcess, type EmulatorProcess } from "../../harness/emulator-process.mts";
 import { waitFor } from "./support/processes";
-import { CLI_TEST_SOURCES, errorText, SecretScan } from "./support/secret-scan";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
 
 // The broker restarts in the middle of a stack's life: the emulator runs as its own process with a
@@ -71,7 +71,7 @@ async function restart(): Promise<void> {
   const before = emulator.adminKey;
   expect(await emulator.stop(), "the emulator exits cleanly on SIGTERM").toBe(0);
   scan.text("emulator stderr", emulator.stderr.join(""), "stderr");
-  emulator = await startEmulatorProcess(dbFile, port);
+  emulator = await startEmulatorProcess({ dbFile, port });
   expect(emulator.adminKey, "the admin key is stored in the database").toBe(before);
 }
 
@@ -106,7 +106,7 @@ async function brokerDownUntilContacted(port: number): Promise<void> {
 describe("the broker restarted with its database", () => {
   it("between commands: nothing is lost, and refresh and preview show no changes", async () => {
     port = await freePort();
-    emulator = await startEmulatorProcess(dbFile, port);
+    emulator = await startEmulatorProcess({ dbFile, port });
     // Stops the current process, whichever restart it is.
     cleanups.push(() => emulator.stop());
     scan.secrets(emulator.adminKey);
@@ -156,7 +156,7 @@ describe("the broker restarted with its database", () => {
     // restarted broker has no faults (they are not stored).
     await emulator.stop();
     await brokerDownUntilContacted(port);
-    emulator = await startEmulatorProcess(dbFile, port);
+    emulator = await startEmulatorProcess({ dbFile, port });
     const outcome = await running;
     if ("error" in outcome) scan.text("up across the restart", errorText(outcome.error), "error");
     expect(outcome, "the up succeeded across the restart").toHaveProperty("result");

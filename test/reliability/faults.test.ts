@@ -3,11 +3,11 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { ProviderHost } from "../support/provider-host";
-import { PulumiProject } from "../support/pulumi-project";
+import { ProviderHost } from "../../harness/provider-host.mts";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { expectDeclaredState, expectRevoked, stackView } from "./support/declared-state";
 import { injectFaultMix } from "./support/faults";
-import { CLI_TEST_SOURCES, errorText, SecretScan } from "./support/secret-scan";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
 
 // A whole stack life (up, refresh, a change, destroy) through the real CLI while the emulator

@@ -2,11 +2,11 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi-project";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { listKeys, listWorkspaces } from "./support/broker-api";
 import { expectDeclaredState, stackView } from "./support/declared-state";
 import { killHard, processesIn, waitFor } from "./support/processes";
-import { CLI_TEST_SOURCES, errorText, SecretScan } from "./support/secret-scan";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
 
 // An `up` interrupted while the broker is creating objects: the creates are committed on the broker

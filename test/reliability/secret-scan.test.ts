@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI_TEST_SOURCES, SecretScan } from "./support/secret-scan";
+import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 
 // The scan the other reliability tests end with must be able to fail: planted credentials are found,
 // and the findings name where they are without repeating them.
@@ -65,7 +65,11 @@ describe("the secret scan", () => {
       }
       const scanned = (): SecretScan => {
         const scan = new SecretScan();
-        scan.project("p", { dir: path.join(root, "project"), backendDir: path.join(root, "backend") });
+        scan.project("p", {
+          dir: path.join(root, "project"),
+          backendDir: path.join(root, "backend"),
+          homeDir: path.join(root, "pulumi-home"),
+        });
         scan.text("up", "done", "cli output");
         return scan;
       };

@@ -1,4 +1,4 @@
-// Runs in a real `node` process inside a package fixture (see package-fixture.ts): registers one
+// Runs in a real `node` process inside a package fixture (see harness/package-fixture.mts): registers one
 // resource of each type under Pulumi's mocks and prints, as JSON, the `__provider` text that
 // `dynamic.Resource` serialized and the additionalSecretOutputs the resource registered with.
 // It must not run inside vitest, whose module loader makes the serializer inline functions.

@@ -1,23 +1,29 @@
 /**
- * Property-based tests of the event-path validator (`eventPathProblem`, `checkEventPaths`): paths
- * built from valid segments pass, paths with whitespace, empty segments or a misplaced `*` fail with
- * a message, the validator agrees with the grammar written out as one regular expression, and no
- * input makes it throw. (The emulator's input handling has its own fuzz test.)
+ * Property-based tests of the event-path validator (the model's `eventPathProblem`, and the
+ * provider's `checkEventPaths` over it): paths built from valid segments pass, paths with
+ * whitespace, control characters, empty segments or a misplaced `*` fail with a message, the
+ * validator agrees with the grammar written out as one regular expression (the model's
+ * `EVENT_PATH_PATTERN`, which openapi.yaml and the JSON Schema carry), and no input makes it throw.
+ * (The emulator's input handling has its own fuzz test.)
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/impl/unknown";
+import { UNKNOWN } from "../../src/core/unknown";
+import { CheckFailures, checkEventPaths } from "../../src/core/validation";
 import {
-  CheckFailures,
-  checkEventPaths,
+  codePointLength,
+  EVENT_PATH_PATTERN,
   eventPathProblem,
   MAX_EVENT_PATH_LENGTH,
-} from "../../src/impl/validation";
+} from "../../src/model";
 
 const RUNS = { numRuns: 500 };
 
-/** The grammar: `/`-separated segments without whitespace, `/` or `*`, optionally ending in `/*`. */
-const GRAMMAR = /^[^\s/*]+(?:\/[^\s/*]+)*(?:\/\*)?$/u;
+/**
+ * The grammar: `/`-separated segments without whitespace, control characters, `/` or `*`,
+ * optionally ending in `/*`, as the one regular expression the contract states.
+ */
+const GRAMMAR = new RegExp(EVENT_PATH_PATTERN, "u");
 
 /** Whitespace as JavaScript's `\s` knows it, Unicode spaces included. */
 const WHITESPACE = [
@@ -36,10 +42,10 @@ const WHITESPACE = [
   "\ufeff",
 ];
 
-/** One valid segment: any characters but `/`, `*` and whitespace (Unicode included). */
+/** One valid segment: any characters but `/`, `*`, whitespace and control characters (Unicode included). */
 const segment = fc
   .string({ unit: "grapheme", minLength: 1, maxLength: 12 })
-  .map((s) => s.replace(/[\s/*]/gu, ""))
+  .map((s) => s.replace(/[\s/*\p{Cc}]/gu, ""))
   .filter((s) => s.length > 0);
 
 /** A valid path: 1..6 segments, sometimes ending in a `*` wildcard after at least one segment. */
@@ -89,6 +95,28 @@ describe("event paths (property-based)", () => {
     );
   });
 
+  it("rejects a path with a control character anywhere (the API does: preview must not pass it)", () => {
+    const control = fc
+      .integer({ min: 0, max: 0x9f })
+      .filter((code) => code < 0x20 || code >= 0x7f)
+      .map((code) => String.fromCharCode(code))
+      .filter((c) => !/\s/u.test(c));
+    fc.assert(
+      fc.property(validPath, control, position, (path, c, at) => {
+        const bad = insertAt(path, c, at);
+        expect(eventPathProblem(bad)).toBe("contains a control character");
+        expect(failuresFor([bad])[0]?.reason).toContain("contains a control character; use '/'-separated");
+      }),
+      RUNS,
+    );
+  });
+
+  it("accepts a path of exactly the maximum length, counted in code points", () => {
+    const emoji = "😀".repeat(MAX_EVENT_PATH_LENGTH - 2);
+    expect(eventPathProblem(`a/${emoji}`)).toBeUndefined();
+    expect(eventPathProblem(`ab/${emoji}`)).toMatch(/longer than 1024/u);
+  });
+
   it("rejects a leading, trailing or doubled '/' as an empty segment", () => {
     const withEmptySegment = fc.oneof(
       validPath.map((p) => `/${p}`),
@@ -134,7 +162,7 @@ describe("event paths (property-based)", () => {
     fc.assert(
       fc.property(anyPath, (path) => {
         const problem = eventPathProblem(path);
-        const valid = path.length <= MAX_EVENT_PATH_LENGTH && GRAMMAR.test(path);
+        const valid = codePointLength(path) <= MAX_EVENT_PATH_LENGTH && GRAMMAR.test(path);
         expect(problem === undefined).toBe(valid);
         if (problem !== undefined) expect(problem.length).toBeGreaterThan(0);
       }),
@@ -145,7 +173,8 @@ describe("event paths (property-based)", () => {
   it("rejects paths longer than the limit, whatever their shape", () => {
     fc.assert(
       fc.property(validPath, fc.integer({ min: 1, max: 200 }), (path, extra) => {
-        const long = `${"x".repeat(MAX_EVENT_PATH_LENGTH - path.length + extra)}${path}`;
+        // The limit counts code points (as JSON Schema's maxLength does), not UTF-16 units.
+        const long = `${"x".repeat(MAX_EVENT_PATH_LENGTH - codePointLength(path) + extra)}${path}`;
         expect(eventPathProblem(long)).toMatch(/longer than 1024/u);
       }),
       { numRuns: 100 },

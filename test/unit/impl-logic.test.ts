@@ -1,33 +1,13 @@
 import { describe, expect, it } from "vitest";
 import * as accessKey from "../../src/impl/access-key";
-import { normalizePermissions, samePermissions } from "../../src/impl/permissions";
 import * as serviceKeyPair from "../../src/impl/service-key-pair";
-import { UNKNOWN } from "../../src/impl/unknown";
-import { CheckFailures, checkEventPaths, checkName, eventPathProblem } from "../../src/impl/validation";
+import { UNKNOWN } from "../../src/core/unknown";
+import { CheckFailures, checkEventPaths, checkName } from "../../src/core/validation";
 import * as workspace from "../../src/impl/workspace";
 
 // The pure parts of the providers: validation, normalisation and diffs (no request is involved).
 
 describe("event paths", () => {
-  it.each([
-    ["orders/created", undefined],
-    ["orders/*", undefined],
-    ["a/b/c/*", undefined],
-    ["", /is empty/],
-    ["*", /bare '\*'/],
-    ["orders/*/x", /before the last segment/],
-    ["orders//x", /empty segment/],
-    ["/orders", /empty segment/],
-    ["orders/", /empty segment/],
-    ["or*ders", /'\*' may only stand alone/],
-    ["orders/created now", /whitespace/],
-    ["x".repeat(1025), /longer than 1024/],
-  ])("%j → %s", (path, problem) => {
-    const found = eventPathProblem(path);
-    if (problem === undefined) expect(found).toBeUndefined();
-    else expect(found).toMatch(problem);
-  });
-
   it("names the index of each bad path and says what a valid one looks like", () => {
     const failures = new CheckFailures();
     checkEventPaths(failures, "permissions.send", ["ok/path", "bad path", 7]);
@@ -49,20 +29,21 @@ describe("names", () => {
     checkName(failures, "name", name, "Workspace");
     expect(failures.list).toHaveLength(count);
   });
-});
 
-describe("permissions", () => {
-  it("normalises lists as sets and fills the missing fields", () => {
-    expect(normalizePermissions({ send: ["b", "a", "b"] })).toEqual({
-      send: ["a", "b"],
-      receive: [],
-      resources: {},
-    });
-    expect(samePermissions({ send: ["a", "b"] }, { send: ["b", "a", "a"], receive: [], resources: {} })).toBe(
-      true,
-    );
-    expect(samePermissions({ send: ["a"] }, { receive: ["a"] })).toBe(false);
-    expect(samePermissions({ resources: { x: 1, y: 2 } }, { resources: { y: 2, x: 1 } })).toBe(true);
+  it("rejects a '/' in a workspace name, saying why, but allows it in an access key name", () => {
+    const failures = new CheckFailures();
+    checkName(failures, "name", "a/b", "Workspace");
+    expect(failures.list).toEqual([
+      {
+        property: "name",
+        reason: expect.stringMatching(
+          /^Workspace name must not contain '\/': the API joins workspace names with '\/'/u,
+        ) as string,
+      },
+    ]);
+    const keyFailures = new CheckFailures();
+    checkName(keyFailures, "name", "a/b", "Access key");
+    expect(keyFailures.list).toEqual([]);
   });
 });
 

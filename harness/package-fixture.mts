@@ -1,0 +1,51 @@
+/**
+ * The package installed as users get it: `npm pack` of the built package, then `npm install` of
+ * that tarball (with @pulumi/pulumi at the version this repository uses) into a fresh directory.
+ *
+ * A real install matters: Pulumi's closure serializer emits a short `require()` for a provider
+ * module only when it can resolve the package from its own copy of @pulumi/pulumi, as in a user's
+ * project; with symlinked dependencies it copies our code into the state instead, so neither the
+ * tests nor the bench's sizes and timings would show what users get. `--prefer-offline` makes npm
+ * use its cache, which `npm ci` has just filled.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { REPO_ROOT } from "./repo.mts";
+
+/**
+ * Installs the packed package into a new directory under `parent` and returns that directory; a
+ * Pulumi project uses it by linking its `node_modules` to `<dir>/node_modules`. Needs a build
+ * (`dist/`): `npm pack` packs what is there.
+ */
+export function createPackageFixture(parent: string = os.tmpdir()): string {
+  fs.mkdirSync(parent, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(parent, "pbc-fixture-"));
+  const packOutput = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const [packed] = JSON.parse(packOutput) as { filename: string }[];
+  if (packed === undefined) throw new Error("npm pack reported no tarball");
+  const pulumiPackage = path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json");
+  const { version } = JSON.parse(fs.readFileSync(pulumiPackage, "utf8")) as { version: string };
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "pbc-fixture", private: true }));
+  execFileSync(
+    "npm",
+    [
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      "--no-package-lock",
+      path.join(dir, packed.filename),
+      `@pulumi/pulumi@${version}`,
+    ],
+    { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
+  );
+  fs.rmSync(path.join(dir, packed.filename));
+  return dir;
+}

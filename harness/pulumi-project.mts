@@ -1,0 +1,232 @@
+/**
+ * A Pulumi project in a scratch directory, run with the real CLI offline: a file backend,
+ * passphrase secrets, its own Pulumi home, no update check, no plugin download. Its `node_modules`
+ * is the package fixture's, so programs `require("pulumi-broker-config")` as users do.
+ *
+ * Two ways to run it: {@link PulumiProject.stack} through the Automation API (the tests), and
+ * {@link PulumiProject.run}, the CLI command itself, so that timings are the CLI's own (the bench).
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { childPath } from "./repo.mts";
+
+/** Stack config as `ns:key` → value; `secret` values are stored encrypted with the passphrase. */
+export type StackConfig = Record<string, { value: string; secret?: boolean }>;
+
+/** Options of {@link PulumiProject.create}. */
+export interface PulumiProjectOptions {
+  /** The project name (also the start of its scratch directory's name). */
+  name: string;
+  /** A JavaScript program (`index.js`), copied into the project. */
+  programDir: string;
+  /** The package fixture whose `node_modules` the project links. */
+  fixture: string;
+  /** The directory of the Pulumi CLI (see `pulumiBinDir`). */
+  pulumiBin: string;
+  /** Where the scratch directory goes. @default os.tmpdir() */
+  parent?: string;
+  /** Added to (and overriding) the environment of every command. */
+  env?: Record<string, string | undefined>;
+}
+
+/** The result of one CLI command run by {@link PulumiProject.run}. */
+export interface CliRun {
+  stdout: string;
+  stderr: string;
+  /** Wall-clock seconds the command took. */
+  seconds: number;
+}
+
+/** A failed CLI command; its output is kept for the report and the secret scan. */
+export class CliError extends Error {
+  /** What the command printed on stdout. */
+  readonly stdout: string;
+  /** What the command printed on stderr. */
+  readonly stderr: string;
+
+  constructor(message: string, stdout: string, stderr: string) {
+    super(message);
+    this.name = "CliError";
+    this.stdout = stdout;
+    this.stderr = stderr;
+  }
+}
+
+/** A project directory with its own backend and Pulumi home. */
+export class PulumiProject {
+  /** The project directory. */
+  readonly dir: string;
+  /** The file backend's directory: everything the engine stores. */
+  readonly backendDir: string;
+  /** The project's own Pulumi home (`PULUMI_HOME`). */
+  readonly homeDir: string;
+  /** The stdout and stderr of every command {@link PulumiProject.run} ran, for secret scans. */
+  readonly transcript: string[] = [];
+  readonly #env: Record<string, string>;
+  readonly #command: PulumiCommand;
+
+  private constructor(root: string, env: Record<string, string>, command: PulumiCommand) {
+    this.dir = path.join(root, "project");
+    this.backendDir = path.join(root, "backend");
+    this.homeDir = path.join(root, "pulumi-home");
+    this.#env = env;
+    this.#command = command;
+  }
+
+  /**
+   * Copies `programDir` into `<parent>/pbc-<name>-XXXX/project`, links the fixture's
+   * `node_modules` into it and writes `Pulumi.yaml` and `package.json` where the program has none.
+   */
+  static async create(options: PulumiProjectOptions): Promise<PulumiProject> {
+    const parent = options.parent ?? os.tmpdir();
+    fs.mkdirSync(parent, { recursive: true });
+    const root = fs.mkdtempSync(path.join(parent, `pbc-${options.name}-`));
+    const env: Record<string, string> = {};
+    const settings: Record<string, string | undefined> = {
+      PULUMI_BACKEND_URL: `file://${path.join(root, "backend")}`,
+      PULUMI_CONFIG_PASSPHRASE: "harness-passphrase",
+      PULUMI_HOME: path.join(root, "pulumi-home"),
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+      // Neither the environment nor a developer's shell may point the providers elsewhere.
+      BROKER_BASE_URL: "",
+      BROKER_API_KEY: "",
+      PATH: childPath(options.pulumiBin),
+      ...options.env,
+    };
+    for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = value;
+    const command = await PulumiCommand.get({
+      root: path.dirname(options.pulumiBin),
+      skipVersionCheck: true,
+    });
+    const project = new PulumiProject(root, env, command);
+    fs.mkdirSync(project.backendDir, { recursive: true });
+    fs.mkdirSync(project.homeDir, { recursive: true });
+    fs.cpSync(options.programDir, project.dir, { recursive: true });
+    fs.symlinkSync(path.join(options.fixture, "node_modules"), path.join(project.dir, "node_modules"), "dir");
+    const pulumiYaml = path.join(project.dir, "Pulumi.yaml");
+    if (!fs.existsSync(pulumiYaml))
+      fs.writeFileSync(pulumiYaml, `name: ${options.name}\nruntime: nodejs\nmain: index.js\n`);
+    const packageJson = path.join(project.dir, "package.json");
+    if (!fs.existsSync(packageJson))
+      fs.writeFileSync(packageJson, JSON.stringify({ name: options.name, private: true }));
+    return project;
+  }
+
+  /** Creates or selects `stackName` through the Automation API and sets `config` on it. */
+  async stack(stackName: string, config: StackConfig = {}): Promise<Stack> {
+    const stack = await LocalWorkspace.createOrSelectStack(
+      { stackName, workDir: this.dir },
+      { envVars: this.#env, pulumiCommand: this.#command },
+    );
+    if (Object.keys(config).length > 0) await stack.setAllConfig(config);
+    return stack;
+  }
+
+  /**
+   * Runs `pulumi <args> --non-interactive` in the project, with the project's environment plus
+   * `env`; rejects with {@link CliError} on a non-zero exit.
+   */
+  run(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      execFile(
+        "pulumi",
+        [...args, "--non-interactive"],
+        { cwd: this.dir, env: { ...process.env, ...this.#env, ...env }, maxBuffer: 256 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          this.transcript.push(stdout, stderr);
+          const seconds = (performance.now() - started) / 1000;
+          if (error)
+            reject(new CliError(`pulumi ${args.join(" ")} failed: ${stderr || stdout}`, stdout, stderr));
+          else resolve({ stdout, stderr, seconds });
+        },
+      );
+    });
+  }
+
+  /**
+   * The CLI itself, for commands the Automation API runs differently (it always adds
+   * `--show-secrets` to `stack export`) or not at all (`state unprotect`): {@link PulumiProject.run}
+   * without the timing.
+   */
+  async cli(
+    args: readonly string[],
+    env: Record<string, string> = {},
+  ): Promise<{ stdout: string; stderr: string }> {
+    const { stdout, stderr } = await this.run(args, env);
+    return { stdout, stderr };
+  }
+
+  /** Creates stack `name` with the CLI and sets its config, one `pulumi config set` per key. */
+  async initStack(name: string, config: StackConfig): Promise<void> {
+    await this.run(["stack", "init", name]);
+    for (const [key, { value, secret }] of Object.entries(config)) {
+      await this.run([
+        "config",
+        "set",
+        "--stack",
+        name,
+        ...(secret === true ? ["--secret"] : []),
+        key,
+        value,
+      ]);
+    }
+  }
+
+  /**
+   * The path of `stack`'s current state file (its checkpoint) in the file backend, not one of its
+   * backups or history copies.
+   */
+  stateFile(stack: string): string {
+    const file = findFile(this.backendDir, `${stack}.json`);
+    if (file === undefined) throw new Error(`no checkpoint of stack ${stack} under ${this.backendDir}`);
+    return file;
+  }
+
+  /** Size in bytes of the stack's checkpoint (its current state) in the file backend. */
+  stateBytes(stack: string): number {
+    return fs.statSync(this.stateFile(stack)).size;
+  }
+
+  /**
+   * Everything the project produced, as one text for secret scans: the output of every command
+   * {@link PulumiProject.run} ran, and every file the engine wrote (state, backups, history) in the
+   * backend and the Pulumi home.
+   */
+  producedText(): string {
+    const texts = [...this.transcript];
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.isFile()) texts.push(fs.readFileSync(full, "utf8"));
+      }
+    };
+    walk(this.backendDir);
+    walk(this.homeDir);
+    return texts.join("\n");
+  }
+
+  /** Removes the project, its backend and its Pulumi home. */
+  remove(): void {
+    fs.rmSync(path.dirname(this.dir), { recursive: true, force: true });
+  }
+}
+
+/** The file `name` under `dir`, outside backups and history (they hold older copies of the checkpoint). */
+function findFile(dir: string, name: string): string | undefined {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name === ".history" || entry.name === "backups") continue;
+      const found = findFile(full, name);
+      if (found !== undefined) return found;
+    } else if (entry.name === name) return full;
+  }
+  return undefined;
+}

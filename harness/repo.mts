@@ -1,0 +1,35 @@
+/**
+ * Where the harness finds things: the repository root and the Pulumi CLI. Shared by the tests
+ * (vitest) and the bench (plain `node`), like every module of `harness/`.
+ *
+ * Every module of `harness/` is an ES module (`.mts`) written in erasable TypeScript only (no
+ * enums, namespaces or parameter properties, types imported with `import type`), so that Node
+ * runs it by stripping the types, and it imports other modules by their real file name
+ * (`./repo.mts`), which Node needs and `rewriteRelativeImportExtensions` lets the type checker accept.
+ */
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The directory holding the `pulumi` CLI, its Node.js language host and the dynamic-provider
+ * plugin, made ready by `scripts/ensure-pulumi-cli.sh` (which builds the CLI offline the first time
+ * on a machine, and answers in seconds after that).
+ */
+export function pulumiBinDir(): string {
+  return execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-pulumi-cli.sh")], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+}
+
+/** PATH for child processes: `pulumiBin` first (when given), then this Node, then the inherited PATH. */
+export function childPath(pulumiBin?: string): string {
+  const parts = [path.dirname(process.execPath), process.env["PATH"] ?? ""];
+  if (pulumiBin !== undefined) parts.unshift(pulumiBin);
+  return parts.join(path.delimiter);
+}

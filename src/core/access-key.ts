@@ -1,0 +1,527 @@
+/**
+ * Access keys: typed inputs and outputs, and check / diff / create / read / update / delete over the
+ * API client, for any adapter.
+ */
+import { createdAccessKeyOf, isBrokerApiError, type BrokerClient } from "../client";
+import {
+  ACCESS_KEY_TYPES,
+  type AccessKeyRecord,
+  type AccessKeyType,
+  type CreatedAccessKey,
+  type Permissions,
+  type ServiceKeyPair,
+} from "../client/types";
+import {
+  DEFAULT_ADOPT,
+  DEFAULT_ON_DELETE,
+  describePermissionDifference,
+  emptyPermissions,
+  normalizePermissions,
+  ON_DELETE_VALUES,
+  samePermissions,
+  type OnDelete,
+} from "../model";
+import {
+  CheckFailures,
+  checkAccessKeyType,
+  checkName,
+  checkOptionalBoolean,
+  checkOptionalEnum,
+  checkPermissions,
+} from "./validation";
+import type { CheckContext, CoreContext } from "./context";
+import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
+import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import { PartiallyCreatedError } from "./partial-failure";
+import type { ResourceOperations } from "./operations";
+import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
+import { GONE } from "./results";
+import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { NOT_KNOWN, type NotKnown } from "./unknown";
+
+export { ON_DELETE_VALUES, type OnDelete };
+
+/** Access key inputs; `U` is what a value not known yet becomes (nothing, once known). */
+export interface AccessKeyInputsOf<U = never> extends EndpointInputsOf<U> {
+  name: string | U;
+  type: AccessKeyType | U;
+  /** Normalised: lists sorted, without repeats. */
+  permissions: Permissions | U;
+  adopt: boolean | U;
+  onDelete: OnDelete | U;
+}
+
+/** Access key inputs after `check`: defaults filled in, permissions normalised. */
+export type AccessKeyInputs = AccessKeyInputsOf;
+
+/** Access key inputs during a preview: any of them may be not known yet. */
+export type ProposedAccessKeyInputs = AccessKeyInputsOf<NotKnown>;
+
+/** What the engine records for an access key. `accessKey` and `privateKey` are secrets. */
+export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
+  /**
+   * The permissions the server holds, normalised. Absent only while the key is kept in the stack by
+   * a create whose read-back failed (then `createdAt` is absent too, and the next update finishes it).
+   */
+  permissions?: Permissions;
+  /** The endpoint the key lives at. */
+  baseUrl: string;
+  /** The key value (secret). */
+  accessKey: string;
+  accessKeyId: number;
+  /** When the broker created the key. Absent only for a key kept by a create whose read-back failed. */
+  createdAt?: string;
+  /** True when `create` took over an existing key instead of creating one. */
+  adopted: boolean;
+  /** For a SERVICE key created by this stack: the public key of the pair returned at creation. */
+  publicKey?: string;
+  /** For a SERVICE key created by this stack: the private key of that pair (secret). */
+  privateKey?: string;
+}
+
+const WHAT = "Access key";
+
+function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
+  const baseUrl = r.optionalString("baseUrl");
+  return {
+    name: r.string("name"),
+    type: r.oneOf("type", ACCESS_KEY_TYPES),
+    permissions: r.permissions("permissions"),
+    adopt: r.boolean("adopt", DEFAULT_ADOPT),
+    onDelete: r.oneOf("onDelete", ON_DELETE_VALUES, DEFAULT_ON_DELETE),
+    allowEndpointChange: r.boolean("allowEndpointChange", false),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  };
+}
+
+/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
+export function decodeAccessKeyInputs(bag: PropertyBag): AccessKeyInputs {
+  return decodeInputs(knownReader(bag, WHAT));
+}
+
+/** Decodes inputs that may hold values not known yet (a preview's diff). */
+export function decodeProposedAccessKeyInputs(bag: PropertyBag): ProposedAccessKeyInputs {
+  return decodeInputs(proposalReader(bag, WHAT));
+}
+
+/** Decodes an access key's recorded state, as this or any earlier version of the package wrote it. */
+export function decodeAccessKeyOutputs(bag: PropertyBag): AccessKeyOutputs {
+  const r = knownReader(bag, WHAT);
+  const { permissions: _inputs, ...inputs } = decodeInputs(r);
+  const permissions = r.optionalPermissions("permissions");
+  const createdAt = r.optionalString("createdAt");
+  const publicKey = r.optionalString("publicKey");
+  const privateKey = r.optionalString("privateKey");
+  return {
+    ...inputs,
+    ...(permissions === undefined ? {} : { permissions }),
+    baseUrl: r.string("baseUrl"),
+    accessKey: r.string("accessKey"),
+    accessKeyId: r.integer("accessKeyId"),
+    ...(createdAt === undefined ? {} : { createdAt }),
+    adopted: r.boolean("adopted", false),
+    ...(publicKey === undefined ? {} : { publicKey }),
+    ...(privateKey === undefined ? {} : { privateKey }),
+  };
+}
+
+/** The settings that only the stack holds: the server knows nothing of them. */
+type AccessKeySettings = Pick<AccessKeyInputs, "adopt" | "onDelete" | "allowEndpointChange">;
+
+/** What the server says about a key, or what we know of it. */
+interface AccessKeyFacts {
+  name: string;
+  type: AccessKeyType;
+  accessKey: string;
+  accessKeyId: number;
+  adopted: boolean;
+  baseUrl: string;
+  /** Absent while the key could not be read back. */
+  permissions?: Permissions;
+  /** Absent while the key could not be read back. */
+  createdAt?: string;
+  /** The pair returned when this stack created a SERVICE key. */
+  keyPair?: ServiceKeyPair;
+}
+
+/** The one function that builds an access key's outputs: create, read and update all use it. */
+export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFacts): AccessKeyOutputs {
+  return {
+    name: facts.name,
+    type: facts.type,
+    ...(facts.permissions === undefined ? {} : { permissions: normalizePermissions(facts.permissions) }),
+    adopt: settings.adopt,
+    onDelete: settings.onDelete,
+    accessKey: facts.accessKey,
+    accessKeyId: facts.accessKeyId,
+    ...(facts.createdAt === undefined ? {} : { createdAt: facts.createdAt }),
+    adopted: facts.adopted,
+    baseUrl: facts.baseUrl,
+    allowEndpointChange: settings.allowEndpointChange,
+    ...(facts.keyPair === undefined
+      ? {}
+      : { publicKey: facts.keyPair.publicKey, privateKey: facts.keyPair.privateKey }),
+  };
+}
+
+/** The facts a key's record gives. */
+function factsOf(record: AccessKeyRecord, adopted: boolean, baseUrl: string): AccessKeyFacts {
+  return {
+    name: record.name,
+    type: record.type,
+    accessKey: record.key,
+    accessKeyId: record.id,
+    adopted,
+    baseUrl,
+    permissions: record.permissions,
+    createdAt: record.createdAt,
+  };
+}
+
+/** The facts recorded outputs hold. */
+function recordedFacts(old: AccessKeyOutputs): AccessKeyFacts {
+  const { name, type, accessKey, accessKeyId, adopted, baseUrl, permissions, createdAt } = old;
+  return {
+    name,
+    type,
+    accessKey,
+    accessKeyId,
+    adopted,
+    baseUrl,
+    ...(permissions === undefined ? {} : { permissions }),
+    ...(createdAt === undefined ? {} : { createdAt }),
+    ...keyPairOf(old),
+  };
+}
+
+/** The key pair recorded in outputs, if both halves are. */
+function keyPairOf(old: AccessKeyOutputs): { keyPair?: ServiceKeyPair } {
+  if (old.publicKey === undefined || old.privateKey === undefined) return {};
+  return { keyPair: { publicKey: old.publicKey, privateKey: old.privateKey } };
+}
+
+/**
+ * Validates inputs and fills defaults. Makes no request.
+ * @param news the inputs as the program gave them.
+ * @param recordedBaseUrl the endpoint recorded by the previous check, if any.
+ */
+export function checkAccessKey(
+  ctx: CheckContext,
+  news: PropertyBag,
+  recordedBaseUrl: string | undefined,
+): CheckResult<ProposedAccessKeyInputs> {
+  const failures = new CheckFailures();
+  checkName(failures, "name", news["name"], "Access key");
+  checkAccessKeyType(failures, "type", news["type"]);
+  checkPermissions(failures, "permissions", news["permissions"]);
+  checkOptionalBoolean(failures, "adopt", news["adopt"]);
+  checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
+  const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
+  if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
+  const { baseUrl: _given, ...inputs } = decodeProposedAccessKeyInputs(news);
+  return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
+}
+
+/** How an access key's permissions change, entry by entry. */
+export interface PermissionsChange {
+  readonly send: { readonly added: readonly string[]; readonly removed: readonly string[] };
+  readonly receive: { readonly added: readonly string[]; readonly removed: readonly string[] };
+  /** Whether the `resources` object changes. */
+  readonly resources: boolean;
+}
+
+/** An access key's diff, with its permission changes entry by entry when they are known. */
+export interface AccessKeyDiff extends DiffResult {
+  /** Absent when permissions do not change, or their new value is not known yet. */
+  readonly permissions?: PermissionsChange;
+}
+
+/**
+ * A change of name, type or endpoint replaces the key (the API cannot rename a key or change its
+ * type); permissions update in place and compare as sets.
+ */
+export function diffAccessKey(old: AccessKeyInputs, news: ProposedAccessKeyInputs): AccessKeyDiff {
+  const permissions =
+    news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
+  // Not known yet: one change of the whole property. Known: one change per list entry.
+  const details =
+    news.permissions === NOT_KNOWN || permissions === undefined
+      ? []
+      : permissionPaths(old.permissions, news.permissions, permissions);
+  const diff = new DiffBuilder()
+    .property("name", valueChanged(old.name, news.name), { replace: true })
+    .property("type", valueChanged(old.type, news.type), { replace: true })
+    .property("baseUrl", endpointMoved(old.baseUrl, news.baseUrl), {
+      replace: true,
+      kind: changeKind(old.baseUrl, news.baseUrl),
+    })
+    .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
+      replace: false,
+      details,
+    })
+    .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
+    .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
+    .property("allowEndpointChange", valueChanged(old.allowEndpointChange, news.allowEndpointChange), {
+      replace: false,
+    })
+    .build();
+  return permissions === undefined ? diff : { ...diff, permissions };
+}
+
+/** The entry-by-entry change between two permissions values, `undefined` when they grant the same. */
+function permissionsChange(old: Permissions, now: Permissions): PermissionsChange | undefined {
+  if (samePermissions(old, now)) return undefined;
+  const a = normalizePermissions(old);
+  const b = normalizePermissions(now);
+  const list = (field: "send" | "receive"): { added: string[]; removed: string[] } => ({
+    added: b[field].filter((path) => !a[field].includes(path)),
+    removed: a[field].filter((path) => !b[field].includes(path)),
+  });
+  return {
+    send: list("send"),
+    receive: list("receive"),
+    resources: JSON.stringify(a.resources) !== JSON.stringify(b.resources),
+  };
+}
+
+/** The changed paths of a permissions change (both values normalised, so indices are stable). */
+function permissionPaths(old: Permissions, now: Permissions, change: PermissionsChange): PropertyChange[] {
+  return [
+    ...listChanges("permissions.send", old.send, now.send, false),
+    ...listChanges("permissions.receive", old.receive, now.receive, false),
+    ...(change.resources ? [{ path: "permissions.resources", kind: "update" as const, replace: false }] : []),
+  ];
+}
+
+/** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
+export async function createAccessKey(
+  ctx: CoreContext,
+  inputs: AccessKeyInputs,
+): Promise<CreateResult<AccessKeyOutputs>> {
+  const client = ctx.client();
+  if (inputs.adopt) {
+    const existing = await findByNameAndType(client, inputs.name, inputs.type);
+    if (existing.length > 1) {
+      throw new Error(
+        `Cannot adopt access key "${inputs.name}": ${existing.length} ${inputs.type} keys have that name (ids ${existing.map((k) => k.id).join(", ")}). Rename the one to manage, or adopt it under its own name.`,
+      );
+    }
+    if (existing[0] !== undefined) return adopt(client, inputs, existing[0]);
+  }
+  let created: CreatedAccessKey;
+  let record: AccessKeyRecord;
+  try {
+    ({ created, record } = await client.createAccessKeyOnce({
+      name: inputs.name,
+      type: inputs.type,
+      permissions: inputs.permissions,
+    }));
+  } catch (error) {
+    const made = createdAccessKeyOf(error);
+    if (made === undefined) throw error;
+    // The key exists but could not be read back: keep it in the stack with what we know (no
+    // permissions, no createdAt), so the next `pulumi up` finishes it (see `updateAccessKey`)
+    // instead of creating another one.
+    const pending = accessKeyOutputs(inputs, {
+      name: inputs.name,
+      type: inputs.type,
+      accessKey: made.accessKey,
+      accessKeyId: made.accessKeyId,
+      adopted: false,
+      baseUrl: client.baseUrl,
+      ...(made.serviceKeyPair === undefined ? {} : { keyPair: made.serviceKeyPair }),
+    });
+    throw new PartiallyCreatedError(`Access key "${inputs.name}"`, String(made.accessKeyId), pending, error);
+  }
+  const facts: AccessKeyFacts = {
+    ...factsOf(record, false, client.baseUrl),
+    ...(created.serviceKeyPair === undefined ? {} : { keyPair: created.serviceKeyPair }),
+  };
+  const id = String(created.accessKeyId);
+  let permissions: Permissions;
+  try {
+    permissions = await ensurePermissions(client, record, inputs.permissions);
+  } catch (error) {
+    throw new PartiallyCreatedError(
+      `Access key "${inputs.name}"`,
+      id,
+      accessKeyOutputs(inputs, facts),
+      error,
+    );
+  }
+  return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+}
+
+async function adopt(
+  client: BrokerClient,
+  inputs: AccessKeyInputs,
+  record: AccessKeyRecord,
+): Promise<CreateResult<AccessKeyOutputs>> {
+  const id = String(record.id);
+  const facts = factsOf(record, true, client.baseUrl);
+  let permissions: Permissions;
+  try {
+    permissions = await ensurePermissions(client, record, inputs.permissions);
+  } catch (error) {
+    throw new PartiallyCreatedError(
+      `Adopted access key "${inputs.name}"`,
+      id,
+      accessKeyOutputs(inputs, facts),
+      error,
+    );
+  }
+  return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+}
+
+async function findByNameAndType(
+  client: BrokerClient,
+  name: string,
+  type: AccessKeyType,
+): Promise<AccessKeyRecord[]> {
+  const matches: AccessKeyRecord[] = [];
+  for await (const key of client.accessKeys()) if (key.name === name && key.type === type) matches.push(key);
+  return matches;
+}
+
+/** Sets `desired` unless the record already holds it; returns what the server holds afterwards. */
+async function ensurePermissions(
+  client: BrokerClient,
+  record: AccessKeyRecord,
+  desired: Permissions,
+): Promise<Permissions> {
+  if (samePermissions(record.permissions, desired)) return normalizePermissions(record.permissions);
+  return applyPermissions(client, record, desired);
+}
+
+/**
+ * Makes the server hold exactly `desired`: posts the full lists, reads them back, and fails with an
+ * explanation when the server kept something else (the API does not say whether an update
+ * replaces or merges).
+ */
+async function applyPermissions(
+  client: BrokerClient,
+  key: Pick<AccessKeyRecord, "key" | "name" | "id">,
+  desired: Permissions,
+): Promise<Permissions> {
+  await client.updateAccessKeyPermissions(key.key, desired);
+  const actual = normalizePermissions((await client.getAccessKeyPermissions(key.key)).permissions);
+  const expected = normalizePermissions(desired);
+  if (!samePermissions(actual, expected)) {
+    throw new Error(
+      `The broker kept other permissions than requested for access key "${key.name}" (id ${key.id}): ${describePermissionDifference(expected, actual)}. ` +
+        "The server seems to merge permission updates instead of replacing them; remove the extra paths in the broker's dashboard, then run `pulumi up` again.",
+    );
+  }
+  return actual;
+}
+
+/**
+ * Refresh: reads the key's record; a key that no longer exists is gone.
+ * @param old the recorded state; without it (no state at all) the key cannot be found.
+ */
+export async function readAccessKey(
+  ctx: CoreContext,
+  id: string,
+  old: AccessKeyOutputs | undefined,
+): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
+  if (old === undefined) {
+    throw new Error(
+      `Access key ${id} has no recorded key value in the stack, so it cannot be read; remove it from the stack with \`pulumi state delete\` and adopt it again.`,
+    );
+  }
+  assertSameEndpoint(ctx, old.baseUrl, `Refreshing access key ${id}`);
+  const client = ctx.client();
+  let record: AccessKeyRecord;
+  try {
+    record = await client.getAccessKeyPermissions(old.accessKey);
+  } catch (error) {
+    if (isBrokerApiError(error) && error.status === 404) return GONE;
+    throw error;
+  }
+  const outputs = accessKeyOutputs(old, {
+    ...factsOf(record, old.adopted, client.baseUrl),
+    ...keyPairOf(old),
+  });
+  return { exists: true, id, outputs, inputs: inputsOf(outputs) };
+}
+
+/** The inputs that would produce `outputs`. */
+function inputsOf(outputs: AccessKeyOutputs): AccessKeyInputs {
+  const { name, type, adopt, onDelete, allowEndpointChange, baseUrl } = outputs;
+  return {
+    name,
+    type,
+    permissions: outputs.permissions ?? emptyPermissions(),
+    adopt,
+    onDelete,
+    allowEndpointChange,
+    baseUrl,
+  };
+}
+
+/** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
+export async function updateAccessKey(
+  ctx: CoreContext,
+  _id: string,
+  old: AccessKeyOutputs,
+  news: AccessKeyInputs,
+): Promise<AccessKeyOutputs> {
+  assertSameEndpoint(ctx, old.baseUrl, `Updating access key "${old.name}"`);
+  const client = ctx.client();
+  if (old.createdAt === undefined) {
+    // Kept in the stack by a create whose read-back failed: read it now and finish it.
+    const record = await client.getAccessKeyPermissions(old.accessKey);
+    const permissions = await ensurePermissions(client, record, news.permissions);
+    return accessKeyOutputs(news, {
+      ...factsOf(record, old.adopted, client.baseUrl),
+      ...keyPairOf(old),
+      permissions,
+    });
+  }
+  const facts = recordedFacts(old);
+  if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
+  const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
+  const permissions = await applyPermissions(client, key, news.permissions);
+  return accessKeyOutputs(news, { ...facts, permissions });
+}
+
+/**
+ * The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every
+ * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
+ */
+export async function deleteAccessKey(ctx: CoreContext, id: string, old: AccessKeyOutputs): Promise<void> {
+  if (old.onDelete === "retain") {
+    await ctx.log.warn(
+      `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (onDelete: "retain"). It still works with its permissions.`,
+    );
+    return;
+  }
+  assertSameEndpoint(ctx, old.baseUrl, `Revoking access key "${old.name}"`);
+  try {
+    await ctx.client().updateAccessKeyPermissions(old.accessKey, emptyPermissions());
+  } catch (error) {
+    if (isBrokerApiError(error) && error.status === 404) return;
+    throw error;
+  }
+  await ctx.log.warn(
+    `Access key "${old.name}" (id ${id}) was revoked: its send and receive permissions are now empty. The key itself still exists, because the configuration API cannot delete keys.`,
+  );
+}
+
+/** The core's AccessKey operations, as one table for the doors (see {@link ResourceOperations}). */
+export const accessKeyOperations: ResourceOperations<
+  AccessKeyInputs,
+  ProposedAccessKeyInputs,
+  AccessKeyOutputs
+> = {
+  typeName: "AccessKey",
+  decodeInputs: decodeAccessKeyInputs,
+  decodeProposedInputs: decodeProposedAccessKeyInputs,
+  decodeOutputs: decodeAccessKeyOutputs,
+  check: checkAccessKey,
+  diff: diffAccessKey,
+  create: createAccessKey,
+  read: readAccessKey,
+  update: updateAccessKey,
+  delete: deleteAccessKey,
+};

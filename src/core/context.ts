@@ -1,0 +1,29 @@
+import type { BrokerClient } from "../client";
+
+/**
+ * What the core needs from whoever calls it: the API client, the endpoint the caller is configured
+ * for, and a way to warn the user.
+ *
+ * The core knows nothing of where these come from. The dynamic provider builds one context from the
+ * stack configuration of its process; a native provider builds one per provider instance.
+ */
+export interface CoreContext {
+  /**
+   * The API client for the configured endpoint. Throws a clear error naming the missing settings
+   * when there are none: it is called only by operations that need the API, never by `check` or
+   * `diff`, which must work during a preview without credentials.
+   */
+  client(): BrokerClient;
+  /**
+   * The configured API base URL, normalised, or `undefined` when none is configured (or it is
+   * invalid). Needs no credentials.
+   */
+  configuredBaseUrl(): string | undefined;
+  /** Where warnings for the user go (shown by `pulumi up`/`destroy`). Must never throw. */
+  readonly log: {
+    warn(message: string): Promise<void>;
+  };
+}
+
+/** The part of {@link CoreContext} that `check` uses: it makes no request. */
+export type CheckContext = Pick<CoreContext, "configuredBaseUrl">;

@@ -1,0 +1,36 @@
+import type { CheckContext, CoreContext } from "./context";
+import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
+import type { PropertyBag } from "./state";
+
+/**
+ * Everything the core offers for one resource type, as one table: how to decode its property bags,
+ * and its check, diff, create, read, update and delete. Each door (the dynamic providers, the native
+ * plugin) serves a resource by translating the engine's requests into calls of this table, so the
+ * doors hold no resource-specific logic of their own.
+ *
+ * @typeParam I - the checked inputs (every value known).
+ * @typeParam P - the inputs as proposed during a preview (values may not be known yet).
+ * @typeParam O - the outputs the engine records.
+ */
+export interface ResourceOperations<I, P, O> {
+  /** The resource's type name, such as `AccessKey`. */
+  readonly typeName: string;
+  /** Decodes checked inputs recorded by this or an earlier version of the package. */
+  decodeInputs(bag: PropertyBag): I;
+  /** Decodes inputs that may still hold values not known yet (preview). */
+  decodeProposedInputs(bag: PropertyBag): P;
+  /** Decodes recorded outputs, including those written by earlier versions of the package. */
+  decodeOutputs(bag: PropertyBag): O;
+  /** Validates the program's inputs and fills defaults; makes no request. */
+  check(ctx: CheckContext, news: PropertyBag, recordedBaseUrl: string | undefined): CheckResult<P>;
+  /** Compares the recorded inputs with the proposed ones; makes no request. */
+  diff(old: I, news: P): DiffResult;
+  /** Creates (or adopts) the object. */
+  create(ctx: CoreContext, inputs: I): Promise<CreateResult<O>>;
+  /** Reads the object as it is on the server; `old` is absent when importing by id. */
+  read(ctx: CoreContext, id: string, old: O | undefined): Promise<ReadResult<I, O>>;
+  /** Applies a change that needs no replacement. */
+  update(ctx: CoreContext, id: string, old: O, news: I): Promise<O>;
+  /** Removes the object from the stack (the API has no delete endpoints: see each resource). */
+  delete(ctx: CoreContext, id: string, old: O): Promise<void>;
+}

@@ -1,0 +1,276 @@
+/**
+ * Service key pairs: typed inputs and outputs, and check / diff / create / read / update / delete
+ * over the API client, for any adapter.
+ */
+import { isBrokerApiError, type BrokerClient } from "../client";
+import type { AccessKeyRecord } from "../client/types";
+import { CheckFailures, describe, isPlainObject } from "./validation";
+import type { CheckContext, CoreContext } from "./context";
+import { DiffBuilder, changeKind, mapChanges } from "./diff";
+import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import type { ResourceOperations } from "./operations";
+import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
+import { GONE } from "./results";
+import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { NOT_KNOWN, isUnknown, type NotKnown } from "./unknown";
+
+/** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
+export interface ServiceKeyPairInputsOf<U = never> extends EndpointInputsOf<U> {
+  /** The SERVICE key value (a secret). */
+  accessKey: string | U;
+  rotationTriggers: Record<string, string> | U;
+}
+
+/** Service key pair inputs after `check`. */
+export type ServiceKeyPairInputs = ServiceKeyPairInputsOf;
+
+/** Service key pair inputs during a preview: any of them may be not known yet. */
+export type ProposedServiceKeyPairInputs = ServiceKeyPairInputsOf<NotKnown>;
+
+/** What the engine records for a key pair. `accessKey` and `privateKey` are secrets. */
+export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
+  /** The endpoint the key lives at. */
+  baseUrl: string;
+  accessKeyId: number;
+  publicKey: string;
+  privateKey: string;
+  /** When this stack last replaced the pair (ISO 8601 UTC). */
+  rotatedAt: string;
+}
+
+const WHAT = "Service key pair";
+
+function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
+  const baseUrl = r.optionalString("baseUrl");
+  return {
+    accessKey: r.string("accessKey"),
+    rotationTriggers: r.stringMap("rotationTriggers"),
+    allowEndpointChange: r.boolean("allowEndpointChange", false),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  };
+}
+
+/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
+export function decodeServiceKeyPairInputs(bag: PropertyBag): ServiceKeyPairInputs {
+  return decodeInputs(knownReader(bag, WHAT));
+}
+
+/** Decodes inputs that may hold values not known yet (a preview's diff). */
+export function decodeProposedServiceKeyPairInputs(bag: PropertyBag): ProposedServiceKeyPairInputs {
+  return decodeInputs(proposalReader(bag, WHAT));
+}
+
+/** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
+export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOutputs {
+  const r = knownReader(bag, WHAT);
+  return {
+    ...decodeInputs(r),
+    baseUrl: r.string("baseUrl"),
+    accessKeyId: r.integer("accessKeyId"),
+    publicKey: r.string("publicKey"),
+    privateKey: r.string("privateKey"),
+    rotatedAt: r.string("rotatedAt"),
+  };
+}
+
+/** A pair as the server returned it at its last rotation. */
+interface RotatedPair {
+  accessKeyId: number;
+  publicKey: string;
+  privateKey: string;
+  rotatedAt: string;
+}
+
+/** The one function that builds a key pair's outputs: create, read and update all use it. */
+export function serviceKeyPairOutputs(
+  inputs: ServiceKeyPairInputs,
+  pair: RotatedPair,
+  baseUrl: string,
+): ServiceKeyPairOutputs {
+  return {
+    accessKey: inputs.accessKey,
+    rotationTriggers: inputs.rotationTriggers,
+    accessKeyId: pair.accessKeyId,
+    publicKey: pair.publicKey,
+    privateKey: pair.privateKey,
+    rotatedAt: pair.rotatedAt,
+    baseUrl,
+    allowEndpointChange: inputs.allowEndpointChange,
+  };
+}
+
+/**
+ * Validates inputs. Makes no request (the key's type is verified by `create`).
+ * @param news the inputs as the program gave them.
+ * @param recordedBaseUrl the endpoint recorded by the previous check, if any.
+ */
+export function checkServiceKeyPair(
+  ctx: CheckContext,
+  news: PropertyBag,
+  recordedBaseUrl: string | undefined,
+): CheckResult<ProposedServiceKeyPairInputs> {
+  const failures = new CheckFailures();
+  const accessKey = news["accessKey"];
+  if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
+    // Never echo the value: it is a credential.
+    failures.add(
+      "accessKey",
+      `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`,
+    );
+  }
+  const triggers = news["rotationTriggers"] ?? {};
+  if (!isUnknown(triggers)) {
+    if (!isPlainObject(triggers))
+      failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
+    else
+      for (const [key, value] of Object.entries(triggers))
+        if (!isUnknown(value) && typeof value !== "string")
+          failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
+  }
+  const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
+  if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
+  const { baseUrl: _given, ...inputs } = decodeProposedServiceKeyPairInputs(news);
+  return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
+}
+
+/** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
+export function diffServiceKeyPair(
+  old: ServiceKeyPairInputs,
+  news: ProposedServiceKeyPairInputs,
+): DiffResult {
+  // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
+  // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
+  // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
+  // replaces the pair only if the key really changed.
+  const keyUnknown = news.accessKey === NOT_KNOWN;
+  const triggers = news.rotationTriggers;
+  return new DiffBuilder()
+    .property("accessKey", keyUnknown || old.accessKey !== news.accessKey, { replace: !keyUnknown })
+    .property("baseUrl", endpointMoved(old.baseUrl, news.baseUrl), {
+      replace: true,
+      kind: changeKind(old.baseUrl, news.baseUrl),
+    })
+    .property("rotationTriggers", triggers === NOT_KNOWN || !sameMap(old.rotationTriggers, triggers), {
+      replace: false,
+      details:
+        triggers === NOT_KNOWN ? [] : mapChanges("rotationTriggers", old.rotationTriggers, triggers, false),
+    })
+    .property("allowEndpointChange", old.allowEndpointChange !== news.allowEndpointChange, { replace: false })
+    .build();
+}
+
+function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const canonical = (map: Readonly<Record<string, string>>): string =>
+    JSON.stringify(
+      Object.keys(map)
+        .sort()
+        .map((key) => [key, map[key]]),
+    );
+  return canonical(a) === canonical(b);
+}
+
+/** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
+export async function createServiceKeyPair(
+  ctx: CoreContext,
+  inputs: ServiceKeyPairInputs,
+): Promise<CreateResult<ServiceKeyPairOutputs>> {
+  const client = ctx.client();
+  const record = await serviceKeyRecord(client, inputs.accessKey);
+  const pair = await rotate(client, inputs.accessKey, record.id);
+  return { id: String(record.id), outputs: serviceKeyPairOutputs(inputs, pair, client.baseUrl) };
+}
+
+async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promise<AccessKeyRecord> {
+  let record: AccessKeyRecord;
+  try {
+    record = await client.getAccessKeyPermissions(accessKey);
+  } catch (error) {
+    if (isBrokerApiError(error) && error.status === 404) {
+      throw new Error(
+        "ServiceKeyPair: the access key given as `accessKey` does not exist on the broker. Pass the accessKey output of a SERVICE AccessKey.",
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  if (record.type !== "SERVICE") {
+    throw new Error(
+      `ServiceKeyPair: access key "${record.name}" (id ${record.id}) is an ${record.type} key; only SERVICE keys have encryption key pairs. Pass the accessKey output of an AccessKey with type "SERVICE".`,
+    );
+  }
+  return record;
+}
+
+async function rotate(client: BrokerClient, accessKey: string, accessKeyId: number): Promise<RotatedPair> {
+  const pair = await client.rotateServiceKeyPair(accessKey);
+  return { accessKeyId, ...pair, rotatedAt: new Date().toISOString() };
+}
+
+/**
+ * Refresh: there is no way to read a pair, so this checks that its key still exists; a pair whose
+ * key is gone is gone. Without recorded state (an import by id) there is nothing to read: the API
+ * never returns a private key again.
+ */
+export async function readServiceKeyPair(
+  ctx: CoreContext,
+  id: string,
+  old: ServiceKeyPairOutputs | undefined,
+): Promise<ReadResult<ServiceKeyPairInputs, ServiceKeyPairOutputs>> {
+  if (old === undefined) {
+    throw new Error(
+      `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
+        "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
+    );
+  }
+  assertSameEndpoint(ctx, old.baseUrl, `Refreshing service key pair ${id}`);
+  try {
+    await ctx.client().getAccessKeyPermissions(old.accessKey);
+  } catch (error) {
+    if (isBrokerApiError(error) && error.status === 404) return GONE;
+    throw error;
+  }
+  const outputs = serviceKeyPairOutputs(old, old, old.baseUrl);
+  const { accessKey, rotationTriggers, allowEndpointChange, baseUrl } = outputs;
+  return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers, allowEndpointChange, baseUrl } };
+}
+
+/** Changed `rotationTriggers` rotate the pair. */
+export async function updateServiceKeyPair(
+  ctx: CoreContext,
+  _id: string,
+  old: ServiceKeyPairOutputs,
+  news: ServiceKeyPairInputs,
+): Promise<ServiceKeyPairOutputs> {
+  assertSameEndpoint(ctx, old.baseUrl, `Rotating service key pair ${old.accessKeyId}`);
+  if (sameMap(old.rotationTriggers, news.rotationTriggers)) {
+    return serviceKeyPairOutputs({ ...old, allowEndpointChange: news.allowEndpointChange }, old, old.baseUrl);
+  }
+  const client = ctx.client();
+  const pair = await rotate(client, news.accessKey, old.accessKeyId);
+  return serviceKeyPairOutputs(news, pair, client.baseUrl);
+}
+
+/** Key pairs cannot be deleted: the current pair stays with its key. */
+export async function deleteServiceKeyPair(ctx: CoreContext, id: string): Promise<void> {
+  await ctx.log.warn(
+    `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
+  );
+}
+
+/** The core's ServiceKeyPair operations, as one table for the doors (see {@link ResourceOperations}). */
+export const serviceKeyPairOperations: ResourceOperations<
+  ServiceKeyPairInputs,
+  ProposedServiceKeyPairInputs,
+  ServiceKeyPairOutputs
+> = {
+  typeName: "ServiceKeyPair",
+  decodeInputs: decodeServiceKeyPairInputs,
+  decodeProposedInputs: decodeProposedServiceKeyPairInputs,
+  decodeOutputs: decodeServiceKeyPairOutputs,
+  check: checkServiceKeyPair,
+  diff: diffServiceKeyPair,
+  create: createServiceKeyPair,
+  read: readServiceKeyPair,
+  update: updateServiceKeyPair,
+  delete: deleteServiceKeyPair,
+};

@@ -1,0 +1,13 @@
+import type { CoreContext } from "../core/context";
+import { brokerClient, configuredBaseUrl } from "./connection";
+import { warn } from "./engine-log";
+
+/**
+ * The core's context in the dynamic provider host: the connection of this process (from the stack
+ * configuration given to `configure`, or the environment) and warnings through the engine's log.
+ */
+export const dynamicContext: CoreContext = {
+  client: brokerClient,
+  configuredBaseUrl,
+  log: { warn },
+};

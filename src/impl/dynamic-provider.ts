@@ -1,0 +1,57 @@
+/**
+ * The dynamic door: one function turns a resource's core operations into the functions the
+ * dynamic provider host calls, so each `impl/<resource>.ts` only names its table.
+ */
+import type { dynamic, ID } from "@pulumi/pulumi";
+import type { ResourceOperations } from "../core/operations";
+import { isEmptyState, toPropertyBag, type PropertyBag } from "../core/state";
+import { dynamicContext } from "./context";
+import {
+  recordedBaseUrl,
+  settle,
+  toDynamicCheck,
+  toDynamicCreate,
+  toDynamicDiff,
+  toDynamicRead,
+} from "./results";
+
+/** The functions a dynamic provider shim forwards to (all but `configure`, which is shared). */
+export interface DynamicOperations {
+  readonly check: (olds: PropertyBag, news: PropertyBag) => Promise<dynamic.CheckResult>;
+  readonly diff: (id: ID, olds: PropertyBag, news: PropertyBag) => Promise<dynamic.DiffResult>;
+  readonly create: (inputs: PropertyBag) => Promise<dynamic.CreateResult>;
+  readonly read: (id: ID, props?: PropertyBag) => Promise<dynamic.ReadResult>;
+  readonly update: (id: ID, olds: PropertyBag, news: PropertyBag) => Promise<dynamic.UpdateResult>;
+  readonly delete: (id: ID, props: PropertyBag) => Promise<void>;
+}
+
+/**
+ * Serves one resource type's core operations to the dynamic provider host: decodes the engine's
+ * property bags, calls the core with the process's context, and maps typed results to `dynamic.*`
+ * results (unknowns, `__provider` and partial failures are this door's business, not the core's).
+ */
+export function dynamicOperations<I extends object, P extends object, O extends object>(
+  core: ResourceOperations<I, P, O>,
+): DynamicOperations {
+  return {
+    check: (olds, news) =>
+      settle(() => toDynamicCheck(news, core.check(dynamicContext, news, recordedBaseUrl(olds)))),
+    diff: (_id, olds, news) =>
+      settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news)))),
+    create: (raw) => toDynamicCreate(raw, () => core.create(dynamicContext, core.decodeInputs(raw))),
+    read: async (id, props = {}) => {
+      const old = isEmptyState(props) ? undefined : core.decodeOutputs(props);
+      return toDynamicRead(await core.read(dynamicContext, id, old));
+    },
+    update: async (id, olds, news) => {
+      const outputs = await core.update(
+        dynamicContext,
+        id,
+        core.decodeOutputs(olds),
+        core.decodeInputs(news),
+      );
+      return { outs: toPropertyBag(outputs) };
+    },
+    delete: (id, props) => core.delete(dynamicContext, id, core.decodeOutputs(props)),
+  };
+}

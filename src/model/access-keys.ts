@@ -1,0 +1,35 @@
+/**
+ * The kinds of access key and what happens to a key that leaves the stack.
+ */
+
+/** The two kinds of access key. `ACCOUNT` keys call the configuration API; `SERVICE` keys connect clients to the broker. */
+export type AccessKeyType = "ACCOUNT" | "SERVICE";
+
+/** All access key types, in a stable order (the API's enum). */
+export const ACCESS_KEY_TYPES: readonly AccessKeyType[] = ["ACCOUNT", "SERVICE"];
+
+/** True when `value` is one of {@link ACCESS_KEY_TYPES}, spelled exactly (the API is case-sensitive). */
+export function isAccessKeyType(value: unknown): value is AccessKeyType {
+  return typeof value === "string" && (ACCESS_KEY_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * What destroying an access key does: the API cannot delete keys, so `revoke` empties its
+ * permissions and `retain` leaves the key as it is.
+ */
+export type OnDelete = "revoke" | "retain";
+
+/** The values of {@link OnDelete}. */
+export const ON_DELETE_VALUES: readonly OnDelete[] = ["revoke", "retain"];
+
+/**
+ * What destroying an access key does when `onDelete` is not given: a key that leaves the stack
+ * should stop granting anything.
+ * @default "revoke"
+ */
+export const DEFAULT_ON_DELETE: OnDelete = "revoke";
+
+/** True when `value` is one of {@link ON_DELETE_VALUES}. */
+export function isOnDelete(value: unknown): value is OnDelete {
+  return typeof value === "string" && (ON_DELETE_VALUES as readonly string[]).includes(value);
+}

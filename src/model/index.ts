@@ -1,0 +1,41 @@
+/**
+ * The domain model: the rules of the API's objects (names, event paths, permissions, access key
+ * types, defaults), in one place. Pure functions and constants; it depends on nothing else in the
+ * package, so the resources, the configuration documents, the export and the tests all ask it.
+ */
+export { DEFAULT_ADOPT } from "./adoption";
+export {
+  ACCESS_KEY_TYPES,
+  DEFAULT_ON_DELETE,
+  isAccessKeyType,
+  isOnDelete,
+  ON_DELETE_VALUES,
+  type AccessKeyType,
+  type OnDelete,
+} from "./access-keys";
+export {
+  EVENT_PATH_HINT,
+  EVENT_PATH_PATTERN,
+  eventPathMessage,
+  eventPathProblem,
+  MAX_EVENT_PATH_LENGTH,
+} from "./event-paths";
+export {
+  apiNameProblems,
+  MAX_NAME_LENGTH,
+  nameProblems,
+  WORKSPACE_SLASH_PROBLEM,
+  type NameKind,
+} from "./names";
+export {
+  describePermissionDifference,
+  emptyPermissions,
+  normalizePermissions,
+  PERMISSION_FIELDS,
+  samePermissions,
+  type Permissions,
+  type PermissionsInput,
+} from "./permissions";
+export { codePointLength } from "./text";
+export { describeValue, isPlainObject } from "./values";
+export { isParentId, TOP_LEVEL_PARENT_ID, workspacePath } from "./workspaces";

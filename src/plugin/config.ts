@@ -1,0 +1,217 @@
+/**
+ * The provider's own configuration: `CheckConfig`, `DiffConfig` and `Configure`.
+ *
+ * The provider's inputs arrive as a Struct keyed `baseUrl`, `apiKey`, `timeoutMs`, `maxRetries`,
+ * `maxConcurrency`: from stack config `broker:*` for the default provider, from the inputs of an
+ * explicit provider otherwise. Values may be strings even where a number is meant (stack config is
+ * text, and the Node.js SDK turns the provider's non-string inputs into JSON strings), so `"30000"`
+ * counts as 30000. The rules of each setting live in the connection-settings module; this module
+ * only hands it the values, so the dynamic and the native provider accept exactly the same settings.
+ */
+import { normalizeBaseUrl } from "../client/base-url";
+import { isBrokerConfigError } from "../client/errors";
+import {
+  CONFIG_KEYS,
+  configuredBaseUrl,
+  resolveConnection,
+  type ConfigSource,
+  type ConnectionSettings,
+} from "../config";
+import { buildDiff, type ChangeEntry, type DiffResult } from "./diff";
+import { containsComputed, pv, type PropertyMap, type PropertyValue } from "./codec";
+
+/** The provider's settings, by their name in the schema. */
+export type SettingName = keyof typeof CONFIG_KEYS;
+
+/** The settings in the order the schema lists them. */
+export const SETTING_NAMES: readonly SettingName[] = Object.keys(CONFIG_KEYS) as SettingName[];
+
+/** Keys the engine adds to every provider's inputs; they are not settings of ours. */
+const ENGINE_KEYS: ReadonlySet<string> = new Set(["version", "pluginDownloadURL"]);
+
+/** A problem with one setting, reported by `CheckConfig` against that property. */
+export interface ConfigFailure {
+  readonly property: SettingName;
+  readonly reason: string;
+}
+
+/** What `CheckConfig` answers. */
+export interface CheckedConfig {
+  /** The inputs to record: as they arrived, except that a plain `apiKey` becomes a secret. */
+  readonly inputs: PropertyMap;
+  readonly failures: readonly ConfigFailure[];
+  /** Messages for the user (sent through the engine's log, never stdout). */
+  readonly warnings: readonly string[];
+}
+
+function isSetting(key: string): key is SettingName {
+  return Object.hasOwn(CONFIG_KEYS, key);
+}
+
+function unwrap(value: PropertyValue): PropertyValue {
+  return value.kind === "secret" ? unwrap(value.value) : value;
+}
+
+/** The text of a known scalar setting; `undefined` for null, an object or a value not known yet. */
+function text(value: PropertyValue | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const plain = unwrap(value);
+  switch (plain.kind) {
+    case "string":
+      return plain.value;
+    case "number":
+    case "bool":
+      return String(plain.value);
+    default:
+      return undefined;
+  }
+}
+
+/** Reads the provider's inputs the way the connection-settings module reads stack config (`broker:<name>`). */
+export function configSource(inputs: PropertyMap): ConfigSource {
+  return (key) => {
+    const name = key.startsWith("broker:") ? key.slice("broker:".length) : key;
+    return isSetting(name) ? text(inputs[name]) : undefined;
+  };
+}
+
+/** Valid stand-ins for the required settings, so that one setting can be checked on its own. */
+const STAND_INS: Partial<ConnectionSettings> = { baseUrl: "http://stand-in.invalid/v1", apiKey: "stand-in" };
+
+/**
+ * The problem with one setting, or `undefined`. Asks the connection-settings module, with the
+ * other settings left out (or standing in, for the required ones), so that its rule and its
+ * message apply unchanged.
+ */
+function problemWith(name: SettingName, value: string): string | undefined {
+  if (value.trim() === "") return undefined; // An empty value counts as unset, as in stack config.
+  try {
+    if (name === "baseUrl") normalizeBaseUrl(value, CONFIG_KEYS.baseUrl);
+    else {
+      const { [name]: _omitted, ...others } = STAND_INS;
+      resolveConnection(others, (key) => (key === CONFIG_KEYS[name] ? value : undefined), {});
+    }
+    return undefined;
+  } catch (error) {
+    if (isBrokerConfigError(error)) return error.message;
+    throw error;
+  }
+}
+
+/**
+ * `CheckConfig`: one failure per invalid setting (values not known yet are not checked), a
+ * warning for settings this provider does not know, and a warning when `apiKey` is not a secret.
+ * The API key is then recorded as a secret anyway: the engine stores these inputs as they are.
+ */
+export function checkConfig(news: PropertyMap): CheckedConfig {
+  const failures: ConfigFailure[] = [];
+  const warnings: string[] = [];
+  // A Map, not an object: any key the engine sends stays an ordinary property.
+  const inputs = new Map<string, PropertyValue>(Object.entries(news));
+  for (const [key, value] of Object.entries(news)) {
+    if (key.startsWith("__") || ENGINE_KEYS.has(key)) continue;
+    if (!isSetting(key)) {
+      warnings.push(
+        `Unknown broker provider setting "${key}" is ignored; the settings are ${SETTING_NAMES.join(", ")}.`,
+      );
+      continue;
+    }
+    if (containsComputed(value)) continue;
+    const plain = unwrap(value);
+    if (plain.kind === "null") continue;
+    const valueText = text(value);
+    const reason =
+      valueText === undefined
+        ? `${CONFIG_KEYS[key]} must be ${key === "baseUrl" || key === "apiKey" ? "a string" : "a number"}`
+        : problemWith(key, valueText);
+    if (reason !== undefined) failures.push({ property: key, reason });
+  }
+  const apiKey = news["apiKey"];
+  if (
+    apiKey !== undefined &&
+    apiKey.kind !== "secret" &&
+    apiKey.kind !== "computed" &&
+    apiKey.kind !== "null"
+  ) {
+    warnings.push(
+      `The broker API key (${CONFIG_KEYS.apiKey}) is not a secret. It is stored encrypted from now on, but set it ` +
+        `with \`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\` (or wrap it in pulumi.secret() for an ` +
+        "explicit provider) so that it is never shown or kept in plain text.",
+    );
+    inputs.set("apiKey", pv.secret(apiKey));
+  }
+  // In the schema's order, whatever order the engine sent the keys in.
+  failures.sort((a, b) => SETTING_NAMES.indexOf(a.property) - SETTING_NAMES.indexOf(b.property));
+  return { inputs: Object.fromEntries(inputs), failures, warnings };
+}
+
+/**
+ * `DiffConfig`: each changed setting is an in-place update of the provider, never a replacement
+ * (replacing a provider would replace every resource under it). A changed `baseUrl` is a visible
+ * change; the resources under the provider compare it with the endpoint they live at.
+ */
+export function diffConfig(olds: PropertyMap, news: PropertyMap): DiffResult {
+  const changes: ChangeEntry[] = [];
+  for (const name of SETTING_NAMES) {
+    const before = olds[name];
+    const after = news[name];
+    if (after !== undefined && containsComputed(after)) {
+      changes.push({ path: name, kind: "update", replace: false });
+      continue;
+    }
+    const a = comparable(name, before);
+    const b = comparable(name, after);
+    if (a === b) continue;
+    changes.push({
+      path: name,
+      kind: a === undefined ? "add" : b === undefined ? "delete" : "update",
+      replace: false,
+    });
+  }
+  return buildDiff({ changes });
+}
+
+/** A setting's value in a form that compares equal when it means the same: trimmed, URLs normalised. */
+function comparable(name: SettingName, value: PropertyValue | undefined): string | undefined {
+  const raw = text(value)?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  if (name === "baseUrl") {
+    try {
+      return normalizeBaseUrl(raw, CONFIG_KEYS.baseUrl);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+/**
+ * The configuration of one provider instance, as `Configure` received it. Making it never fails:
+ * a missing or invalid setting fails only the operation that needs the API, with the
+ * connection-settings module's message (preview must work without credentials).
+ */
+export class ProviderConfiguration {
+  /** Reads `broker:<name>` from the provider's inputs. */
+  readonly source: ConfigSource;
+  private readonly env: NodeJS.ProcessEnv;
+
+  /**
+   * @param args The `args` of `ConfigureRequest` (never its `variables`, which carry the API key
+   *   in plain text).
+   * @param env The environment, for the `BROKER_BASE_URL` / `BROKER_API_KEY` fallbacks.
+   */
+  constructor(args: PropertyMap, env: NodeJS.ProcessEnv = process.env) {
+    this.source = configSource(args);
+    this.env = env;
+  }
+
+  /** The connection settings; throws the settings module's `BrokerConfigError` when some are missing or invalid. */
+  connection(): ConnectionSettings {
+    return resolveConnection(undefined, this.source, this.env);
+  }
+
+  /** The configured base URL, normalised, or `undefined` (never throws, needs no API key). */
+  baseUrl(): string | undefined {
+    return configuredBaseUrl(this.source, this.env);
+  }
+}

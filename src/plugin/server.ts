@@ -1,0 +1,343 @@
+/**
+ * The `broker` provider plugin's gRPC server: the `ResourceProvider` service over the stubs
+ * `@pulumi/pulumi` ships.
+ *
+ * Each method is thin: decode the request (`codec.ts`), ask the provider configuration
+ * (`config.ts`) or the resource type's adapter (`resources/`), encode the answer, and map any error
+ * through `errors.ts`. RPCs this provider does not have (`Invoke`, `Call`, `Construct`,
+ * `Parameterize`, `Handshake`, `GetMapping(s)`) are left out, so the server answers them
+ * `UNIMPLEMENTED`, which the engine expects and handles (for `Handshake`, by calling `Configure`).
+ */
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type StatusObject,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
+import type { PluginAttach } from "@pulumi/pulumi/proto/plugin_pb";
+import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import {
+  CheckFailure,
+  CheckResponse,
+  ConfigureResponse,
+  CreateResponse,
+  GetSchemaResponse,
+  ReadResponse,
+  UpdateResponse,
+  type CheckRequest,
+  type ConfigureRequest,
+  type CreateRequest,
+  type DeleteRequest,
+  type DiffRequest,
+  type GetSchemaRequest,
+  type ReadRequest,
+  type UpdateRequest,
+} from "@pulumi/pulumi/proto/provider_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
+import { checkConfig, diffConfig, ProviderConfiguration } from "./config";
+import { toDiffResponse } from "./diff";
+import { engineLog, type EngineLog } from "./engine-log";
+import { messageOf, toGrpcError, UnknownResourceTypeError, type ErrorContext } from "./errors";
+import type { OperationContext, ResourceAdapter } from "./resource-adapter";
+import { packageSchema, packageVersion } from "./schema";
+
+/** The resource type of a request: its `type` field, or the type part of its URN (older engines). */
+export function resourceType(type: string, urn: string): string {
+  if (type !== "") return type;
+  // urn:pulumi:<stack>::<project>::<parent types $-separated>$<type>::<name>
+  const qualified = urn.split("::")[2] ?? "";
+  return qualified.slice(qualified.lastIndexOf("$") + 1);
+}
+
+/** Options of {@link startProviderServer}. */
+export interface ServerOptions {
+  /** The engine's address (`host:port`) for its `Log` RPC; absent: messages go to stderr. */
+  readonly engineAddress?: string | undefined;
+  /** The resource types served. */
+  readonly resources: readonly ResourceAdapter[];
+  /** The environment, for `BROKER_BASE_URL` / `BROKER_API_KEY`. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The version to report. @default the package's version */
+  readonly version?: string;
+  /** Where to listen. @default "127.0.0.1:0" (a free port on the loopback interface) */
+  readonly address?: string;
+}
+
+/** A started server. */
+export interface RunningServer {
+  /** The port the server listens on: the plugin prints it, and only it, on stdout. */
+  readonly port: number;
+  /** Fails every call still in flight with `error` (used when the process is about to crash). */
+  failInFlight(error: unknown): void;
+  /** Stops accepting calls, waits for the ones in flight, and closes the engine connection. */
+  close(): Promise<void>;
+}
+
+/** The gRPC settings of the SDK's own servers: the engine may send large states. */
+const GRPC_OPTIONS = { "grpc.max_receive_message_length": 400 * 1024 * 1024 };
+
+/** The provider's state and its RPC methods. */
+class BrokerProvider {
+  private configuration: ProviderConfiguration;
+  private log: EngineLog;
+  private readonly adapters: ReadonlyMap<string, ResourceAdapter>;
+  private readonly pending = new Set<(error: Partial<StatusObject>) => void>();
+
+  constructor(
+    private readonly options: ServerOptions,
+    private readonly version: string,
+  ) {
+    this.adapters = new Map(options.resources.map((adapter) => [adapter.token, adapter]));
+    this.log = engineLog(options.engineAddress);
+    // Until Configure arrives, settings come from the environment only.
+    this.configuration = new ProviderConfiguration({}, options.env ?? process.env);
+  }
+
+  /** Runs `work` for a unary call, answering its result or the mapped error, and tracks it while in flight. */
+  private unary<Req, Res>(
+    work: (request: Req) => Promise<Res> | Res,
+    errorContext: (request: Req) => ErrorContext = () => ({}),
+  ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
+    return (call, callback) => {
+      let settled = false;
+      const fail = (error: Partial<StatusObject>) => {
+        if (settled) return;
+        settled = true;
+        this.pending.delete(fail);
+        callback(error, null);
+      };
+      this.pending.add(fail);
+      Promise.resolve()
+        .then(() => work(call.request))
+        .then(
+          (response) => {
+            if (settled) return;
+            settled = true;
+            this.pending.delete(fail);
+            callback(null, response);
+          },
+          (error: unknown) => {
+            let context: ErrorContext = {};
+            try {
+              context = errorContext(call.request);
+            } catch {
+              // An unknown type has no context; the error itself says so.
+            }
+            fail(toGrpcError(error, context));
+          },
+        );
+    };
+  }
+
+  failInFlight(error: unknown): void {
+    const message = `The broker provider stopped unexpectedly: ${messageOf(error)}`;
+    for (const fail of [...this.pending]) fail({ code: status.UNKNOWN, details: message });
+  }
+
+  closeLog(): void {
+    this.log.close();
+  }
+
+  private adapter(type: string, urn: string): ResourceAdapter {
+    const token = resourceType(type, urn);
+    const adapter = this.adapters.get(token);
+    if (adapter === undefined) throw new UnknownResourceTypeError(token, [...this.adapters.keys()]);
+    return adapter;
+  }
+
+  private context(urn: string): OperationContext {
+    return { configuration: this.configuration, log: this.log.forResource(urn), urn };
+  }
+
+  private failedContext(type: string, urn: string): ErrorContext {
+    const adapter = this.adapter(type, urn);
+    return { encodeProperties: (properties) => adapter.encodeFailedProperties(properties) };
+  }
+
+  /** The service implementation for grpc-js. */
+  implementation(): UntypedServiceImplementation {
+    const decode = (struct: Struct | undefined): PropertyMap => decodeStruct(struct);
+    return {
+      getPluginInfo: this.unary<Empty, PluginInfo>(() => new PluginInfo().setVersion(this.version)),
+
+      getSchema: this.unary<GetSchemaRequest, GetSchemaResponse>((request) => {
+        if (request.getSubpackageName() !== "") {
+          throw new Error(
+            `The broker provider has no parameterized package "${request.getSubpackageName()}".`,
+          );
+        }
+        return new GetSchemaResponse().setSchema(packageSchema(this.version));
+      }),
+
+      checkConfig: this.unary<CheckRequest, CheckResponse>(async (request) => {
+        const checked = checkConfig(decode(request.getNews()));
+        for (const warning of checked.warnings) await this.log.log("warning", warning, request.getUrn());
+        const response = new CheckResponse().setInputs(encodeStruct(checked.inputs));
+        for (const failure of checked.failures) {
+          response.addFailures(new CheckFailure().setProperty(failure.property).setReason(failure.reason));
+        }
+        return response;
+      }),
+
+      diffConfig: this.unary<DiffRequest, ReturnType<typeof toDiffResponse>>((request) => {
+        const olds = request.hasOldInputs() ? request.getOldInputs() : request.getOlds();
+        return toDiffResponse(diffConfig(decode(olds), decode(request.getNews())));
+      }),
+
+      configure: this.unary<ConfigureRequest, ConfigureResponse>((request) => {
+        // `args` keeps secrets as secrets; `variables` would hand us the API key as plain text.
+        this.configuration = new ProviderConfiguration(
+          decode(request.getArgs()),
+          this.options.env ?? process.env,
+        );
+        return new ConfigureResponse()
+          .setAcceptsecrets(true)
+          .setSupportspreview(true)
+          .setAcceptresources(false)
+          .setAcceptoutputs(false);
+      }),
+
+      cancel: this.unary<Empty, Empty>(() => new Empty()),
+
+      attach: this.unary<PluginAttach, Empty>((request) => {
+        // A server started by hand (PULUMI_DEBUG_PROVIDERS) learns the engine's address here.
+        this.log.close();
+        this.log = engineLog(request.getAddress());
+        return new Empty();
+      }),
+
+      check: this.unary<CheckRequest, CheckResponse>(async (request) => {
+        const adapter = this.adapter(request.getType(), request.getUrn());
+        const result = await adapter.check(
+          { olds: decode(request.getOlds()), news: decode(request.getNews()) },
+          this.context(request.getUrn()),
+        );
+        const response = new CheckResponse().setInputs(encodeStruct(result.inputs));
+        for (const failure of result.failures) {
+          response.addFailures(new CheckFailure().setProperty(failure.property).setReason(failure.reason));
+        }
+        return response;
+      }),
+
+      diff: this.unary<DiffRequest, ReturnType<typeof toDiffResponse>>(async (request) => {
+        const adapter = this.adapter(request.getType(), request.getUrn());
+        const result = await adapter.diff(
+          {
+            id: request.getId(),
+            olds: decode(request.getOlds()),
+            oldInputs: decode(request.getOldInputs()),
+            news: decode(request.getNews()),
+            ignoreChanges: request.getIgnorechangesList(),
+          },
+          this.context(request.getUrn()),
+        );
+        return toDiffResponse(result);
+      }),
+
+      create: this.unary<CreateRequest, CreateResponse>(
+        async (request) => {
+          const adapter = this.adapter(request.getType(), request.getUrn());
+          const result = await adapter.create(
+            { properties: decode(request.getProperties()), preview: request.getPreview() },
+            this.context(request.getUrn()),
+          );
+          if (result.id === "" && !request.getPreview()) {
+            throw new Error(
+              `The broker provider created ${request.getUrn()} but returned no id; please report this to the provider's authors.`,
+            );
+          }
+          return new CreateResponse().setId(result.id).setProperties(encodeStruct(result.properties));
+        },
+        (request) => this.failedContext(request.getType(), request.getUrn()),
+      ),
+
+      read: this.unary<ReadRequest, ReadResponse>(
+        async (request) => {
+          const adapter = this.adapter(request.getType(), request.getUrn());
+          const result = await adapter.read(
+            {
+              id: request.getId(),
+              properties: decode(request.getProperties()),
+              inputs: decode(request.getInputs()),
+            },
+            this.context(request.getUrn()),
+          );
+          const response = new ReadResponse().setId(result.id);
+          // An object that no longer exists is an empty id and nothing else.
+          if (result.id !== "") {
+            response.setProperties(encodeStruct(result.properties)).setInputs(encodeStruct(result.inputs));
+          }
+          return response;
+        },
+        (request) => this.failedContext(request.getType(), request.getUrn()),
+      ),
+
+      update: this.unary<UpdateRequest, UpdateResponse>(
+        async (request) => {
+          const adapter = this.adapter(request.getType(), request.getUrn());
+          const result = await adapter.update(
+            {
+              id: request.getId(),
+              olds: decode(request.getOlds()),
+              oldInputs: decode(request.getOldInputs()),
+              news: decode(request.getNews()),
+              preview: request.getPreview(),
+              ignoreChanges: request.getIgnorechangesList(),
+            },
+            this.context(request.getUrn()),
+          );
+          return new UpdateResponse().setProperties(encodeStruct(result.properties));
+        },
+        (request) => this.failedContext(request.getType(), request.getUrn()),
+      ),
+
+      delete: this.unary<DeleteRequest, Empty>(async (request) => {
+        const adapter = this.adapter(request.getType(), request.getUrn());
+        await adapter.delete(
+          {
+            id: request.getId(),
+            properties: decode(request.getProperties()),
+            oldInputs: decode(request.getOldInputs()),
+          },
+          this.context(request.getUrn()),
+        );
+        return new Empty();
+      }),
+    };
+  }
+}
+
+/**
+ * Starts the provider's gRPC server (by default on a free port of 127.0.0.1) and resolves once it
+ * listens. Nothing is written to stdout: printing the port is the caller's job (`main.ts`).
+ */
+export async function startProviderServer(options: ServerOptions): Promise<RunningServer> {
+  const provider = new BrokerProvider(options, options.version ?? packageVersion());
+  const server = new Server(GRPC_OPTIONS);
+  server.addService(ResourceProviderService, provider.implementation());
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(options.address ?? "127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => {
+      if (error === null) resolve(bound);
+      else reject(error);
+    });
+  });
+  return {
+    port,
+    failInFlight: (error) => {
+      provider.failInFlight(error);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => {
+          provider.closeLog();
+          resolve();
+        });
+      }),
+  };
+}

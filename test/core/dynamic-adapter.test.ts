@@ -1,0 +1,118 @@
+/**
+ * The dynamic adapter (`src/impl/*`, what the shims require) in-process: the mapping of the core's
+ * typed results to `dynamic.*` results. The provider host tests drive the same code through the
+ * real host; these check the mapping in seconds.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import * as accessKey from "../../src/impl/access-key";
+import * as serviceKeyPair from "../../src/impl/service-key-pair";
+import * as workspace from "../../src/impl/workspace";
+import { UNKNOWN } from "../../src/core/unknown";
+import { useCoreEmulator } from "./support";
+
+const core = useCoreEmulator();
+const PROVIDER = 'exports.handler = require("pulumi-broker-config/providers/access-key");';
+
+/** Configures the adapter (one connection per process, as in the provider host) with stack config. */
+async function configure(extra: Record<string, string> = {}): Promise<void> {
+  const values: Record<string, string> = {
+    "broker:baseUrl": core().emulator.url,
+    "broker:apiKey": core().emulator.adminKey,
+    ...extra,
+  };
+  const get = (key: string): string | undefined => values[key];
+  await accessKey.configure({
+    config: {
+      get,
+      require: (key) => get(key) ?? expect.fail(`${key} is not configured`),
+    },
+  });
+}
+
+/** A property bag from a dynamic result (typed `any` by the SDK). */
+function bagOf(value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null) throw new Error("expected a property bag");
+  return { ...value };
+}
+
+beforeEach(async () => {
+  await configure();
+});
+
+describe("dynamic adapter", () => {
+  it("check returns the program's inputs with defaults filled in, keeping unknowns and __provider as they came", async () => {
+    const news = {
+      __provider: PROVIDER,
+      name: "k",
+      type: "SERVICE",
+      permissions: { send: [UNKNOWN], receive: UNKNOWN },
+    };
+    expect(await accessKey.check({}, news)).toEqual({
+      inputs: {
+        ...news,
+        adopt: false,
+        onDelete: "revoke",
+        allowEndpointChange: false,
+        baseUrl: core().emulator.url,
+      },
+      failures: [],
+    });
+    const bad = await accessKey.check({}, { __provider: PROVIDER, name: "", type: "ADMIN" });
+    expect(bad.failures?.map((f) => f.property)).toEqual(["name", "type"]);
+  });
+
+  it("diff answers only what the dynamic host forwards", async () => {
+    const olds = { name: "w", parentId: 0, adopt: false };
+    expect(await workspace.diff("1", olds, { ...olds, parentId: 4 })).toEqual({
+      changes: true,
+      replaces: ["parentId"],
+      deleteBeforeReplace: false,
+    });
+    await expect(workspace.diff("1", { parentId: 0 }, olds)).rejects.toThrow(
+      /Workspace: property `name` must be a string/u,
+    );
+  });
+
+  it("turns a created-but-failed create into the host's error, with id, __provider and reasons", async () => {
+    const inputs = bagOf(
+      (await accessKey.check({}, { __provider: PROVIDER, name: "partial", type: "ACCOUNT" })).inputs,
+    );
+    await configure({ "broker:maxRetries": "0" });
+    await core().controls.injectFault({
+      kind: "503",
+      count: 1,
+      routes: ["GET /access-key/{accessKey}/permissions"],
+    });
+    const error = (await accessKey.create(inputs).catch((e: unknown) => e)) as {
+      id?: string;
+      properties?: Record<string, unknown>;
+      reasons?: string[];
+      message: string;
+    };
+    expect(error.id).toMatch(/^\d+$/u);
+    expect(error.properties).toMatchObject({
+      __provider: PROVIDER,
+      name: "partial",
+      accessKeyId: Number(error.id),
+    });
+    expect(error.properties).not.toHaveProperty("createdAt");
+    expect(error.reasons?.[0]).toMatch(/Access key "partial" was created.*503/su);
+    expect(error.message).not.toMatch(/bka_/u);
+  });
+
+  it("read maps a vanished object to an empty id, and refreshes a workspace with no recorded state", async () => {
+    const inputs = bagOf((await workspace.check({}, { __provider: PROVIDER, name: "ws" })).inputs);
+    const created = await workspace.create(inputs);
+    const outs = bagOf(created.outs);
+    expect(await workspace.read(created.id, { __provider: PROVIDER })).toMatchObject({
+      id: created.id,
+      props: { ...outs, adopted: false },
+    });
+    await core().controls.removeWorkspace(Number(created.id));
+    expect(await workspace.read(created.id, outs)).toEqual({ id: "" });
+  });
+
+  it("refuses to read a key pair without recorded state, saying why (the API cannot return a private key)", async () => {
+    await expect(serviceKeyPair.read("3", {})).rejects.toThrow(/cannot be read without its recorded state/u);
+  });
+});

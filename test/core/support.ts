@@ -1,0 +1,107 @@
+/**
+ * The core's tests run in-process against an emulator: no packed tarball, no provider host. Each
+ * test gets a fresh server state; every exchange is checked against openapi.yaml.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { BrokerClient } from "../../src/client";
+import type { CoreContext } from "../../src/core/context";
+import { startEmulator, type EmulatorControls, type EmulatorHandle } from "../../src/emulator";
+import { exchangeProblems } from "../support/emulator";
+
+/** A core context whose warnings the test can read. */
+export interface TestContext extends CoreContext {
+  readonly warnings: string[];
+  /** The client every operation of this context uses. */
+  readonly broker: BrokerClient;
+}
+
+/** How to build a test context. */
+export interface ContextOptions {
+  /** Retries of each call. @default 4 */
+  maxRetries?: number;
+  /** The configured endpoint the core compares recorded ones with. @default the emulator's URL */
+  configuredBaseUrl?: string | undefined;
+  /** A client class to use instead of {@link BrokerClient} (a server quirk the emulator cannot show). */
+  clientClass?: typeof BrokerClient;
+}
+
+/** The emulator of a test file, and a factory of contexts against it. */
+export interface CoreEmulator {
+  readonly emulator: EmulatorHandle;
+  readonly controls: EmulatorControls;
+  context(options?: ContextOptions): TestContext;
+}
+
+/**
+ * Registers the hooks of a core test file: one emulator with controls, reset before each test, and
+ * after each test an assertion that every exchange matched the contract. Returns an accessor valid
+ * inside tests.
+ */
+export function useCoreEmulator(): () => CoreEmulator {
+  let emulator: EmulatorHandle | undefined;
+  let problems: string[] = [];
+  const clients: BrokerClient[] = [];
+  beforeAll(async () => {
+    emulator = await startEmulator({
+      controls: true,
+      // A 429/503 fault answers before the request is read: check its answer only.
+      inspect: (exchange) => {
+        problems.push(...exchangeProblems(exchange, ![400, 429, 503].includes(exchange.status)));
+      },
+    });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+  beforeEach(async () => {
+    await emulator?.controls?.reset();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    const found = problems;
+    problems = [];
+    expect(found).toEqual([]);
+  });
+  return () => {
+    const running = emulator;
+    if (running?.controls === undefined) throw new Error("the emulator has not started");
+    const controls = running.controls;
+    return {
+      emulator: running,
+      controls,
+      context(options: ContextOptions = {}): TestContext {
+        const Client = options.clientClass ?? BrokerClient;
+        const broker = new Client(
+          { baseUrl: running.url, apiKey: running.adminKey, maxRetries: options.maxRetries ?? 4 },
+          { baseDelayMs: 1, maxDelayMs: 5 },
+        );
+        clients.push(broker);
+        const configured = "configuredBaseUrl" in options ? options.configuredBaseUrl : broker.baseUrl;
+        const warnings: string[] = [];
+        return {
+          broker,
+          warnings,
+          client: () => broker,
+          configuredBaseUrl: () => configured,
+          log: {
+            warn: (message) => {
+              warnings.push(message);
+              return Promise.resolve();
+            },
+          },
+        };
+      },
+    };
+  };
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (!(outcome instanceof Error))
+    throw new Error(`expected a rejection with an Error, got ${String(outcome)}`);
+  return outcome;
+}

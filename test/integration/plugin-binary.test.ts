@@ -1,0 +1,74 @@
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import * as path from "node:path";
+import type { Readable } from "node:stream";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { afterEach, describe, expect, it } from "vitest";
+import { providerClient, startFakeEngine } from "../support/plugin-server";
+
+const MAIN = path.join(__dirname, "..", "..", "dist", "plugin", "main.js");
+
+let child: ChildProcessByStdio<null, Readable, Readable> | undefined;
+
+afterEach(() => {
+  child?.kill();
+  child = undefined;
+});
+
+/** Everything the plugin writes to stdout up to and including its first line. */
+function firstLine(stream: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      text += chunk;
+      if (text.includes("\n")) resolve(text);
+    });
+    stream.on("end", () => {
+      reject(new Error(`stdout ended without a line: ${JSON.stringify(text)}`));
+    });
+  });
+}
+
+describe("pulumi-resource-broker (built)", () => {
+  it("starts with the engine's flags, prints only its port, and serves the provider there", async () => {
+    const engine = await startFakeEngine();
+    try {
+      child = spawn(
+        process.execPath,
+        [MAIN, "--logtostderr", "-v=9", "--tracing", "http://t.test", engine.address],
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      const line = await firstLine(child.stdout);
+      expect(line).toMatch(/^\d+\n$/);
+      const client = providerClient(Number(line.trim()));
+      try {
+        const info = await client.getPluginInfo(new Empty());
+        expect(info.getVersion()).toMatch(/^\d+\.\d+\.\d+/);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("exits non-zero and says why when a rejection goes unhandled", async () => {
+    const preload = path.join(__dirname, "..", "fixtures", "plugin-crash-preload.cjs");
+    child = spawn(process.execPath, ["--require", preload, MAIN, "127.0.0.1:1"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => {
+      child?.on("exit", (code) => {
+        resolve(code);
+      });
+    });
+    expect(await firstLine(child.stdout)).toMatch(/^\d+\n$/);
+    expect(await exited).toBe(1);
+    expect(stderr).toContain("pulumi-resource-broker crashed: Error: simulated defect");
+  });
+});

@@ -1,0 +1,543 @@
+import { status } from "@grpc/grpc-js";
+import { PluginAttach } from "@pulumi/pulumi/proto/plugin_pb";
+import {
+  CheckRequest,
+  ConfigureRequest,
+  CreateRequest,
+  DeleteRequest,
+  DiffRequest,
+  DiffResponse,
+  ErrorResourceInitFailed,
+  GetSchemaRequest,
+  InvokeRequest,
+  PropertyDiff,
+  ProviderHandshakeRequest,
+  ReadRequest,
+  UpdateRequest,
+} from "@pulumi/pulumi/proto/provider_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { pv } from "../../src/plugin/codec";
+import { BROKER_RESOURCES } from "../../src/plugin/resources";
+import type { ResourceAdapter } from "../../src/plugin/resource-adapter";
+import { startProviderServer, type RunningServer } from "../../src/plugin/server";
+import {
+  failure,
+  providerClient,
+  secret,
+  startFakeEngine,
+  struct,
+  UNKNOWN,
+  type LoggedMessage,
+} from "../support/plugin-server";
+
+const VERSION = (
+  JSON.parse(readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }
+).version;
+const KEY_URN = "urn:pulumi:dev::proj::broker:index:AccessKey::orders";
+const WORKSPACE_URN = "urn:pulumi:dev::proj::broker:index:Workspace::team";
+const PROVIDER_URN = "urn:pulumi:dev::proj::pulumi:providers:broker::default";
+
+const plain = (s: Struct | undefined) => s?.toJavaScript();
+
+let emulator: EmulatorHandle;
+let engine: Awaited<ReturnType<typeof startFakeEngine>>;
+let server: RunningServer;
+let client: ReturnType<typeof providerClient>;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  engine = await startFakeEngine();
+  // No BROKER_* variables: the provider must get its settings from Configure.
+  server = await startProviderServer({ engineAddress: engine.address, resources: BROKER_RESOURCES, env: {} });
+  client = providerClient(server.port);
+});
+
+afterAll(async () => {
+  client.close();
+  await server.close();
+  await engine.close();
+  await emulator.close();
+});
+
+/** An adapter whose every operation fails, to override one operation in a test. */
+function workspaceAdapter(): ResourceAdapter {
+  const unused = () => Promise.reject(new Error("not used by this test"));
+  return {
+    token: "broker:index:Workspace",
+    check: unused,
+    diff: unused,
+    create: unused,
+    read: unused,
+    update: unused,
+    delete: unused,
+    encodeFailedProperties: () => ({}),
+  };
+}
+
+function checkRequest(urn: string, news: Record<string, unknown>, olds: Record<string, unknown> = {}) {
+  return new CheckRequest()
+    .setUrn(urn)
+    .setType(urn.split("::")[2] ?? "")
+    .setNews(struct(news))
+    .setOlds(struct(olds));
+}
+
+async function configure(args: Record<string, unknown>, variables: Record<string, string> = {}) {
+  const request = new ConfigureRequest().setArgs(struct(args)).setAcceptsecrets(true);
+  for (const [key, value] of Object.entries(variables)) request.getVariablesMap().set(key, value);
+  return client.configure(request);
+}
+
+describe("plugin information", () => {
+  it("reports the package's version", async () => {
+    const info = await client.getPluginInfo(new Empty());
+    expect(info.getVersion()).toBe(VERSION);
+  });
+
+  it("serves schema.json with the package's version filled in", async () => {
+    const response = await client.getSchema(new GetSchemaRequest());
+    const schema = JSON.parse(response.getSchema()) as { name: string; version: string; resources: object };
+    expect(schema.name).toBe("broker");
+    expect(schema.version).toBe(VERSION);
+    expect(Object.keys(schema.resources).sort()).toEqual([
+      "broker:index:AccessKey",
+      "broker:index:ServiceKeyPair",
+      "broker:index:Workspace",
+    ]);
+  });
+});
+
+describe("RPCs the provider does not have", () => {
+  it("answer UNIMPLEMENTED, which the engine handles (Handshake falls back to Configure)", async () => {
+    expect((await failure(client.handshake(new ProviderHandshakeRequest()))).code).toBe(status.UNIMPLEMENTED);
+    expect((await failure(client.invoke(new InvokeRequest().setTok("broker:index:getKeys")))).code).toBe(
+      status.UNIMPLEMENTED,
+    );
+  });
+});
+
+describe("provider configuration", () => {
+  it("CheckConfig reports a bad baseUrl against that property", async () => {
+    const response = await client.checkConfig(
+      checkRequest(PROVIDER_URN, { baseUrl: "ftp://x/v2", apiKey: secret("k") }),
+    );
+    expect(response.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
+    expect(response.getFailuresList()[0]?.getReason()).toContain("Invalid broker API base URL");
+  });
+
+  it("CheckConfig warns through the engine when the API key is not a secret, and returns it as a secret", async () => {
+    const before = engine.messages.length;
+    const response = await client.checkConfig(
+      checkRequest(PROVIDER_URN, { baseUrl: emulator.url, apiKey: "bka_plain", timeoutMs: "30000" }),
+    );
+    expect(response.getFailuresList()).toEqual([]);
+    expect(plain(response.getInputs())).toEqual({
+      baseUrl: emulator.url,
+      apiKey: secret("bka_plain"),
+      timeoutMs: "30000",
+    });
+    const logged: LoggedMessage[] = engine.messages.slice(before);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]?.severity).toBe("warning");
+    expect(logged[0]?.urn).toBe(PROVIDER_URN);
+    expect(logged[0]?.message).toContain("is not a secret");
+    expect(logged[0]?.message).not.toContain("bka_plain");
+  });
+
+  it("DiffConfig shows a baseUrl change as an update, never a replacement", async () => {
+    const request = new DiffRequest()
+      .setUrn(PROVIDER_URN)
+      .setOlds(struct({ baseUrl: "http://a.test/v1" }))
+      .setOldInputs(struct({ baseUrl: "http://a.test/v1" }))
+      .setNews(struct({ baseUrl: "http://b.test/v1" }));
+    const response = await client.diffConfig(request);
+    expect(response.getChanges()).toBe(DiffResponse.DiffChanges.DIFF_SOME);
+    expect(response.getDiffsList()).toEqual(["baseUrl"]);
+    expect(response.getReplacesList()).toEqual([]);
+  });
+
+  it("Configure accepts secrets and preview, takes no resources, and needs no credentials", async () => {
+    const response = await configure({});
+    expect(response.getAcceptsecrets()).toBe(true);
+    expect(response.getSupportspreview()).toBe(true);
+    expect(response.getAcceptresources()).toBe(false);
+  });
+
+  it("a create without credentials fails with the settings message, naming broker:baseUrl", async () => {
+    await configure({});
+    const error = await failure(
+      client.create(
+        new CreateRequest()
+          .setUrn(WORKSPACE_URN)
+          .setType("broker:index:Workspace")
+          .setProperties(struct({ name: "x", parentId: 0, adopt: false })),
+      ),
+    );
+    expect(error.code).toBe(status.UNKNOWN);
+    expect(error.details).toContain("broker:baseUrl");
+  });
+});
+
+describe("resources against the emulator", () => {
+  beforeAll(async () => {
+    // `variables` point elsewhere: the provider must read `args`.
+    await configure(
+      { baseUrl: emulator.url, apiKey: secret(emulator.adminKey), timeoutMs: "30000", maxRetries: "1" },
+      { "broker:config:baseUrl": "http://wrong.invalid/v1" },
+    );
+  });
+
+  it("rejects an unknown type token with INVALID_ARGUMENT", async () => {
+    const error = await failure(
+      client.check(checkRequest("urn:pulumi:dev::proj::broker:index:Queue::q", { name: "q" })),
+    );
+    expect(error.code).toBe(status.INVALID_ARGUMENT);
+    expect(error.details).toContain('no resource type "broker:index:Queue"');
+  });
+
+  it("Check reports bad input per property, with no error", async () => {
+    const response = await client.check(checkRequest(KEY_URN, { name: "", type: "ROOT" }));
+    expect(response.getFailuresList().map((f) => f.getProperty())).toEqual(["name", "type"]);
+  });
+
+  it("takes an access key through check, preview, create, diff, update, read and delete", async () => {
+    const checked = await client.check(
+      checkRequest(KEY_URN, {
+        name: "orders",
+        type: "SERVICE",
+        permissions: { send: ["b/x", "a/x", "a/x"] },
+      }),
+    );
+    expect(checked.getFailuresList()).toEqual([]);
+    const inputs = plain(checked.getInputs());
+    expect(inputs).toEqual({
+      name: "orders",
+      type: "SERVICE",
+      permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
+      adopt: false,
+      onDelete: "revoke",
+      allowEndpointChange: false,
+      baseUrl: emulator.url,
+    });
+
+    const preview = await client.create(
+      new CreateRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setProperties(checked.getInputs())
+        .setPreview(true),
+    );
+    expect(preview.getId()).toBe("");
+    expect(plain(preview.getProperties())).toEqual(inputs);
+
+    const created = await client.create(
+      new CreateRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setProperties(checked.getInputs()),
+    );
+    expect(created.getId()).toMatch(/^\d+$/);
+    const outputs = plain(created.getProperties()) as Record<string, unknown>;
+    expect(outputs["accessKey"]).toEqual(secret(expect.any(String)));
+    expect(outputs["privateKey"]).toEqual(secret(expect.any(String)));
+    expect(typeof outputs["publicKey"]).toBe("string");
+    expect(outputs["accessKeyId"]).toBe(Number(created.getId()));
+
+    const rechecked = await client.check(
+      checkRequest(
+        KEY_URN,
+        { name: "orders", type: "SERVICE", permissions: { send: ["a/x", "b/x", "c/x"] } },
+        inputs,
+      ),
+    );
+    const diff = await client.diff(
+      new DiffRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setId(created.getId())
+        .setOlds(created.getProperties())
+        .setOldInputs(checked.getInputs())
+        .setNews(rechecked.getInputs()),
+    );
+    expect(diff.getChanges()).toBe(DiffResponse.DiffChanges.DIFF_SOME);
+    expect(diff.getDiffsList()).toEqual(["permissions"]);
+    expect(diff.getReplacesList()).toEqual([]);
+    expect(diff.getHasdetaileddiff()).toBe(true);
+    const detailed: Record<string, number> = {};
+    diff.getDetaileddiffMap().forEach((entry, key) => (detailed[key] = entry.getKind()));
+    expect(detailed).toEqual({ "permissions.send[2]": PropertyDiff.Kind.ADD });
+    expect(diff.getStablesList()).toEqual(
+      expect.arrayContaining(["accessKey", "accessKeyId", "publicKey", "privateKey"]),
+    );
+
+    const update = (preview: boolean) =>
+      client.update(
+        new UpdateRequest()
+          .setUrn(KEY_URN)
+          .setType("broker:index:AccessKey")
+          .setId(created.getId())
+          .setOlds(created.getProperties())
+          .setOldInputs(checked.getInputs())
+          .setNews(rechecked.getInputs())
+          .setPreview(preview),
+      );
+    const previewed = plain((await update(true)).getProperties()) as Record<string, unknown>;
+    expect(previewed["accessKey"]).toEqual(outputs["accessKey"]);
+    expect(previewed["publicKey"]).toEqual(outputs["publicKey"]);
+    expect(previewed["permissions"]).toEqual({ send: ["a/x", "b/x", "c/x"], receive: [], resources: {} });
+    const updated = await update(false);
+    expect(plain(updated.getProperties())).toEqual({
+      ...outputs,
+      permissions: { send: ["a/x", "b/x", "c/x"], receive: [], resources: {} },
+    });
+
+    const read = await client.read(
+      new ReadRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setId(created.getId())
+        .setProperties(updated.getProperties())
+        .setInputs(rechecked.getInputs()),
+    );
+    expect(read.getId()).toBe(created.getId());
+    expect(plain(read.getProperties())).toEqual(plain(updated.getProperties()));
+
+    await client.delete(
+      new DeleteRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setId(created.getId())
+        .setProperties(updated.getProperties()),
+    );
+    const afterDelete = await client.read(
+      new ReadRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setId(created.getId())
+        .setProperties(updated.getProperties()),
+    );
+    expect((plain(afterDelete.getProperties()) as Record<string, unknown>)["permissions"]).toEqual({
+      send: [],
+      receive: [],
+      resources: {},
+    });
+  });
+
+  it("diffs a workspace rename as a replacement of name, and a preview with an unknown name as a change", async () => {
+    const checked = await client.check(checkRequest(WORKSPACE_URN, { name: "team" }));
+    const created = await client.create(
+      new CreateRequest()
+        .setUrn(WORKSPACE_URN)
+        .setType("broker:index:Workspace")
+        .setProperties(checked.getInputs()),
+    );
+    const diffTo = async (name: string) => {
+      const news = await client.check(checkRequest(WORKSPACE_URN, { name }, plain(checked.getInputs())));
+      return client.diff(
+        new DiffRequest()
+          .setUrn(WORKSPACE_URN)
+          .setType("broker:index:Workspace")
+          .setId(created.getId())
+          .setOlds(created.getProperties())
+          .setOldInputs(checked.getInputs())
+          .setNews(news.getInputs()),
+      );
+    };
+    const renamed = await diffTo("platform");
+    expect(renamed.getReplacesList()).toEqual(["name"]);
+    expect(renamed.getDiffsList()).toEqual(["name"]);
+    expect(renamed.getStablesList()).toEqual([]);
+    const unknown = await diffTo(UNKNOWN);
+    expect(unknown.getChanges()).toBe(DiffResponse.DiffChanges.DIFF_SOME);
+    expect(unknown.getDiffsList()).toEqual(["name"]);
+    const same = await diffTo("team");
+    expect(same.getChanges()).toBe(DiffResponse.DiffChanges.DIFF_NONE);
+  });
+});
+
+describe("crashes", () => {
+  it("fail the calls in flight with UNKNOWN and the cause", async () => {
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const hanging: ResourceAdapter = {
+      ...workspaceAdapter(),
+      check: () => {
+        started();
+        return new Promise(() => undefined);
+      },
+    };
+    const other = await startProviderServer({ resources: [hanging], env: {} });
+    const otherClient = providerClient(other.port);
+    try {
+      const pending = failure(otherClient.check(checkRequest(WORKSPACE_URN, { name: "x" })));
+      await running;
+      other.failInFlight(new Error("out of memory"));
+      const error = await pending;
+      expect(error.code).toBe(status.UNKNOWN);
+      expect(error.details).toBe("The broker provider stopped unexpectedly: out of memory");
+    } finally {
+      otherClient.close();
+      await other.close();
+    }
+  });
+});
+
+describe("the endpoint guard", () => {
+  afterAll(async () => {
+    await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
+  });
+
+  it("fails Check on baseUrl when the provider now points at another endpoint, unless allowEndpointChange", async () => {
+    await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
+    const recorded = plain(
+      (await client.check(checkRequest(WORKSPACE_URN, { name: "guarded" }))).getInputs(),
+    );
+    expect(recorded).toMatchObject({ baseUrl: emulator.url });
+
+    await configure({ baseUrl: "http://elsewhere.test/v1", apiKey: secret(emulator.adminKey) });
+    const moved = await client.check(checkRequest(WORKSPACE_URN, { name: "guarded" }, recorded));
+    expect(moved.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
+    expect(moved.getFailuresList()[0]?.getReason()).toContain(`this resource lives at ${emulator.url}`);
+
+    const allowed = await client.check(
+      checkRequest(WORKSPACE_URN, { name: "guarded", allowEndpointChange: true }, recorded),
+    );
+    expect(allowed.getFailuresList()).toEqual([]);
+    expect(plain(allowed.getInputs())).toMatchObject({ baseUrl: "http://elsewhere.test/v1" });
+  });
+});
+
+describe("a key pair", () => {
+  const PAIR_URN = "urn:pulumi:dev::proj::broker:index:ServiceKeyPair::pair";
+
+  it("keeps its key secret from Check on, rotates in place and previews the new pair as unknown", async () => {
+    const key = await client.create(
+      new CreateRequest()
+        .setUrn(KEY_URN)
+        .setType("broker:index:AccessKey")
+        .setProperties(
+          (await client.check(checkRequest(KEY_URN, { name: "pair-key", type: "SERVICE" }))).getInputs(),
+        ),
+    );
+    const keyValue = (plain(key.getProperties()) as { accessKey: { value: string } }).accessKey.value;
+
+    // A plain value (e.g. from a program that unwrapped it) comes back from Check as a secret.
+    const checked = await client.check(
+      checkRequest(PAIR_URN, { accessKey: keyValue, rotationTriggers: { quarter: "q1" } }),
+    );
+    const inputs = plain(checked.getInputs()) as Record<string, unknown>;
+    expect(inputs["accessKey"]).toEqual(secret(keyValue));
+
+    const created = await client.create(
+      new CreateRequest()
+        .setUrn(PAIR_URN)
+        .setType("broker:index:ServiceKeyPair")
+        .setProperties(checked.getInputs()),
+    );
+    const outputs = plain(created.getProperties()) as Record<string, unknown>;
+    expect(outputs["accessKey"]).toEqual(secret(keyValue));
+    expect(outputs["privateKey"]).toEqual(secret(expect.any(String)));
+    expect(Object.entries(outputs).filter(([, value]) => value === keyValue)).toEqual([]);
+
+    const rechecked = await client.check(
+      checkRequest(PAIR_URN, { accessKey: secret(keyValue), rotationTriggers: { quarter: "q2" } }, inputs),
+    );
+    const diff = await client.diff(
+      new DiffRequest()
+        .setUrn(PAIR_URN)
+        .setType("broker:index:ServiceKeyPair")
+        .setId(created.getId())
+        .setOlds(created.getProperties())
+        .setOldInputs(checked.getInputs())
+        .setNews(rechecked.getInputs()),
+    );
+    const detailed: Record<string, number> = {};
+    diff.getDetaileddiffMap().forEach((entry, path) => (detailed[path] = entry.getKind()));
+    expect(detailed).toEqual({ "rotationTriggers.quarter": PropertyDiff.Kind.UPDATE });
+    expect(diff.getReplacesList()).toEqual([]);
+    expect(diff.getStablesList()).toContain("accessKeyId");
+    expect(diff.getStablesList()).not.toContain("privateKey");
+
+    const preview = await client.update(
+      new UpdateRequest()
+        .setUrn(PAIR_URN)
+        .setType("broker:index:ServiceKeyPair")
+        .setId(created.getId())
+        .setOlds(created.getProperties())
+        .setOldInputs(checked.getInputs())
+        .setNews(rechecked.getInputs())
+        .setPreview(true),
+    );
+    const previewed = plain(preview.getProperties()) as Record<string, unknown>;
+    expect(previewed["publicKey"]).toBe(UNKNOWN);
+    expect(previewed["privateKey"]).toEqual(secret(UNKNOWN));
+    expect(previewed["accessKeyId"]).toBe(outputs["accessKeyId"]);
+  });
+});
+
+describe("a resource created although the operation failed", () => {
+  it("reaches the engine as ErrorResourceInitFailed with its secrets kept", async () => {
+    const failing: ResourceAdapter = {
+      ...workspaceAdapter(),
+      create: () =>
+        Promise.reject(
+          Object.assign(new Error("created (id 7) but a later step failed: 503"), {
+            id: "7",
+            properties: { name: "team", secretish: "pk" },
+            reasons: ["read-back failed: 503"],
+          }),
+        ),
+      encodeFailedProperties: (properties) => ({
+        name: pv.string(String(properties["name"])),
+        secretish: pv.secret(pv.string(String(properties["secretish"]))),
+      }),
+    };
+    const other = await startProviderServer({ resources: [failing], env: {} });
+    const otherClient = providerClient(other.port);
+    try {
+      const error = await failure(
+        otherClient.create(
+          new CreateRequest()
+            .setUrn(WORKSPACE_URN)
+            .setType("broker:index:Workspace")
+            .setProperties(struct({ name: "team" })),
+        ),
+      );
+      expect(error.code).toBe(status.UNKNOWN);
+      const bytes = error.metadata.get("grpc-status-details-bin")[0];
+      if (!(bytes instanceof Buffer)) throw new Error("no status details");
+      const detail = Status.deserializeBinary(new Uint8Array(bytes))
+        .getDetailsList()[0]
+        ?.unpack((b) => ErrorResourceInitFailed.deserializeBinary(b), "pulumirpc.ErrorResourceInitFailed");
+      expect(detail?.getId()).toBe("7");
+      expect(detail?.getProperties()?.toJavaScript()).toEqual({ name: "team", secretish: secret("pk") });
+      expect(detail?.getReasonsList()).toEqual(["read-back failed: 503"]);
+    } finally {
+      otherClient.close();
+      await other.close();
+    }
+  });
+});
+
+describe("attach", () => {
+  it("sends later messages to the engine it is attached to", async () => {
+    const second = await startFakeEngine();
+    const other = await startProviderServer({ resources: BROKER_RESOURCES, env: {} });
+    const otherClient = providerClient(other.port);
+    try {
+      await otherClient.attach(new PluginAttach().setAddress(second.address));
+      await otherClient.checkConfig(checkRequest(PROVIDER_URN, { apiKey: "plain" }));
+      expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
+    } finally {
+      otherClient.close();
+      await other.close();
+      await second.close();
+    }
+  });
+});

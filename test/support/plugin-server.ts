@@ -1,0 +1,147 @@
+/**
+ * Helpers for in-process tests of the `broker` provider plugin: a fake engine that records the log
+ * messages it receives, a provider client with promise-returning calls, and Struct builders.
+ */
+import { credentials, Server, ServerCredentials, type ServiceError } from "@grpc/grpc-js";
+import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import { LogSeverity, type LogRequest } from "@pulumi/pulumi/proto/engine_pb";
+import type { PluginAttach, PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import type {
+  CheckRequest,
+  CheckResponse,
+  ConfigureRequest,
+  ConfigureResponse,
+  CreateRequest,
+  CreateResponse,
+  DeleteRequest,
+  DiffRequest,
+  DiffResponse,
+  GetSchemaRequest,
+  GetSchemaResponse,
+  InvokeRequest,
+  InvokeResponse,
+  ProviderHandshakeRequest,
+  ProviderHandshakeResponse,
+  ReadRequest,
+  ReadResponse,
+  UpdateRequest,
+  UpdateResponse,
+} from "@pulumi/pulumi/proto/provider_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+
+export const SIG = "4dabf18193072939515e22adb298388d";
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** A secret in the wire format. */
+export function secret(value: unknown): Record<string, unknown> {
+  return { [SIG]: SECRET_SIG, value };
+}
+
+/** A Struct from plain wire-format values. */
+export function struct(value: Record<string, unknown>): Struct {
+  return Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]);
+}
+
+/** A message the fake engine received. */
+export interface LoggedMessage {
+  severity: "debug" | "info" | "warning" | "error";
+  message: string;
+  urn: string;
+}
+
+/** An engine that only answers `Log`, recording each message. */
+export async function startFakeEngine(): Promise<{
+  address: string;
+  messages: LoggedMessage[];
+  close(): Promise<void>;
+}> {
+  const messages: LoggedMessage[] = [];
+  const names = {
+    [LogSeverity.DEBUG]: "debug",
+    [LogSeverity.INFO]: "info",
+    [LogSeverity.WARNING]: "warning",
+    [LogSeverity.ERROR]: "error",
+  } as const;
+  const server = new Server();
+  server.addService(EngineService, {
+    log: (call: { request: LogRequest }, callback: (error: null, response: Empty) => void) => {
+      messages.push({
+        severity: names[call.request.getSeverity()],
+        message: call.request.getMessage(),
+        urn: call.request.getUrn(),
+      });
+      callback(null, new Empty());
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => {
+      if (error === null) resolve(bound);
+      else reject(error);
+    });
+  });
+  return {
+    address: `127.0.0.1:${port}`,
+    messages,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+type Callback<Res> = (error: ServiceError | null, response: Res) => void;
+
+/** Calls one unary method, resolving its response or rejecting with the gRPC ServiceError. */
+export function rpc<Res>(start: (callback: Callback<Res>) => unknown): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    start((error, response) => {
+      if (error !== null) reject(error);
+      else resolve(response);
+    });
+  });
+}
+
+/** The ServiceError of a call that must fail. */
+export async function failure(call: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await call;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error("the call succeeded");
+}
+
+function unary<Req, Res>(
+  method: (request: Req, callback: Callback<Res>) => unknown,
+): (request: Req) => Promise<Res> {
+  return (request) => rpc<Res>((callback) => method(request, callback));
+}
+
+/** A client of the provider server on `port`, with one promise-returning function per RPC the tests use. */
+export function providerClient(port: number) {
+  const client = new ResourceProviderClient(`127.0.0.1:${port}`, credentials.createInsecure());
+  return {
+    getPluginInfo: unary<Empty, PluginInfo>((r, cb) => client.getPluginInfo(r, cb)),
+    getSchema: unary<GetSchemaRequest, GetSchemaResponse>((r, cb) => client.getSchema(r, cb)),
+    checkConfig: unary<CheckRequest, CheckResponse>((r, cb) => client.checkConfig(r, cb)),
+    diffConfig: unary<DiffRequest, DiffResponse>((r, cb) => client.diffConfig(r, cb)),
+    configure: unary<ConfigureRequest, ConfigureResponse>((r, cb) => client.configure(r, cb)),
+    attach: unary<PluginAttach, Empty>((r, cb) => client.attach(r, cb)),
+    handshake: unary<ProviderHandshakeRequest, ProviderHandshakeResponse>((r, cb) => client.handshake(r, cb)),
+    invoke: unary<InvokeRequest, InvokeResponse>((r, cb) => client.invoke(r, cb)),
+    check: unary<CheckRequest, CheckResponse>((r, cb) => client.check(r, cb)),
+    diff: unary<DiffRequest, DiffResponse>((r, cb) => client.diff(r, cb)),
+    create: unary<CreateRequest, CreateResponse>((r, cb) => client.create(r, cb)),
+    read: unary<ReadRequest, ReadResponse>((r, cb) => client.read(r, cb)),
+    update: unary<UpdateRequest, UpdateResponse>((r, cb) => client.update(r, cb)),
+    delete: unary<DeleteRequest, Empty>((r, cb) => client.delete(r, cb)),
+    close: () => {
+      client.close();
+    },
+  };
+}
