@@ -31,7 +31,13 @@ import {
 } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
-import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import {
+  assertSameEndpoint,
+  checkEndpoint,
+  endpointMoved,
+  recordedEndpoint,
+  type EndpointInputsOf,
+} from "./endpoint";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
@@ -64,8 +70,6 @@ export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
    * a create whose read-back failed (then `createdAt` is absent too, and the next update finishes it).
    */
   permissions?: Permissions;
-  /** The endpoint the key lives at. */
-  baseUrl: string;
   /** The key value (secret). */
   accessKey: string;
   accessKeyId: number;
@@ -104,8 +108,11 @@ export function decodeProposedAccessKeyInputs(bag: PropertyBag): ProposedAccessK
   return decodeInputs(proposalReader(bag, WHAT));
 }
 
-/** Decodes an access key's recorded state, as this or any earlier version of the package wrote it. */
-export function decodeAccessKeyOutputs(bag: PropertyBag): AccessKeyOutputs {
+/**
+ * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
+ * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
+ */
+export function decodeAccessKeyOutputs(bag: PropertyBag, id?: string): AccessKeyOutputs {
   const r = knownReader(bag, WHAT);
   const { permissions: _inputs, ...inputs } = decodeInputs(r);
   const permissions = r.optionalPermissions("permissions");
@@ -115,9 +122,9 @@ export function decodeAccessKeyOutputs(bag: PropertyBag): AccessKeyOutputs {
   return {
     ...inputs,
     ...(permissions === undefined ? {} : { permissions }),
-    baseUrl: r.string("baseUrl"),
+    ...recordedEndpoint(r.optionalString("baseUrl")),
     accessKey: r.string("accessKey"),
-    accessKeyId: r.integer("accessKeyId"),
+    accessKeyId: r.integer("accessKeyId", idNumber(id)),
     ...(createdAt === undefined ? {} : { createdAt }),
     adopted: r.boolean("adopted", false),
     ...(publicKey === undefined ? {} : { publicKey }),
@@ -135,7 +142,7 @@ interface AccessKeyFacts {
   accessKey: string;
   accessKeyId: number;
   adopted: boolean;
-  baseUrl: string;
+  baseUrl: string | undefined;
   /** Absent while the key could not be read back. */
   permissions?: Permissions;
   /** Absent while the key could not be read back. */
@@ -156,7 +163,7 @@ export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFa
     accessKeyId: facts.accessKeyId,
     ...(facts.createdAt === undefined ? {} : { createdAt: facts.createdAt }),
     adopted: facts.adopted,
-    baseUrl: facts.baseUrl,
+    ...recordedEndpoint(facts.baseUrl),
     allowEndpointChange: settings.allowEndpointChange,
     ...(facts.keyPair === undefined
       ? {}
@@ -455,7 +462,7 @@ function inputsOf(outputs: AccessKeyOutputs): AccessKeyInputs {
     adopt,
     onDelete,
     allowEndpointChange,
-    baseUrl,
+    ...recordedEndpoint(baseUrl),
   };
 }
 
@@ -525,3 +532,8 @@ export const accessKeyOperations: ResourceOperations<
   update: updateAccessKey,
   delete: deleteAccessKey,
 };
+
+/** A resource id as a key id, when it is one. */
+function idNumber(id: string | undefined): number | undefined {
+  return id !== undefined && /^\d+$/u.test(id) ? Number(id) : undefined;
+}

@@ -65,3 +65,11 @@ function endpointMismatchMessage(recorded: string, configured: string): string {
     "To move the resource on purpose, set `allowEndpointChange: true` on it: it is then created anew at the new endpoint."
   );
 }
+
+/**
+ * The `baseUrl` part of a resource's state: the endpoint when one is recorded, nothing otherwise
+ * (state hand-written or from before endpoints were recorded; the next refresh or update records it).
+ */
+export function recordedEndpoint(baseUrl: string | undefined): { baseUrl?: string } {
+  return baseUrl === undefined ? {} : { baseUrl };
+}

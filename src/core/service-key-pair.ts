@@ -7,7 +7,13 @@ import type { AccessKeyRecord } from "../client/types";
 import { CheckFailures, describe, isPlainObject } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, mapChanges } from "./diff";
-import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import {
+  assertSameEndpoint,
+  checkEndpoint,
+  endpointMoved,
+  recordedEndpoint,
+  type EndpointInputsOf,
+} from "./endpoint";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
@@ -29,8 +35,6 @@ export type ProposedServiceKeyPairInputs = ServiceKeyPairInputsOf<NotKnown>;
 
 /** What the engine records for a key pair. `accessKey` and `privateKey` are secrets. */
 export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
-  /** The endpoint the key lives at. */
-  baseUrl: string;
   accessKeyId: number;
   publicKey: string;
   privateKey: string;
@@ -65,7 +69,7 @@ export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOut
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    baseUrl: r.string("baseUrl"),
+    ...recordedEndpoint(r.optionalString("baseUrl")),
     accessKeyId: r.integer("accessKeyId"),
     publicKey: r.string("publicKey"),
     privateKey: r.string("privateKey"),
@@ -85,7 +89,7 @@ interface RotatedPair {
 export function serviceKeyPairOutputs(
   inputs: ServiceKeyPairInputs,
   pair: RotatedPair,
-  baseUrl: string,
+  baseUrl: string | undefined,
 ): ServiceKeyPairOutputs {
   return {
     accessKey: inputs.accessKey,
@@ -94,7 +98,7 @@ export function serviceKeyPairOutputs(
     publicKey: pair.publicKey,
     privateKey: pair.privateKey,
     rotatedAt: pair.rotatedAt,
-    baseUrl,
+    ...recordedEndpoint(baseUrl),
     allowEndpointChange: inputs.allowEndpointChange,
   };
 }
@@ -229,9 +233,10 @@ export async function readServiceKeyPair(
     if (isBrokerApiError(error) && error.status === 404) return GONE;
     throw error;
   }
-  const outputs = serviceKeyPairOutputs(old, old, old.baseUrl);
+  const outputs = serviceKeyPairOutputs(old, old, ctx.client().baseUrl);
   const { accessKey, rotationTriggers, allowEndpointChange, baseUrl } = outputs;
-  return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers, allowEndpointChange, baseUrl } };
+  const inputs = { accessKey, rotationTriggers, allowEndpointChange, ...recordedEndpoint(baseUrl) };
+  return { exists: true, id, outputs, inputs };
 }
 
 /** Changed `rotationTriggers` rotate the pair. */

@@ -8,7 +8,13 @@ import { DEFAULT_ADOPT, TOP_LEVEL_PARENT_ID } from "../model";
 import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, valueChanged } from "./diff";
-import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import {
+  assertSameEndpoint,
+  checkEndpoint,
+  endpointMoved,
+  recordedEndpoint,
+  type EndpointInputsOf,
+} from "./endpoint";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
@@ -32,8 +38,6 @@ export type ProposedWorkspaceInputs = WorkspaceInputsOf<NotKnown>;
 
 /** What the engine records for a workspace. */
 export interface WorkspaceOutputs extends WorkspaceInputs {
-  /** The endpoint the workspace lives at. */
-  baseUrl: string;
   workspaceId: number;
   /**
    * Full path such as `/team/orders`. Empty while the workspace is kept in the stack by a create
@@ -74,7 +78,7 @@ export function decodeWorkspaceOutputs(bag: PropertyBag): WorkspaceOutputs {
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    baseUrl: r.string("baseUrl"),
+    ...recordedEndpoint(r.optionalString("baseUrl")),
     workspaceId: r.integer("workspaceId"),
     path: r.string("path"),
     createdAt: r.string("createdAt"),
@@ -93,14 +97,14 @@ export function workspaceOutputs(
   settings: WorkspaceSettings,
   facts: WorkspaceFacts,
   adopted: boolean,
-  baseUrl: string,
+  baseUrl: string | undefined,
 ): WorkspaceOutputs {
   return {
     name: facts.name,
     parentId: facts.parentId,
     adopt: settings.adopt,
     allowEndpointChange: settings.allowEndpointChange,
-    baseUrl,
+    ...recordedEndpoint(baseUrl),
     workspaceId: facts.id,
     path: facts.path,
     createdAt: facts.createdAt,
@@ -232,7 +236,7 @@ export async function readWorkspace(
 /** The inputs part of a workspace's outputs. */
 function inputsOf(outputs: WorkspaceOutputs): WorkspaceInputs {
   const { name, parentId, adopt, allowEndpointChange, baseUrl } = outputs;
-  return { name, parentId, adopt, allowEndpointChange, baseUrl };
+  return { name, parentId, adopt, allowEndpointChange, ...recordedEndpoint(baseUrl) };
 }
 
 /**
