@@ -28,13 +28,17 @@ export {
   type ServiceKeyPairInputs,
   type ServiceKeyPairOutputs,
 } from "./resources/service-key-pair";
-export { resolveConnection, type ConnectionSettings, type ConfigSource } from "./config";
+export { resolveConnection, type ConnectionSettings, type ConfigSource } from "./connection";
 export {
   BrokerError,
   BrokerApiError,
+  BrokerSettingsError,
+  // Kept for programs written against the earlier name.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
   BrokerConfigError,
   isBrokerError,
   isBrokerApiError,
+  isBrokerSettingsError,
 } from "./client/errors";
 export type { AccessKeyType, Permissions } from "./client/types";
 export { eventPathProblem } from "./model";

@@ -2,7 +2,8 @@
 /**
  * The `broker-config` command. One subcommand so far:
  *
- * `broker-config export [--base-url URL] [--api-key-env NAME] [--out FILE] [--format yaml|json] [--progress]`
+ * `broker-config export [--base-url URL] [--api-key-env NAME] [--max-requests-per-second N]
+ *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json] [--progress]`
  * reads an environment and writes its configuration as a document that the BrokerConfig component
  * deploys (see `exportBrokerConfig`).
  *
@@ -19,10 +20,12 @@ import "../../scripts/check-node.cjs";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { BrokerClient } from "../client/client";
-import { normalizeBaseUrl } from "../client/base-url";
-import { isBrokerApiError, isBrokerConfigError } from "../client/errors";
+import { BrokerClient, type BrokerClientOptions } from "../client/client";
+import { isValidRate, RATE_RULE } from "../client/options";
+import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
+import { DEFAULT_SETTING_NAMES, type SettingNames } from "../client/setting-names";
+import { ENV_VARS, resolveSettings, type RequiredSetting } from "../connection";
 import { exportBrokerConfig, type ExportProgress } from "../export/document";
 import {
   BROKER_CONFIG_FORMATS,
@@ -39,6 +42,11 @@ permissions; never key values) as a document for the BrokerConfig component.
 Options:
   --base-url URL       the API base URL, ending in /v1       [default: $BROKER_BASE_URL]
   --api-key-env NAME   read the ACCOUNT API key from $NAME   [default: BROKER_API_KEY]
+  --max-requests-per-second N
+                       the broker's request quota: pace requests below it
+                                    [default: $BROKER_MAX_REQUESTS_PER_SECOND, else learned from 429s]
+  --rate-limit-timeout-seconds N
+                       how long one request may wait on the rate limit [default: 300]
   --out FILE           write to FILE (replaced only when the export succeeds) [default: stdout]
   --format yaml|json   output format                         [default: json for *.json, else yaml]
   --progress           report progress on stderr             [default: when stderr is a terminal]
@@ -49,14 +57,16 @@ Every key is listed by name, the ACCOUNT key used for the export included; no va
 Exit codes: 0 ok, 1 API, connection or file failure, 2 usage error.
 `;
 
+/** Waits on the rate limit this long or longer are reported on stderr. */
+const RATE_LIMIT_NOTE_MS = 5_000;
+
 /** Bad arguments or missing settings: exit code 2. */
 class UsageError extends Error {}
 
 /** The parsed arguments of `export`. */
 interface ExportArgs {
-  baseUrl: string;
-  apiKey: string;
-  apiKeyEnv: string;
+  /** The client's options; its messages name the flags and variables the settings came from. */
+  client: BrokerClientOptions;
   out?: string;
   format: BrokerConfigFormat;
   progress: boolean;
@@ -83,6 +93,8 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
       options: {
         "base-url": { type: "string" },
         "api-key-env": { type: "string" },
+        "max-requests-per-second": { type: "string" },
+        "rate-limit-timeout-seconds": { type: "string" },
         out: { type: "string", short: "o" },
         format: { type: "string" },
         progress: { type: "boolean", default: false },
@@ -107,38 +119,74 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     throw new UsageError(`--format must be yaml or json, got ${JSON.stringify(format)}`);
   if (values.out === "") throw new UsageError("--out must not be empty");
 
-  const apiKeyEnv = values["api-key-env"] ?? "BROKER_API_KEY";
+  const apiKeyEnv = values["api-key-env"] ?? ENV_VARS.apiKey;
   if (!ENV_NAME.test(apiKeyEnv))
     throw new UsageError(`--api-key-env must name an environment variable, got ${JSON.stringify(apiKeyEnv)}`);
-  const apiKey = env[apiKeyEnv]?.trim() ?? "";
-  knownSecrets.push(apiKey);
-  if (apiKey === "")
+  const customKeyEnv = values["api-key-env"] !== undefined;
+  const urlFlag = values["base-url"];
+  const quotaFlag = values["max-requests-per-second"];
+  const quota = quotaFlag === undefined ? undefined : Number(quotaFlag);
+  if (quota !== undefined && (!/^\d+(\.\d+)?$/u.test(quotaFlag ?? "") || !isValidRate(quota)))
+    throw new UsageError(`--max-requests-per-second must be ${RATE_RULE}, got ${JSON.stringify(quotaFlag)}`);
+  const timeoutFlag = values["rate-limit-timeout-seconds"];
+  if (timeoutFlag !== undefined && !/^\d+$/u.test(timeoutFlag))
     throw new UsageError(
-      `no API key: set ${apiKeyEnv} to an ACCOUNT access key${values["api-key-env"] === undefined ? " (or name another variable with --api-key-env)" : ""}`,
+      `--rate-limit-timeout-seconds must be a whole number of seconds, got ${JSON.stringify(timeoutFlag)}`,
     );
-  // eslint-disable-next-line no-control-regex
-  if (/[\s\x00-\x1f\x7f]/u.test(apiKey))
-    throw new UsageError(
-      `the API key in ${apiKeyEnv} contains whitespace or control characters; copy the key again`,
-    );
+  // The same resolution and checks as for a stack, with this command's names; there is no stack.
+  const settings = resolveSettings({
+    explicit: {
+      ...(urlFlag === undefined ? {} : { baseUrl: urlFlag }),
+      ...(quota === undefined ? {} : { maxRequestsPerSecond: quota }),
+      ...(timeoutFlag === undefined ? {} : { rateLimitTimeoutSeconds: Number(timeoutFlag) }),
+    },
+    explicitNames: { baseUrl: "--base-url", maxRequestsPerSecond: "--max-requests-per-second" },
+    env,
+    envVars: { apiKey: apiKeyEnv },
+    missingMessage: (missing) => missingMessage(missing, apiKeyEnv, customKeyEnv),
+  });
+  knownSecrets.push(settings.apiKey);
+  const settingNames: SettingNames = {
+    ...DEFAULT_SETTING_NAMES,
+    baseUrl: present(urlFlag) ? "--base-url" : ENV_VARS.baseUrl,
+    // A stack's key sits in broker:apiKey: say so, for a key copied from there.
+    apiKey: customKeyEnv
+      ? `${apiKeyEnv} (named by --api-key-env)`
+      : `${apiKeyEnv} (broker:apiKey in a stack)`,
+    rateLimitTimeoutSeconds: "--rate-limit-timeout-seconds",
+    maxRequestsPerSecond: `--max-requests-per-second (or ${ENV_VARS.maxRequestsPerSecond})`,
+  };
 
-  const rawUrl = values["base-url"] ?? env["BROKER_BASE_URL"]?.trim() ?? "";
-  if (rawUrl === "")
-    throw new UsageError("no base URL: pass --base-url or set BROKER_BASE_URL (it ends in /v1)");
-  const baseUrl = normalizeBaseUrl(
-    rawUrl,
-    values["base-url"] === undefined ? "BROKER_BASE_URL" : "--base-url",
-  );
-
+  const { baseUrl, apiKey, maxRequestsPerSecond, rateLimitTimeoutSeconds } = settings;
   const args: ExportArgs = {
-    baseUrl,
-    apiKey,
-    apiKeyEnv,
+    client: {
+      baseUrl,
+      apiKey,
+      settingNames,
+      ...(maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond }),
+      ...(rateLimitTimeoutSeconds === undefined ? {} : { rateLimitTimeoutSeconds }),
+    },
     format: format as BrokerConfigFormat,
     progress: values.progress,
   };
   if (values.out !== undefined) args.out = values.out;
   return args;
+}
+
+function present(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== "";
+}
+
+/** What to do when the base URL or the key is missing, in this command's terms. */
+function missingMessage(
+  missing: readonly RequiredSetting[],
+  apiKeyEnv: string,
+  customKeyEnv: boolean,
+): string {
+  const setUrl = `pass --base-url or set ${ENV_VARS.baseUrl} (it ends in /v1)`;
+  const setKey = `set ${apiKeyEnv} to an ACCOUNT access key${customKeyEnv ? "" : " (or name another variable with --api-key-env)"}`;
+  if (missing.length > 1) return `no base URL and no API key: ${setUrl}, and ${setKey}`;
+  return missing[0] === "baseUrl" ? `no base URL: ${setUrl}` : `no API key: ${setKey}`;
 }
 
 /** Progress lines such as `exported 300 access keys…`. */
@@ -161,7 +209,16 @@ function writeAtomically(file: string, text: string): void {
 }
 
 async function runExport(args: ExportArgs): Promise<number> {
-  const client = new BrokerClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
+  const client = new BrokerClient({
+    ...args.client,
+    // A long silence would look like a hang: say why.
+    onRateLimitWait: (event) => {
+      if (event.waitMs >= RATE_LIMIT_NOTE_MS)
+        process.stderr.write(
+          `broker-config: waiting on the broker's rate limit for ${Math.ceil(event.waitMs / 1000)} s\n`,
+        );
+    },
+  });
   try {
     const result = await exportBrokerConfig(client, {
       ...(args.progress ? { onProgress: (p: ExportProgress) => process.stderr.write(progressLine(p)) } : {}),
@@ -178,11 +235,7 @@ async function runExport(args: ExportArgs): Promise<number> {
     return 0;
   } catch (error) {
     if (!isBrokerApiError(error)) throw error;
-    const hint =
-      args.apiKeyEnv !== "BROKER_API_KEY" && (error.status === 401 || error.status === 403)
-        ? ` (the key was read from ${args.apiKeyEnv})`
-        : "";
-    process.stderr.write(`broker-config: ${error.message}${hint}\n`);
+    process.stderr.write(`broker-config: ${error.message}\n`);
     return 1;
   } finally {
     await client.close();
@@ -194,7 +247,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   try {
     args = parseExportArgs(argv, env);
   } catch (error) {
-    if (!(error instanceof UsageError) && !isBrokerConfigError(error)) throw error;
+    if (!(error instanceof UsageError) && !isBrokerSettingsError(error)) throw error;
     process.stderr.write(`broker-config: ${error.message}\n\n${USAGE}`);
     return 2;
   }

@@ -3,12 +3,12 @@ import { createHash } from "node:crypto";
 
 import { Pool } from "undici";
 
-import * as accessKeys from "./access-keys";
 import { normalizeBaseUrl } from "./base-url";
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_RETRY_TIME_MS,
+  DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_USER_AGENT,
   RETRY_BASE_DELAY_MS,
@@ -20,20 +20,29 @@ import {
   type CreateOnceBudget,
   type CreatedAccessKeyOnce,
 } from "./create-once";
-import { BrokerConfigError } from "./errors";
-import { allPages, listDefaults } from "./paging";
-import { REAL_TIMING, type RequestContext, type RequestTiming, type RetryEvent } from "./request";
+import { ENDPOINTS, type Endpoint } from "./endpoints";
+import { BrokerSettingsError } from "./errors";
+import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "./options";
+import { allPages, listDefaults, type ResolvedListOptions } from "./paging";
+import { RatePacer, sharedPacer } from "./rate-limit";
+import { request, type RateLimitWaitEvent, type RequestContext, type RetryEvent } from "./request";
+import { REAL_TIMING, type RequestTiming } from "./retry";
+import { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 import type {
+  AccessKeyFilter,
   AccessKeyRecord,
   CreateAccessKeyInput,
   CreatedAccessKey,
+  CreateWorkspaceInput,
+  ListAccessKeysQuery,
   ListOptions,
+  ListWorkspacesQuery,
   Page,
   Permissions,
   ServiceKeyPair,
+  WorkspaceFilter,
   WorkspaceRecord,
 } from "./types";
-import * as workspaces from "./workspaces";
 
 /** Options of a {@link BrokerClient}. */
 export interface BrokerClientOptions {
@@ -71,8 +80,33 @@ export interface BrokerClientOptions {
    * @default "pulumi-broker-config/<version>" (DEFAULT_USER_AGENT)
    */
   userAgent?: string;
+  /**
+   * How long one call may wait on the broker's rate limit in all, in seconds. A 429 is waited out
+   * (it blocks every request of the process to this API until its `Retry-After`, and slows the
+   * pace) and does not count against `maxRetries`; past this budget the call fails.
+   * @default 300 (DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS)
+   */
+  rateLimitTimeoutSeconds?: number;
+  /**
+   * The broker's request quota, when known: requests of the process to this API are paced to stay
+   * below it from the start, so no 429 is needed to learn it. Fractions are allowed.
+   * @default none: the pace is learned from 429s
+   */
+  maxRequestsPerSecond?: number;
   /** Called before each retry, e.g. to log it. The event holds no secrets. Exceptions are ignored. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Called before a request waits a second or more on the rate limit, e.g. to tell the user why
+   * nothing seems to happen. The event holds no secrets. Exceptions are ignored.
+   */
+  onRateLimitWait?: (event: RateLimitWaitEvent) => void;
+  /**
+   * How to name the settings behind these options in error messages ("check that … holds an
+   * ACCOUNT access key"), so that the hint says where the user sets them.
+   * @default neutral names such as "the API key" (DEFAULT_SETTING_NAMES)
+   * @example { apiKey: "broker:apiKey (or BROKER_API_KEY)", baseUrl: "broker:baseUrl (or BROKER_BASE_URL)" }
+   */
+  settingNames?: Partial<SettingNames>;
 }
 
 /**
@@ -86,14 +120,19 @@ export interface BrokerClientInternals {
   baseDelayMs?: number;
   /** Largest backoff step. @default RETRY_MAX_DELAY_MS */
   maxDelayMs?: number;
+  /**
+   * The pacer. @default the process-wide one for the base URL, or with `timing` given, a pacer of
+   * this client alone on that clock.
+   */
+  pacer?: RatePacer;
 }
 
-function checkCount(value: number | undefined, fallback: number, name: string, min: number): number {
+function checkCount(value: number | undefined, fallback: number, name: CountOption): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new BrokerConfigError(
-      "BROKER_CONFIG_INVALID",
-      `Invalid broker client option ${name}: ${value} is not ${min === 0 ? "a non-negative" : "a positive"} integer`,
+  if (!isValidCount(name, value)) {
+    throw new BrokerSettingsError(
+      "BROKER_SETTINGS_INVALID",
+      `Invalid broker client option ${name}: ${value} is not ${countRule(name)}`,
     );
   }
   return value;
@@ -102,8 +141,9 @@ function checkCount(value: number | undefined, fallback: number, name: string, m
 /**
  * A typed client of the broker configuration API.
  *
- * Every call retries what is safe to retry (see `retry.ts`), throws {@link BrokerApiError} on failure
- * (with secrets redacted), and shares one connection pool capped at `maxConcurrency`.
+ * Every call goes to one endpoint of `endpoints.ts` through `request()`: it retries what is safe to
+ * retry (see `retry.ts`), throws {@link BrokerApiError} on failure (with secrets redacted), and
+ * shares one connection pool capped at `maxConcurrency`.
  */
 export class BrokerClient {
   /** The normalised base URL, without a trailing slash. */
@@ -112,21 +152,37 @@ export class BrokerClient {
   readonly #pool: Pool;
   readonly #budget: CreateOnceBudget;
 
-  /** @throws BrokerConfigError when an option is invalid. */
+  /** @throws BrokerSettingsError when an option is invalid. */
   constructor(options: BrokerClientOptions);
   /** @internal */
   // A separate overload so that `stripInternal` removes the test seam from the published typings.
   // eslint-disable-next-line @typescript-eslint/unified-signatures
   constructor(options: BrokerClientOptions, internals: BrokerClientInternals);
   constructor(options: BrokerClientOptions, internals: BrokerClientInternals = {}) {
-    this.baseUrl = normalizeBaseUrl(options.baseUrl, "the baseUrl option");
+    const settingNames: SettingNames = { ...DEFAULT_SETTING_NAMES, ...options.settingNames };
+    this.baseUrl = normalizeBaseUrl(options.baseUrl, "the baseUrl option", settingNames.apiKey);
     if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
-      throw new BrokerConfigError("BROKER_CONFIG_MISSING", "No broker API key: the apiKey option is empty");
+      throw new BrokerSettingsError(
+        "BROKER_SETTINGS_MISSING",
+        "No broker API key: the apiKey option is empty",
+      );
     }
-    const timeoutMs = checkCount(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", 1);
-    const maxRetries = checkCount(options.maxRetries, DEFAULT_MAX_RETRIES, "maxRetries", 0);
-    const maxRetryTimeMs = checkCount(options.maxRetryTimeMs, DEFAULT_MAX_RETRY_TIME_MS, "maxRetryTimeMs", 0);
-    const connections = checkCount(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY, "maxConcurrency", 1);
+    const timeoutMs = checkCount(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs");
+    const maxRetries = checkCount(options.maxRetries, DEFAULT_MAX_RETRIES, "maxRetries");
+    const maxRetryTimeMs = checkCount(options.maxRetryTimeMs, DEFAULT_MAX_RETRY_TIME_MS, "maxRetryTimeMs");
+    const connections = checkCount(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY, "maxConcurrency");
+    const rateLimitTimeoutSeconds = checkCount(
+      options.rateLimitTimeoutSeconds,
+      DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+      "rateLimitTimeoutSeconds",
+    );
+    const quota = options.maxRequestsPerSecond;
+    if (quota !== undefined && !isValidRate(quota)) {
+      throw new BrokerSettingsError(
+        "BROKER_SETTINGS_INVALID",
+        `Invalid broker client option maxRequestsPerSecond: ${quota} is not ${RATE_RULE}`,
+      );
+    }
     const url = new URL(this.baseUrl);
     this.#pool = new Pool(url.origin, {
       connections,
@@ -147,9 +203,35 @@ export class BrokerClient {
       retry: { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs },
       timing,
       onRetry: options.onRetry,
+      settingNames,
+      rateLimit: {
+        pacer:
+          internals.pacer ??
+          (internals.timing === undefined ? sharedPacer(this.baseUrl, timing) : new RatePacer(timing)),
+        maxRequestsPerSecond: quota,
+        timeoutMs: rateLimitTimeoutSeconds * 1000,
+        onWait: options.onRateLimitWait,
+      },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
+  }
+
+  /** One call of an endpoint of `endpoints.ts`. */
+  #call<I, O>(endpoint: Endpoint<I, O>, input: I): Promise<O> {
+    return request(this.#ctx, endpoint, input);
+  }
+
+  /**
+   * A list with its paging defaults filled in (once, here): the page size, and how to fetch page `i`.
+   * Defaults: limit 100, order ASC, orderBy createdAt.
+   */
+  #list<F extends ListOptions, R>(
+    endpoint: Endpoint<F & ResolvedListOptions & { pageIndex: number }, Page<R>>,
+    filter: F,
+  ): { limit: number; page: (pageIndex: number) => Promise<Page<R>> } {
+    const query = { ...filter, ...listDefaults(filter) };
+    return { limit: query.limit, page: (pageIndex) => this.#call(endpoint, { ...query, pageIndex }) };
   }
 
   /**
@@ -157,20 +239,19 @@ export class BrokerClient {
    * (the error then has `outcomeUnknown`); prefer {@link createAccessKeyOnce}.
    */
   createAccessKey(input: CreateAccessKeyInput): Promise<CreatedAccessKey> {
-    return accessKeys.createAccessKey(this.#ctx, input);
+    return this.#call(ENDPOINTS.createAccessKey, input);
   }
 
   /** `GET /access-key`: one page. Defaults: limit 100, order ASC, orderBy createdAt. */
-  listAccessKeys(
-    query: ListOptions & { pageIndex: number; accessKey?: string },
-  ): Promise<Page<AccessKeyRecord>> {
-    return accessKeys.listAccessKeys(this.#ctx, query);
+  listAccessKeys(query: ListAccessKeysQuery): Promise<Page<AccessKeyRecord>> {
+    const { pageIndex, ...filter } = query;
+    return this.#list(ENDPOINTS.listAccessKeys, filter).page(pageIndex);
   }
 
   /** Every access key, page after page (fetched lazily), until a short page. */
-  accessKeys(options: ListOptions & { accessKey?: string } = {}): AsyncIterableIterator<AccessKeyRecord> {
-    const list = { ...options, ...listDefaults(options) };
-    return allPages(list.limit, (pageIndex) => this.listAccessKeys({ ...list, pageIndex }));
+  accessKeys(options: AccessKeyFilter = {}): AsyncIterableIterator<AccessKeyRecord> {
+    const list = this.#list(ENDPOINTS.listAccessKeys, options);
+    return allPages(list.limit, list.page);
   }
 
   /** The access key with this id, paging through all keys until found; `undefined` if there is none. */
@@ -181,7 +262,7 @@ export class BrokerClient {
 
   /** `GET /access-key/{accessKey}/permissions`: the key's record. A missing key throws `BROKER_NOT_FOUND`. */
   getAccessKeyPermissions(accessKey: string): Promise<AccessKeyRecord> {
-    return accessKeys.getAccessKeyPermissions(this.#ctx, accessKey);
+    return this.#call(ENDPOINTS.getAccessKeyPermissions, accessKey);
   }
 
   /**
@@ -189,40 +270,37 @@ export class BrokerClient {
    * replaces or merges is undocumented: read the record back to check.
    */
   updateAccessKeyPermissions(accessKey: string, permissions: Permissions): Promise<void> {
-    return accessKeys.updateAccessKeyPermissions(this.#ctx, accessKey, permissions);
+    return this.#call(ENDPOINTS.updateAccessKeyPermissions, { accessKey, permissions });
   }
 
   /** `GET /access/verify/{accessKey}`: `true` if valid; `false` for `{status:false}` and 401/403/404. */
   verifyAccessKey(accessKey: string): Promise<boolean> {
-    return accessKeys.verifyAccessKey(this.#ctx, accessKey);
+    return this.#call(ENDPOINTS.verifyAccessKey, accessKey);
   }
 
   /** `PUT /access/service-key-pair`: replaces a SERVICE key's pair and returns the new one. */
   rotateServiceKeyPair(accessKey: string): Promise<ServiceKeyPair> {
-    return accessKeys.rotateServiceKeyPair(this.#ctx, accessKey);
+    return this.#call(ENDPOINTS.rotateServiceKeyPair, accessKey);
   }
 
   /**
    * `POST /workspace` (no id is returned). `parentId` is sent only when positive. Not retried after a
    * failure that may have come after the server processed it; prefer {@link createWorkspaceAndFind}.
    */
-  createWorkspace(input: { name: string; parentId?: number }): Promise<void> {
-    return workspaces.createWorkspace(this.#ctx, input);
+  createWorkspace(input: CreateWorkspaceInput): Promise<void> {
+    return this.#call(ENDPOINTS.createWorkspace, input);
   }
 
   /** `GET /workspace`: one page. Defaults: limit 100, order ASC, orderBy createdAt. */
-  listWorkspaces(
-    query: ListOptions & { pageIndex: number; name?: string; id?: number },
-  ): Promise<Page<WorkspaceRecord>> {
-    return workspaces.listWorkspaces(this.#ctx, query);
+  listWorkspaces(query: ListWorkspacesQuery): Promise<Page<WorkspaceRecord>> {
+    const { pageIndex, ...filter } = query;
+    return this.#list(ENDPOINTS.listWorkspaces, filter).page(pageIndex);
   }
 
   /** Every workspace matching the filters, page after page (fetched lazily), until a short page. */
-  workspaces(
-    options: ListOptions & { name?: string; id?: number } = {},
-  ): AsyncIterableIterator<WorkspaceRecord> {
-    const list = { ...options, ...listDefaults(options) };
-    return allPages(list.limit, (pageIndex) => this.listWorkspaces({ ...list, pageIndex }));
+  workspaces(options: WorkspaceFilter = {}): AsyncIterableIterator<WorkspaceRecord> {
+    const list = this.#list(ENDPOINTS.listWorkspaces, options);
+    return allPages(list.limit, list.page);
   }
 
   /** The workspace with this id (one filtered list request); `undefined` if there is none. */
@@ -234,7 +312,7 @@ export class BrokerClient {
 
   /** Creates a workspace and returns its record, never creating it twice (see `create-once.ts`). */
   createWorkspaceAndFind(
-    input: { name: string; parentId?: number },
+    input: CreateWorkspaceInput,
     knownBefore?: readonly WorkspaceRecord[],
   ): Promise<WorkspaceRecord> {
     return createWorkspaceAndFind(this, this.#budget, input, knownBefore);
@@ -267,15 +345,19 @@ export class BrokerClient {
 }
 
 const cache = new Map<string, BrokerClient>();
-const listenerIds = new WeakMap<(event: RetryEvent) => void, number>();
+const listenerIds = new WeakMap<object, number>();
 let nextListenerId = 1;
 
+/** A number per listener function, so that the cache key tells listeners apart. */
+function listenerId(listener: object | undefined): number {
+  if (listener === undefined) return 0;
+  const id = listenerIds.get(listener) ?? nextListenerId++;
+  listenerIds.set(listener, id);
+  return id;
+}
+
 function cacheKey(options: BrokerClientOptions): string {
-  let listener = 0;
-  if (options.onRetry !== undefined) {
-    listener = listenerIds.get(options.onRetry) ?? nextListenerId++;
-    listenerIds.set(options.onRetry, listener);
-  }
+  const listener = [listenerId(options.onRetry), listenerId(options.onRateLimitWait)];
   // The API key enters the key only as a hash, so the map holds no credential of its own.
   const apiKey = createHash("sha256").update(options.apiKey).digest("hex");
   return JSON.stringify([
@@ -285,13 +367,16 @@ function cacheKey(options: BrokerClientOptions): string {
     options.maxRetries ?? DEFAULT_MAX_RETRIES,
     options.maxRetryTimeMs ?? DEFAULT_MAX_RETRY_TIME_MS,
     options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    options.rateLimitTimeoutSeconds ?? DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+    options.maxRequestsPerSecond ?? null,
     options.userAgent ?? DEFAULT_USER_AGENT,
+    { ...DEFAULT_SETTING_NAMES, ...options.settingNames },
     listener,
   ]);
 }
 
 /**
- * The process-wide client for these options: one per (base URL, API key, settings, `onRetry`), so
+ * The process-wide client for these options: one per (base URL, API key, options, listeners), so
  * that every resource served by one provider host shares one pool and its concurrency cap. A closed
  * client is replaced by a new one.
  */

@@ -9,6 +9,9 @@ export const DEFAULT_MAX_RETRIES = 4;
 /** Total time budget for retrying one call, in milliseconds. */
 export const DEFAULT_MAX_RETRY_TIME_MS = 60_000;
 
+/** How long one call may wait on the broker's rate limit (429s), in seconds. */
+export const DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS = 300;
+
 /** Requests in flight per client (connections of its undici `Pool`). */
 export const DEFAULT_MAX_CONCURRENCY = 8;
 

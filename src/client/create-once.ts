@@ -8,23 +8,24 @@
  */
 import { CLOCK_SKEW_MARGIN_MS } from "./constants";
 import { BrokerResultError, isBrokerApiError, isBrokerResultError, type BrokerApiError } from "./errors";
-import type { RequestTiming } from "./request";
-import { backoffDelay } from "./retry";
+import { retrying, type AttemptOutcome, type RequestTiming } from "./retry";
 import type {
+  AccessKeyFilter,
   AccessKeyRecord,
   CreateAccessKeyInput,
   CreatedAccessKey,
-  ListOptions,
+  CreateWorkspaceInput,
   ServiceKeyPair,
+  WorkspaceFilter,
   WorkspaceRecord,
 } from "./types";
 
 /** The client operations the create-once operations are built from. */
 export interface CreateOnceApi {
-  createWorkspace(input: { name: string; parentId?: number }): Promise<void>;
-  workspaces(options?: ListOptions & { name?: string }): AsyncIterableIterator<WorkspaceRecord>;
+  createWorkspace(input: CreateWorkspaceInput): Promise<void>;
+  workspaces(options?: WorkspaceFilter): AsyncIterableIterator<WorkspaceRecord>;
   createAccessKey(input: CreateAccessKeyInput): Promise<CreatedAccessKey>;
-  accessKeys(options?: ListOptions): AsyncIterableIterator<AccessKeyRecord>;
+  accessKeys(options?: AccessKeyFilter): AsyncIterableIterator<AccessKeyRecord>;
   getAccessKeyPermissions(accessKey: string): Promise<AccessKeyRecord>;
   rotateServiceKeyPair(accessKey: string): Promise<ServiceKeyPair>;
 }
@@ -65,18 +66,19 @@ export interface CreatedAccessKeyOnce {
 /**
  * Runs `create` until it succeeds or `recover` finds what an uncertain attempt created. After an
  * attempt whose outcome is unknown and whose object cannot be found, the server surely did not
- * process it (a processed create is visible at once), so creating again is safe.
+ * process it (a processed create is visible at once), so creating again is safe: the client's retry
+ * loop decides when, within the same limits as any request (`budget`).
  */
-async function createWithRecovery<T>(
+function createWithRecovery<T>(
   budget: CreateOnceBudget,
   create: () => Promise<T>,
   recover: () => Promise<T | undefined>,
 ): Promise<T> {
-  const started = budget.timing.now();
-  for (let attempts = 1; ; attempts++) {
+  const loop = { policy: budget, timing: budget.timing, repeatable: false };
+  return retrying(loop, async (): Promise<AttemptOutcome<T>> => {
     let uncertain: BrokerApiError;
     try {
-      return await create();
+      return { ok: true, value: await create() };
     } catch (error) {
       if (!isBrokerApiError(error) || !error.outcomeUnknown) throw error;
       uncertain = error;
@@ -90,12 +92,10 @@ async function createWithRecovery<T>(
       // Looking failed too: the create's own error says best what the caller must check.
       throw uncertain;
     }
-    if (found !== undefined) return found;
-    const delayMs = backoffDelay(attempts, budget.timing.random, budget.baseDelayMs, budget.maxDelayMs);
-    const elapsed = budget.timing.now() - started;
-    if (attempts > budget.maxRetries || elapsed + delayMs > budget.maxRetryTimeMs) throw uncertain;
-    await budget.timing.sleep(delayMs);
-  }
+    if (found !== undefined) return { ok: true, value: found };
+    // When no attempt is left, the create's own error says best what the caller must check.
+    return { ok: false, failure: { kind: "not-applied" }, fail: () => uncertain };
+  });
 }
 
 /** Every workspace in a list result, children included (a list may nest them), each once. */
@@ -170,7 +170,7 @@ function pickCreatedWorkspace(
 export async function createWorkspaceAndFind(
   api: CreateOnceApi,
   budget: CreateOnceBudget,
-  input: { name: string; parentId?: number },
+  input: CreateWorkspaceInput,
   knownBefore?: readonly WorkspaceRecord[],
 ): Promise<WorkspaceRecord> {
   const parentId = input.parentId ?? 0;

@@ -7,12 +7,10 @@
 import { STATUS_CODES } from "node:http";
 
 import { BrokerApiError, type BrokerErrorCode } from "./errors";
+import { isTimeoutCode, networkErrorTraits } from "./network-errors";
 import { redactSecrets } from "./redact";
-import { TIMEOUT_CODES, type RetryDecision } from "./retry";
-
-/** Where the connection settings come from, for hints. */
-const API_KEY_SETTING = "broker:apiKey (or BROKER_API_KEY)";
-const BASE_URL_SETTING = "broker:baseUrl (or BROKER_BASE_URL)";
+import type { RetryDecision } from "./retry";
+import type { SettingNames } from "./setting-names";
 
 /** The stable code for an HTTP error status. */
 export function codeForStatus(status: number): BrokerErrorCode {
@@ -29,7 +27,7 @@ export function codeForStatus(status: number): BrokerErrorCode {
 
 /** The stable code for a network failure (no response). */
 export function codeForNetworkError(code: string): BrokerErrorCode {
-  return TIMEOUT_CODES.has(code) ? "BROKER_TIMEOUT" : "BROKER_CONNECTION_FAILED";
+  return isTimeoutCode(code) ? "BROKER_TIMEOUT" : "BROKER_CONNECTION_FAILED";
 }
 
 /** What the server said in a JSON error body. */
@@ -77,6 +75,12 @@ export interface CallFacts {
   timeoutMs: number;
   /** The retry time budget, for budget messages. */
   maxRetryTimeMs: number;
+  /** The rate-limit time budget of a call, for rate-limit messages. */
+  rateLimitTimeoutMs: number;
+  /** The wait on the rate limit that no longer fit in that budget, when that stopped the call. */
+  rateLimitWaitMs?: number | undefined;
+  /** How the caller names the settings the hints point at. */
+  names: SettingNames;
 }
 
 function attemptsNote(attempts: number): string {
@@ -89,6 +93,14 @@ function stopNote(facts: CallFacts): string {
   if (facts.stop.why === "retry-after" && facts.retryAfterMs !== undefined) {
     const seconds = Math.ceil(facts.retryAfterMs / 1000);
     return `; the server asked to wait ${seconds} s, more than is left of the retry budget (maxRetryTimeMs ${facts.maxRetryTimeMs} ms)`;
+  }
+  if (facts.stop.why === "rate-limit") {
+    const budget = `the rate-limit budget (${facts.names.rateLimitTimeoutSeconds}: ${Math.round(facts.rateLimitTimeoutMs / 1000)} s)`;
+    const asked = facts.retryAfterMs;
+    // The wait may round up by a millisecond, or add pacing to what the server asked.
+    return asked !== undefined && asked + 1000 >= (facts.rateLimitWaitMs ?? 0)
+      ? `; the server asked to wait ${Math.ceil(asked / 1000)} s, more than is left of ${budget}`
+      : `; waiting ${Math.ceil((facts.rateLimitWaitMs ?? 0) / 1000)} s more would exceed ${budget}`;
   }
   if (facts.stop.why === "budget")
     return `; the retry budget (maxRetryTimeMs ${facts.maxRetryTimeMs} ms) ran out`;
@@ -107,9 +119,9 @@ function statusHint(
   if (outcomeUnknown) return OUTCOME_UNKNOWN_HINT;
   switch (codeForStatus(status)) {
     case "BROKER_UNAUTHORIZED":
-      return `check that ${API_KEY_SETTING} holds an ACCOUNT access key`;
+      return `check that ${facts.names.apiKey} holds an ACCOUNT access key`;
     case "BROKER_FORBIDDEN":
-      return `the API key was refused for this operation: is ${API_KEY_SETTING} a SERVICE key? use an ACCOUNT key`;
+      return `the API key was refused for this operation: is ${facts.names.apiKey} a SERVICE key? use an ACCOUNT key`;
     case "BROKER_NOT_FOUND":
       return details.field === undefined
         ? "the object does not exist on the broker (was it deleted outside Pulumi?)"
@@ -119,7 +131,9 @@ function statusHint(
         ? "the request conflicts with the current state on the broker; refresh and try again"
         : `the request conflicts with the current state of the object that ${details.field} names; correct that input`;
     case "BROKER_RATE_LIMITED":
-      return `the broker API rate limited the request after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}${stopNote(facts)}; retry later or lower broker:maxConcurrency`;
+      // Fewer requests in flight would not help: the client already paces every request of the
+      // process. More time, or pacing at the known limit from the start, does.
+      return `the broker API rate limited the request${facts.attempts > 0 ? ` after ${facts.attempts} attempt${facts.attempts > 1 ? "s" : ""}` : " before it was sent"}${stopNote(facts)}; raise ${facts.names.rateLimitTimeoutSeconds}, or set ${facts.names.maxRequestsPerSecond} to the broker's limit so that requests are paced from the start`;
     case "BROKER_SERVER_ERROR":
       return `the broker API failed; retry later${stopNote(facts)}`;
     case "BROKER_INVALID_REQUEST":
@@ -127,7 +141,7 @@ function statusHint(
         ? "the broker API rejected the request as invalid; correct the input"
         : `the broker API rejected ${details.field}; correct that input`;
     default:
-      return `unexpected response status: check that ${BASE_URL_SETTING} points at the broker configuration API`;
+      return `unexpected response status: check that ${facts.names.baseUrl} points at the broker configuration API`;
   }
 }
 
@@ -173,27 +187,18 @@ export function scrubbedCause(error: unknown, code: string, secrets: readonly st
   return copy;
 }
 
-/** Codes that mean the connection could not be opened at all. */
-const CONNECT_CODES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-]);
-
 function describeNetworkFailure(code: string, facts: CallFacts): string {
-  if (code === "UND_ERR_CONNECT_TIMEOUT")
-    return `could not connect to ${facts.baseUrl} within ${facts.timeoutMs} ms (${code})`;
-  if (TIMEOUT_CODES.has(code))
-    return `no response from ${facts.baseUrl} within ${facts.timeoutMs} ms (${code})`;
-  if (CONNECT_CODES.has(code)) return `could not connect to ${facts.baseUrl} (${code})`;
-  return `the connection to ${facts.baseUrl} failed (${code})`;
+  switch (networkErrorTraits(code).kind) {
+    case "connect-timeout":
+      return `could not connect to ${facts.baseUrl} within ${facts.timeoutMs} ms (${code})`;
+    case "response-timeout":
+      return `no response from ${facts.baseUrl} within ${facts.timeoutMs} ms (${code})`;
+    case "connect":
+      return `could not connect to ${facts.baseUrl} (${code})`;
+    default:
+      return `the connection to ${facts.baseUrl} failed (${code})`;
+  }
 }
-
-/** Network error codes of a connection that was made and then dropped. */
-const DROPPED_CONNECTION_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
 
 function networkHint(
   brokerCode: BrokerErrorCode,
@@ -203,12 +208,12 @@ function networkHint(
 ): string {
   if (outcomeUnknown) return OUTCOME_UNKNOWN_HINT;
   if (brokerCode === "BROKER_TIMEOUT")
-    return `check ${BASE_URL_SETTING}, or raise broker:timeoutMs${stopNote(facts)}`;
+    return `check ${facts.names.baseUrl}, or raise ${facts.names.timeoutMs}${stopNote(facts)}`;
   // A connection that was made and then dropped says the address is right; the network or the
   // server is the problem, so pointing at the setting would mislead.
-  if (DROPPED_CONNECTION_CODES.has(code))
-    return `the connection was interrupted; retry later, or raise broker:maxRetries${stopNote(facts)}`;
-  return `check ${BASE_URL_SETTING}${stopNote(facts)}`;
+  if (networkErrorTraits(code).kind === "dropped")
+    return `the connection was interrupted; retry later, or raise ${facts.names.maxRetries}${stopNote(facts)}`;
+  return `check ${facts.names.baseUrl}${stopNote(facts)}`;
 }
 
 /** The error for a failure without a response: connection refused or reset, DNS, timeout. */
@@ -246,8 +251,8 @@ export function badResponseError(
   // what was created, exactly as when the response was lost.
   const outcomeUnknown = !facts.repeatable;
   const hint = outcomeUnknown
-    ? `${OUTCOME_UNKNOWN_HINT}; also check that ${BASE_URL_SETTING} points at the broker configuration API`
-    : `check that ${BASE_URL_SETTING} points at the broker configuration API (ending in /v1)`;
+    ? `${OUTCOME_UNKNOWN_HINT}; also check that ${facts.names.baseUrl} points at the broker configuration API`
+    : `check that ${facts.names.baseUrl} points at the broker configuration API (ending in /v1)`;
   const message = `${facts.method} ${facts.pathTemplate} failed: ${status} ${STATUS_CODES[status] ?? ""} but the response is not the expected JSON (${detail}) — ${hint}`;
   return new BrokerApiError({
     code: "BROKER_BAD_RESPONSE",

@@ -22,12 +22,14 @@ export type BrokerErrorCode =
   | "BROKER_TIMEOUT"
   | "BROKER_BAD_RESPONSE"
   | "BROKER_UNEXPECTED_RESULT"
-  | "BROKER_CONFIG_MISSING"
+  | "BROKER_SETTINGS_MISSING"
+  | "BROKER_SETTINGS_INVALID"
+  /** An invalid configuration document (config-as-data); see `BrokerConfigDocumentError`. */
   | "BROKER_CONFIG_INVALID";
 
 const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
 const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");
-const kBrokerConfigError = Symbol.for("pulumi-broker-config.BrokerConfigError");
+const kBrokerSettingsError = Symbol.for("pulumi-broker-config.BrokerSettingsError");
 const kBrokerResultError = Symbol.for("pulumi-broker-config.BrokerResultError");
 
 function hasBrand(value: unknown, brand: symbol): boolean {
@@ -138,28 +140,36 @@ export function isBrokerApiError(e: unknown): e is BrokerApiError {
 }
 
 /**
- * Missing or invalid connection settings (`BROKER_CONFIG_MISSING`, `BROKER_CONFIG_INVALID`). The
- * message names the stack config key and the environment variable to set; it never contains the API key.
+ * Missing or invalid connection settings (`BROKER_SETTINGS_MISSING`, `BROKER_SETTINGS_INVALID`):
+ * the base URL, the API key, or a client option such as `timeoutMs`. The message names where to
+ * set each (for a stack, the config key and the environment variable); it never contains the API key.
  */
-export class BrokerConfigError extends BrokerError {
-  constructor(code: "BROKER_CONFIG_MISSING" | "BROKER_CONFIG_INVALID", message: string) {
+export class BrokerSettingsError extends BrokerError {
+  constructor(code: "BROKER_SETTINGS_MISSING" | "BROKER_SETTINGS_INVALID", message: string) {
     super(code, message);
-    this.name = "BrokerConfigError";
+    this.name = "BrokerSettingsError";
   }
 
   static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerConfigError);
+    return hasBrand(instance, kBrokerSettingsError);
   }
 
-  get [kBrokerConfigError](): true {
+  get [kBrokerSettingsError](): true {
     return true;
   }
 }
 
-/** Whether `e` is a {@link BrokerConfigError} from any copy of this package. */
-export function isBrokerConfigError(e: unknown): e is BrokerConfigError {
-  return hasBrand(e, kBrokerConfigError);
+/** Whether `e` is a {@link BrokerSettingsError} from any copy of this package. */
+export function isBrokerSettingsError(e: unknown): e is BrokerSettingsError {
+  return hasBrand(e, kBrokerSettingsError);
 }
+
+/** @deprecated The earlier name of {@link BrokerSettingsError}; the same class. */
+export const BrokerConfigError = BrokerSettingsError;
+/** @deprecated The earlier name of {@link BrokerSettingsError}. */
+export type BrokerConfigError = BrokerSettingsError;
+/** @deprecated The earlier name of {@link isBrokerSettingsError}; the same function. */
+export const isBrokerConfigError = isBrokerSettingsError;
 
 /**
  * Every request succeeded but the result is not what was asked for (`BROKER_UNEXPECTED_RESULT`),

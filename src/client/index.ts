@@ -8,16 +8,18 @@
  * ```
  */
 export { BrokerClient, getBrokerClient, type BrokerClientOptions } from "./client";
+export { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
+export { NETWORK_ERRORS, type NetworkErrorTraits, type NetworkFailureKind } from "./network-errors";
 export { createdAccessKeyOf } from "./create-once";
 export type { CreateOnceApi, CreateOnceBudget, CreateOnceClaims, CreatedAccessKeyOnce } from "./create-once";
-export type { RetryEvent } from "./request";
-export type { CreateWorkspaceInput } from "./workspaces";
+export type { RateLimitWaitEvent, RetryEvent } from "./request";
 export {
   CLOCK_SKEW_MARGIN_MS,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_RETRY_TIME_MS,
   DEFAULT_PAGE_SIZE,
+  DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_USER_AGENT,
   PACKAGE_VERSION,

@@ -1,12 +1,15 @@
 /**
  * Retry policy of the broker client: which failures are retried, how long to wait, and when a failed
- * request may nevertheless have been applied. Pure functions; `request.ts` drives them.
+ * request may nevertheless have been applied, and the one loop ({@link retrying}) that applies them.
  *
  * The API documents no rate limits, so the client is conservative: it honours `Retry-After` on 429,
  * backs off with full jitter on 502/503/504, resets and timeouts, and repeats only requests that are
  * safe to repeat. A create is repeated only when the server surely did not process it.
  */
+import { setTimeout as sleep } from "node:timers/promises";
+
 import { RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "./constants";
+import { networkErrorTraits } from "./network-errors";
 
 /** How one attempt failed, as far as retrying is concerned. */
 export type AttemptFailure =
@@ -18,61 +21,32 @@ export type AttemptFailure =
     }
   | {
       readonly kind: "network";
-      /** A Node or undici error code, such as `ECONNREFUSED` or `UND_ERR_SOCKET`. */
+      /** A Node or undici error code, such as `ECONNREFUSED` or `UND_ERR_SOCKET` (see `network-errors.ts`). */
       readonly code: string;
+    }
+  | {
+      /**
+       * An earlier attempt's outcome was unknown, and the server's state shows it was not applied
+       * (see `create-once.ts`): sending it again is safe.
+       */
+      readonly kind: "not-applied";
     };
-
-/** Network failures that happen before the request leaves this process: the server never saw it. */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-  // undici refused the request itself (e.g. a header value with a newline): nothing was sent.
-  "UND_ERR_INVALID_ARG",
-]);
-
-/** Not-sent failures that may go away by themselves (a server restarting, a DNS hiccup). */
-const TRANSIENT_NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "EAI_AGAIN",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
-/** Failures after the request may have been sent that are worth repeating when that is safe. */
-const TRANSIENT_SENT_CODES: ReadonlySet<string> = new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "UND_ERR_SOCKET",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
-]);
-
-/** Codes reported as `BROKER_TIMEOUT` rather than `BROKER_CONNECTION_FAILED`. */
-export const TIMEOUT_CODES: ReadonlySet<string> = new Set([
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "ETIMEDOUT",
-]);
 
 /** Gateway statuses: the request may or may not have reached the application behind the gateway. */
 const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /** Whether the server surely did not see the request (so even a create may be sent again). */
 export function surelyNotProcessed(failure: AttemptFailure): boolean {
-  return failure.kind === "status" ? failure.status === 429 : NOT_SENT_CODES.has(failure.code);
+  if (failure.kind === "status") return failure.status === 429;
+  if (failure.kind === "network") return !networkErrorTraits(failure.code).maybeSent;
+  return true;
 }
 
 /** Whether the failure is transient, i.e. worth another attempt if repeating is safe. */
 function isTransient(failure: AttemptFailure): boolean {
   if (failure.kind === "status") return failure.status === 429 || GATEWAY_STATUSES.has(failure.status);
-  return TRANSIENT_NOT_SENT_CODES.has(failure.code) || TRANSIENT_SENT_CODES.has(failure.code);
+  if (failure.kind === "network") return networkErrorTraits(failure.code).transient;
+  return true;
 }
 
 /**
@@ -82,12 +56,13 @@ function isTransient(failure: AttemptFailure): boolean {
 export function isOutcomeUnknown(failure: AttemptFailure, repeatable: boolean): boolean {
   if (repeatable) return false;
   if (failure.kind === "status") return GATEWAY_STATUSES.has(failure.status);
-  return !NOT_SENT_CODES.has(failure.code);
+  return !surelyNotProcessed(failure);
 }
 
 /** A short, secret-free reason for logs: the status (`"429"`) or the error code (`"ECONNRESET"`). */
 export function failureReason(failure: AttemptFailure): string {
-  return failure.kind === "status" ? String(failure.status) : failure.code;
+  if (failure.kind === "status") return String(failure.status);
+  return failure.kind === "network" ? failure.code : "not applied";
 }
 
 /**
@@ -141,15 +116,17 @@ export type RetryDecision =
       readonly retry: false;
       /**
        * Why not: the failure is not retried for this request (`final`), attempts are used up
-       * (`attempts`), the next wait would not fit in the time budget (`budget`), or the server's
-       * `Retry-After` alone exceeds what is left of it (`retry-after`).
+       * (`attempts`), the next wait would not fit in the time budget (`budget`), the server's
+       * `Retry-After` alone exceeds what is left of it (`retry-after`), or waiting out a 429 would
+       * exceed the rate-limit time budget (`rate-limit`, decided by `request()`).
        */
-      readonly why: "final" | "attempts" | "budget" | "retry-after";
+      readonly why: "final" | "attempts" | "budget" | "retry-after" | "rate-limit";
     };
 
 /**
  * Decides whether to retry after attempt number `attempts` (1-based) failed with `failure`,
- * `elapsedMs` after the call started.
+ * `elapsedMs` after the call started. `request()` waits 429s out before they get here (see
+ * `rate-limit.ts`); the 429 rules below serve callers that retry without a pacer.
  */
 export function decideRetry(
   failure: AttemptFailure,
@@ -171,4 +148,73 @@ export function decideRetry(
   }
   const delayMs = backoffDelay(attempts, policy.random, policy.baseDelayMs, policy.maxDelayMs);
   return delayMs > remaining ? { retry: false, why: "budget" } : { retry: true, delayMs };
+}
+
+/** The clock, sleep and randomness used for retries; replaced by unit tests so they need not wait. */
+export interface RequestTiming {
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly now: () => number;
+  readonly random: () => number;
+}
+
+/** Real timing. */
+export const REAL_TIMING: RequestTiming = {
+  sleep: (ms) => sleep(ms),
+  now: () => Date.now(),
+  random: () => Math.random(),
+};
+
+/** The outcome of one attempt, as {@link retrying} sees it. */
+export type AttemptOutcome<T> =
+  | { readonly ok: true; readonly value: T }
+  | {
+      readonly ok: false;
+      readonly failure: AttemptFailure;
+      /** The error to throw when this failure is the last; `stop` says why retrying stopped. */
+      readonly fail: (stop: RetryDecision & { retry: false }) => Error;
+      /** Set when the attempt already knows it must not be retried, and why. */
+      readonly stop?: RetryDecision & { retry: false };
+    };
+
+/** How {@link retrying} runs: the limits, the clock, and whether the operation is safe to repeat. */
+export interface RetryLoop {
+  readonly policy: Omit<RetryPolicy, "random">;
+  readonly timing: RequestTiming;
+  /** Whether repeating the operation is safe whatever the failure (see {@link decideRetry}). */
+  readonly repeatable: boolean;
+  /** Called before each wait; `attempt` is the number of the attempt that just failed. */
+  readonly onRetry?: ((attempt: number, delayMs: number, failure: AttemptFailure) => void) | undefined;
+}
+
+/**
+ * The one retry loop of the client: runs `attempt` (numbered from 1) until it succeeds or
+ * {@link decideRetry} says stop, waiting the decided delay in between, and then throws the last
+ * attempt's error. `request()` runs each HTTP call through it, and the create-once operations their
+ * creates, so both follow the same policy and budget.
+ */
+export async function retrying<T>(
+  loop: RetryLoop,
+  attempt: (attempt: number) => Promise<AttemptOutcome<T>>,
+): Promise<T> {
+  const policy: RetryPolicy = { ...loop.policy, random: loop.timing.random };
+  const started = loop.timing.now();
+  for (let attempts = 1; ; attempts++) {
+    const outcome = await attempt(attempts);
+    if (outcome.ok) return outcome.value;
+    if (outcome.stop !== undefined) throw outcome.fail(outcome.stop);
+    const decision = decideRetry(
+      outcome.failure,
+      loop.repeatable,
+      attempts,
+      loop.timing.now() - started,
+      policy,
+    );
+    if (!decision.retry) throw outcome.fail(decision);
+    try {
+      loop.onRetry?.(attempts, decision.delayMs, outcome.failure);
+    } catch {
+      // Deliberately ignored: a listener only observes the call and must not fail it.
+    }
+    await loop.timing.sleep(decision.delayMs);
+  }
 }

@@ -88,3 +88,34 @@ export interface Page<T> {
   resultsLength: number;
   results: T[];
 }
+
+/** Input of the create-workspace operation. */
+export interface CreateWorkspaceInput {
+  name: string;
+  /** The parent workspace; omitted or 0 for a top-level workspace. */
+  parentId?: number;
+}
+
+/** Filters of the access key list. */
+export interface AccessKeyFilter extends ListOptions {
+  /** Only the key with this value (a credential: it is redacted from every error). */
+  accessKey?: string;
+}
+
+/** Filters of the workspace list. */
+export interface WorkspaceFilter extends ListOptions {
+  /** Workspaces with this name (the server may match loosely). */
+  name?: string;
+  /** The workspace with this id. */
+  id?: number;
+}
+
+/** One page of the access key list: the filters and the page number (0 for the first). */
+export interface ListAccessKeysQuery extends AccessKeyFilter {
+  pageIndex: number;
+}
+
+/** One page of the workspace list: the filters and the page number (0 for the first). */
+export interface ListWorkspacesQuery extends WorkspaceFilter {
+  pageIndex: number;
+}

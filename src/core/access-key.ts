@@ -31,7 +31,14 @@ import {
 } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
-import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import {
+  assertSameEndpoint,
+  checkEndpoint,
+  decodeEndpointInputs,
+  endpointMoved,
+  recordedEndpoint,
+  type EndpointInputsOf,
+} from "./endpoint";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
@@ -65,8 +72,6 @@ export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
    * a create whose read-back failed (then `createdAt` is absent too, and the next update finishes it).
    */
   permissions?: Permissions;
-  /** The endpoint the key lives at. */
-  baseUrl: string;
   /** The key value (secret). */
   accessKey: string;
   accessKeyId: number;
@@ -83,15 +88,13 @@ export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
 const WHAT = "Access key";
 
 function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     name: r.string("name"),
     type: r.oneOf("type", ACCESS_KEY_TYPES),
     permissions: r.permissions("permissions"),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
     onDelete: r.oneOf("onDelete", ON_DELETE_VALUES, DEFAULT_ON_DELETE),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
@@ -105,8 +108,11 @@ export function decodeProposedAccessKeyInputs(bag: PropertyBag): ProposedAccessK
   return decodeInputs(proposalReader(bag, WHAT));
 }
 
-/** Decodes an access key's recorded state, as this or any earlier version of the package wrote it. */
-export function decodeAccessKeyOutputs(bag: PropertyBag): AccessKeyOutputs {
+/**
+ * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
+ * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
+ */
+export function decodeAccessKeyOutputs(bag: PropertyBag, id?: string): AccessKeyOutputs {
   const r = knownReader(bag, WHAT);
   const { permissions: _inputs, ...inputs } = decodeInputs(r);
   const permissions = r.optionalPermissions("permissions");
@@ -116,9 +122,8 @@ export function decodeAccessKeyOutputs(bag: PropertyBag): AccessKeyOutputs {
   return {
     ...inputs,
     ...(permissions === undefined ? {} : { permissions }),
-    baseUrl: r.string("baseUrl"),
     accessKey: r.string("accessKey"),
-    accessKeyId: r.integer("accessKeyId"),
+    accessKeyId: r.integer("accessKeyId", idNumber(id)),
     ...(createdAt === undefined ? {} : { createdAt }),
     adopted: r.boolean("adopted", false),
     ...(publicKey === undefined ? {} : { publicKey }),
@@ -136,7 +141,7 @@ interface AccessKeyFacts {
   accessKey: string;
   accessKeyId: number;
   adopted: boolean;
-  baseUrl: string;
+  baseUrl: string | undefined;
   /** Absent while the key could not be read back. */
   permissions?: Permissions;
   /** Absent while the key could not be read back. */
@@ -157,7 +162,7 @@ export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFa
     accessKeyId: facts.accessKeyId,
     ...(facts.createdAt === undefined ? {} : { createdAt: facts.createdAt }),
     adopted: facts.adopted,
-    baseUrl: facts.baseUrl,
+    ...recordedEndpoint(facts.baseUrl),
     allowEndpointChange: settings.allowEndpointChange,
     ...(facts.keyPair === undefined
       ? {}
@@ -471,7 +476,7 @@ function inputsOf(outputs: AccessKeyOutputs): AccessKeyInputs {
     adopt,
     onDelete,
     allowEndpointChange,
-    baseUrl,
+    ...recordedEndpoint(baseUrl),
   };
 }
 
@@ -541,3 +546,8 @@ export const accessKeyOperations: ResourceOperations<
   update: updateAccessKey,
   delete: deleteAccessKey,
 };
+
+/** A resource id as a key id, when it is one. */
+function idNumber(id: string | undefined): number | undefined {
+  return id !== undefined && /^\d+$/u.test(id) ? Number(id) : undefined;
+}

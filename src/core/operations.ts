@@ -19,8 +19,11 @@ export interface ResourceOperations<I, P, O> {
   decodeInputs(bag: PropertyBag): I;
   /** Decodes inputs that may still hold values not known yet (preview). */
   decodeProposedInputs(bag: PropertyBag): P;
-  /** Decodes recorded outputs, including those written by earlier versions of the package. */
-  decodeOutputs(bag: PropertyBag): O;
+  /**
+   * Decodes recorded outputs, including those written by earlier versions of the package.
+   * @param id the resource's id, which stands in for an id output the state lacks.
+   */
+  decodeOutputs(bag: PropertyBag, id?: string): O;
   /** Validates the program's inputs and fills defaults; makes no request. */
   check(ctx: CheckContext, news: PropertyBag, recordedBaseUrl: string | undefined): CheckResult<P>;
   /** Compares the recorded inputs with the proposed ones; makes no request. */

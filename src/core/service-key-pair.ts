@@ -7,7 +7,14 @@ import type { AccessKeyRecord } from "../client/types";
 import { CheckFailures, describe, isPlainObject } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, mapChanges } from "./diff";
-import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import {
+  assertSameEndpoint,
+  checkEndpoint,
+  decodeEndpointInputs,
+  endpointMoved,
+  recordedEndpoint,
+  type EndpointInputsOf,
+} from "./endpoint";
 import { NotImportableError } from "./import";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
@@ -30,8 +37,6 @@ export type ProposedServiceKeyPairInputs = ServiceKeyPairInputsOf<NotKnown>;
 
 /** What the engine records for a key pair. `accessKey` and `privateKey` are secrets. */
 export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
-  /** The endpoint the key lives at. */
-  baseUrl: string;
   accessKeyId: number;
   publicKey: string;
   privateKey: string;
@@ -42,12 +47,10 @@ export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
 const WHAT = "Service key pair";
 
 function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     accessKey: r.string("accessKey"),
     rotationTriggers: r.stringMap("rotationTriggers"),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
@@ -66,7 +69,6 @@ export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOut
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    baseUrl: r.string("baseUrl"),
     accessKeyId: r.integer("accessKeyId"),
     publicKey: r.string("publicKey"),
     privateKey: r.string("privateKey"),
@@ -86,7 +88,7 @@ interface RotatedPair {
 export function serviceKeyPairOutputs(
   inputs: ServiceKeyPairInputs,
   pair: RotatedPair,
-  baseUrl: string,
+  baseUrl: string | undefined,
 ): ServiceKeyPairOutputs {
   return {
     accessKey: inputs.accessKey,
@@ -95,7 +97,7 @@ export function serviceKeyPairOutputs(
     publicKey: pair.publicKey,
     privateKey: pair.privateKey,
     rotatedAt: pair.rotatedAt,
-    baseUrl,
+    ...recordedEndpoint(baseUrl),
     allowEndpointChange: inputs.allowEndpointChange,
   };
 }
@@ -231,9 +233,10 @@ export async function readServiceKeyPair(
     if (isBrokerApiError(error) && error.status === 404) return GONE;
     throw error;
   }
-  const outputs = serviceKeyPairOutputs(old, old, old.baseUrl);
+  const outputs = serviceKeyPairOutputs(old, old, ctx.client().baseUrl);
   const { accessKey, rotationTriggers, allowEndpointChange, baseUrl } = outputs;
-  return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers, allowEndpointChange, baseUrl } };
+  const inputs = { accessKey, rotationTriggers, allowEndpointChange, ...recordedEndpoint(baseUrl) };
+  return { exists: true, id, outputs, inputs };
 }
 
 /** Changed `rotationTriggers` rotate the pair. */

@@ -8,7 +8,14 @@ import { DEFAULT_ADOPT, TOP_LEVEL_PARENT_ID } from "../model";
 import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, valueChanged } from "./diff";
-import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import {
+  assertSameEndpoint,
+  checkEndpoint,
+  decodeEndpointInputs,
+  endpointMoved,
+  recordedEndpoint,
+  type EndpointInputsOf,
+} from "./endpoint";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
@@ -33,8 +40,6 @@ export type ProposedWorkspaceInputs = WorkspaceInputsOf<NotKnown>;
 
 /** What the engine records for a workspace. */
 export interface WorkspaceOutputs extends WorkspaceInputs {
-  /** The endpoint the workspace lives at. */
-  baseUrl: string;
   workspaceId: number;
   /**
    * Full path such as `/team/orders`. Empty while the workspace is kept in the stack by a create
@@ -50,13 +55,11 @@ export interface WorkspaceOutputs extends WorkspaceInputs {
 const WHAT = "Workspace";
 
 function decodeInputs<U>(r: PropertyReader<U>): WorkspaceInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     name: r.string("name"),
     parentId: r.integer("parentId", TOP_LEVEL_PARENT_ID),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
@@ -75,7 +78,6 @@ export function decodeWorkspaceOutputs(bag: PropertyBag): WorkspaceOutputs {
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    baseUrl: r.string("baseUrl"),
     workspaceId: r.integer("workspaceId"),
     path: r.string("path"),
     createdAt: r.string("createdAt"),
@@ -94,14 +96,14 @@ export function workspaceOutputs(
   settings: WorkspaceSettings,
   facts: WorkspaceFacts,
   adopted: boolean,
-  baseUrl: string,
+  baseUrl: string | undefined,
 ): WorkspaceOutputs {
   return {
     name: facts.name,
     parentId: facts.parentId,
     adopt: settings.adopt,
     allowEndpointChange: settings.allowEndpointChange,
-    baseUrl,
+    ...recordedEndpoint(baseUrl),
     workspaceId: facts.id,
     path: facts.path,
     createdAt: facts.createdAt,
@@ -233,7 +235,7 @@ export async function readWorkspace(
 /** The inputs part of a workspace's outputs. */
 function inputsOf(outputs: WorkspaceOutputs): WorkspaceInputs {
   const { name, parentId, adopt, allowEndpointChange, baseUrl } = outputs;
-  return { name, parentId, adopt, allowEndpointChange, baseUrl };
+  return { name, parentId, adopt, allowEndpointChange, ...recordedEndpoint(baseUrl) };
 }
 
 /**

@@ -40,18 +40,18 @@ export function dynamicOperations<I extends object, P extends object, O extends 
       settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news)))),
     create: (raw) => toDynamicCreate(raw, () => core.create(dynamicContext, core.decodeInputs(raw))),
     read: async (id, props = {}) => {
-      const old = isEmptyState(props) ? undefined : core.decodeOutputs(props);
+      const old = isEmptyState(props) ? undefined : core.decodeOutputs(props, id);
       return toDynamicRead(await core.read(dynamicContext, id, old));
     },
     update: async (id, olds, news) => {
       const outputs = await core.update(
         dynamicContext,
         id,
-        core.decodeOutputs(olds),
+        core.decodeOutputs(olds, id),
         core.decodeInputs(news),
       );
       return { outs: toPropertyBag(outputs) };
     },
-    delete: (id, props) => core.delete(dynamicContext, id, core.decodeOutputs(props)),
+    delete: (id, props) => core.delete(dynamicContext, id, core.decodeOutputs(props, id)),
   };
 }

@@ -10,14 +10,14 @@
  */
 import { normalizeBaseUrl } from "../client/base-url";
 import { BrokerClient } from "../client";
-import { isBrokerConfigError } from "../client/errors";
+import { isBrokerSettingsError } from "../client/errors";
 import {
   CONFIG_KEYS,
   configuredBaseUrl,
   resolveConnection,
   type ConfigSource,
   type ConnectionSettings,
-} from "../config";
+} from "../connection";
 import { buildDiff, type ChangeEntry, type DiffResult } from "./diff";
 import { containsComputed, pv, type PropertyMap, type PropertyValue } from "./codec";
 
@@ -94,7 +94,7 @@ function problemWith(name: SettingName, value: string): string | undefined {
     }
     return undefined;
   } catch (error) {
-    if (isBrokerConfigError(error)) return error.message;
+    if (isBrokerSettingsError(error)) return error.message;
     throw error;
   }
 }

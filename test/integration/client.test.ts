@@ -19,6 +19,7 @@ import {
   type EmulatorExchange,
   type EmulatorHandle,
 } from "../../src/emulator";
+import { STACK_SETTING_NAMES } from "../../src/connection";
 import { exchangeProblems } from "../support/emulator";
 
 let emulator: EmulatorHandle;
@@ -30,7 +31,7 @@ const clients: BrokerClient[] = [];
 /** A client of the emulator with fast backoff (the retry policy is unit-tested with exact delays). */
 function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
   const made = new BrokerClient(
-    { baseUrl: emulator.url, apiKey: emulator.adminKey, ...options },
+    { baseUrl: emulator.url, apiKey: emulator.adminKey, settingNames: STACK_SETTING_NAMES, ...options },
     { baseDelayMs: 5, maxDelayMs: 50 },
   );
   clients.push(made);

@@ -272,6 +272,14 @@ describe("the broker-config command", () => {
     expect(badUrl.stderr).toMatch(/in --base-url: its path does not end in \/v1/u);
   });
 
+  it("names both the base URL and the API key in one message when both are missing", async () => {
+    const run = await runCli(["export"], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^broker-config: no base URL and no API key: pass --base-url or set BROKER_BASE_URL \(it ends in \/v1\), and set BROKER_API_KEY to an ACCOUNT access key/u,
+    );
+  });
+
   it("fails with exit 1 and one line when the output file cannot be written", async () => {
     const out = path.join(dir, "no-such-dir", "broker.yaml");
     const run = await runCli(["export", "--base-url", emulator.url, "--out", out], {

@@ -10,11 +10,14 @@ import {
   BrokerConfigError,
   BrokerError,
   BrokerResultError,
+  BrokerSettingsError,
   isBrokerApiError,
   isBrokerConfigError,
   isBrokerError,
   isBrokerResultError,
+  isBrokerSettingsError,
 } from "../../src/client";
+import { STACK_SETTING_NAMES } from "../../src/connection";
 
 const API_KEY = "bka_unit_admin_secret";
 
@@ -33,11 +36,30 @@ afterEach(async () => {
   }
 });
 
-/** Retries without waiting. */
-const timing = { sleep: () => Promise.resolve(), now: () => Date.now(), random: () => 0.5 };
+let clock = 0;
+/** Retries without waiting: the clock moves by the waits only, as if they were real. */
+const timing = {
+  sleep: (ms: number) => {
+    clock += ms;
+    return Promise.resolve();
+  },
+  now: () => clock,
+  random: () => 0.5,
+};
 
 function client(baseUrl: string, options: { maxRetries?: number; timeoutMs?: number } = {}): BrokerClient {
-  return new BrokerClient({ baseUrl, apiKey: API_KEY, maxRetries: 2, ...options }, { timing });
+  return new BrokerClient(
+    // 2 s of rate-limit budget: two 1 s waits on 429s without Retry-After, as many as maxRetries allows.
+    {
+      baseUrl,
+      apiKey: API_KEY,
+      maxRetries: 2,
+      rateLimitTimeoutSeconds: 2,
+      settingNames: STACK_SETTING_NAMES,
+      ...options,
+    },
+    { timing },
+  );
 }
 
 async function failure(promise: Promise<unknown>): Promise<BrokerApiError> {
@@ -125,6 +147,29 @@ describe("error mapping", () => {
     expect(error.outcomeUnknown).toBe(false);
   });
 
+  it("names the settings the way its caller does, and neutrally when the caller names none", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(401).end();
+    });
+    const neutral = new BrokerClient({ baseUrl: url, apiKey: API_KEY, maxRetries: 0 });
+    const own = new BrokerClient({
+      baseUrl: url,
+      apiKey: API_KEY,
+      maxRetries: 0,
+      settingNames: { apiKey: "MY_KEY (named by --api-key-env)" },
+    });
+    try {
+      expect((await failure(neutral.listWorkspaces({ pageIndex: 0 }))).message).toMatch(
+        / — check that the API key holds an ACCOUNT access key$/,
+      );
+      expect((await failure(own.listWorkspaces({ pageIndex: 0 }))).message).toMatch(
+        / — check that MY_KEY \(named by --api-key-env\) holds an ACCOUNT access key$/,
+      );
+    } finally {
+      await Promise.all([neutral.close(), own.close()]);
+    }
+  });
+
   it("says a 503 on a create may have been applied, and does not retry it", async () => {
     let calls = 0;
     const url = await serve((_req, res) => {
@@ -209,13 +254,13 @@ describe("error classes", () => {
     attempts: 1,
     outcomeUnknown: false,
   });
-  const config = new BrokerConfigError("BROKER_CONFIG_MISSING", "m");
+  const config = new BrokerSettingsError("BROKER_SETTINGS_MISSING", "m");
   const result = new BrokerResultError("m", 7);
   const base = new BrokerError("BROKER_TIMEOUT", "m");
 
   it.each([
     ["BrokerApiError", api, [true, true, false, false]],
-    ["BrokerConfigError", config, [true, false, true, false]],
+    ["BrokerSettingsError", config, [true, false, true, false]],
     ["BrokerResultError", result, [true, false, false, true]],
     ["BrokerError", base, [true, false, false, false]],
     ["a plain Error", new Error("m"), [false, false, false, false]],
@@ -223,10 +268,19 @@ describe("error classes", () => {
     expect([
       isBrokerError(error),
       isBrokerApiError(error),
-      isBrokerConfigError(error),
+      isBrokerSettingsError(error),
       isBrokerResultError(error),
     ]).toEqual(expected);
     expect([error instanceof BrokerError, error instanceof BrokerApiError]).toEqual(expected.slice(0, 2));
+  });
+
+  it("keeps the earlier names BrokerConfigError and isBrokerConfigError as the same class and guard", () => {
+    /* eslint-disable @typescript-eslint/no-deprecated -- the deprecated names are what is tested */
+    expect(BrokerConfigError).toBe(BrokerSettingsError);
+    expect(isBrokerConfigError).toBe(isBrokerSettingsError);
+    expect(config).toBeInstanceOf(BrokerConfigError);
+    expect(config.code).not.toBe("BROKER_CONFIG_INVALID");
+    /* eslint-enable @typescript-eslint/no-deprecated */
   });
 
   it("recognises errors from another copy of the module", async () => {

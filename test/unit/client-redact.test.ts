@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 
 import { networkError, scrubbedCause, type CallFacts } from "../../src/client/error-mapping";
 import { REDACTED, redactSecrets } from "../../src/client/redact";
+import { STACK_SETTING_NAMES } from "../../src/connection";
 
 describe("redactSecrets", () => {
   it("replaces every occurrence of every secret", () => {
@@ -79,6 +80,8 @@ describe("scrubbed causes", () => {
       repeatable: true,
       timeoutMs: 1000,
       maxRetryTimeMs: 1000,
+      rateLimitTimeoutMs: 300_000,
+      names: STACK_SETTING_NAMES,
     };
     const error = networkError(undiciLike(), "UND_ERR_SOCKET", false, facts);
     const text = [

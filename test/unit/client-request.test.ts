@@ -9,10 +9,12 @@ import {
   DEFAULT_USER_AGENT,
   getBrokerClient,
   isBrokerApiError,
-  isBrokerConfigError,
+  isBrokerSettingsError,
   type BrokerApiError,
+  type RateLimitWaitEvent,
   type RetryEvent,
 } from "../../src/client";
+import { RatePacer } from "../../src/client/rate-limit";
 
 const API_KEY = "bka_unit_admin_secret";
 const KEY = "bks_key/with+odd chars";
@@ -60,20 +62,22 @@ function json(
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
 
-/** Timing that records waits instead of waiting. */
+/** Timing that records waits instead of waiting; its clock moves by the waits only, as if they were real. */
 function fakeTiming(): {
   sleeps: number[];
   timing: { sleep: (ms: number) => Promise<void>; now: () => number; random: () => number };
 } {
   const sleeps: number[] = [];
+  let clock = Date.parse("2025-01-01T00:00:00Z");
   return {
     sleeps,
     timing: {
       sleep: (ms) => {
         sleeps.push(ms);
+        clock += ms;
         return Promise.resolve();
       },
-      now: () => Date.now(),
+      now: () => clock,
       random: () => 0.5,
     },
   };
@@ -322,16 +326,16 @@ describe("verifyAccessKey", () => {
   });
 });
 
-describe("retries", () => {
-  /** Answers the first `failures` requests with `fail`, then 200 with `body`. */
-  function flaky(failures: number, fail: Reply, body: unknown): Reply {
-    let n = 0;
-    return (seen, res) => {
-      if (n++ < failures) fail(seen, res);
-      else json(res, 200, body);
-    };
-  }
+/** Answers the first `failures` requests with `fail`, then 200 with `body`. */
+function flaky(failures: number, fail: Reply, body: unknown): Reply {
+  let n = 0;
+  return (seen, res) => {
+    if (n++ < failures) fail(seen, res);
+    else json(res, 200, body);
+  };
+}
 
+describe("retries", () => {
   it("honours Retry-After on 429 and reports each retry without secrets", async () => {
     const { url, seen } = await serve(
       flaky(
@@ -397,25 +401,31 @@ describe("retries", () => {
     expect(seen).toHaveLength(2);
   });
 
-  it("fails at once, saying so, when Retry-After exceeds the retry budget", async () => {
+  it("fails at once, saying so, when Retry-After exceeds the rate-limit budget", async () => {
     const { url, seen } = await serve((_s, res) => {
       json(res, 429, { message: "slow down" }, { "retry-after": "120" });
     });
     const { sleeps, timing } = fakeTiming();
-    const error = await rejection(makeClient(url, {}, timing).listWorkspaces({ pageIndex: 0 }));
+    const client = makeClient(url, { rateLimitTimeoutSeconds: 60 }, timing);
+    const error = await rejection(client.listWorkspaces({ pageIndex: 0 }));
     expect(seen).toHaveLength(1);
     expect(sleeps).toEqual([]);
     expect(error.code).toBe("BROKER_RATE_LIMITED");
     expect(error.message).toContain(
-      "the server asked to wait 120 s, more than is left of the retry budget (maxRetryTimeMs 60000 ms)",
+      "the server asked to wait 120 s, more than is left of the rate-limit budget (the rateLimitTimeoutSeconds option: 60 s); raise the rateLimitTimeoutSeconds option, or set the maxRequestsPerSecond option to the broker's limit",
     );
+    expect(error.message).not.toContain("maxConcurrency");
   });
 
-  it("gives up after maxRetries retries and says how many attempts were made", async () => {
+  it("waits out 429s without counting them against maxRetries, until the rate-limit budget is spent, and says how many attempts were made", async () => {
     const { url, seen } = await serve((_s, res) => {
       json(res, 429, {});
     });
-    const error = await rejection(makeClient(url, { maxRetries: 3 }).listWorkspaces({ pageIndex: 0 }));
+    const { sleeps, timing } = fakeTiming();
+    const client = makeClient(url, { maxRetries: 0, rateLimitTimeoutSeconds: 3 }, timing);
+    const error = await rejection(client.listWorkspaces({ pageIndex: 0 }));
+    // Without Retry-After each 429 blocks for 1 s: 3 s of waits fit the budget, a fourth does not.
+    expect(sleeps).toEqual([1000, 1000, 1000]);
     expect(seen).toHaveLength(4);
     expect(error.attempts).toBe(4);
     expect(error.message).toContain("(after 4 attempts)");
@@ -459,6 +469,124 @@ describe("retries", () => {
       },
     });
     await expect(client.verifyAccessKey("k")).resolves.toBe(true);
+  });
+});
+
+describe("rate limits", () => {
+  it("waits out a 429 on a create and sends it again, even with maxRetries 0: the server did not process it", async () => {
+    const { url, seen } = await serve(
+      flaky(
+        2,
+        (_s, res) => {
+          json(res, 429, {}, { "retry-after": "2" });
+        },
+        { message: "created" },
+      ),
+    );
+    const { sleeps, timing } = fakeTiming();
+    await makeClient(url, { maxRetries: 0 }, timing).createWorkspace({ name: "w" });
+    expect(seen).toHaveLength(3);
+    expect(sleeps).toEqual([2000, 2000]);
+  });
+
+  it("honours Retry-After given as an HTTP date", async () => {
+    // fakeTiming's clock starts at 2025-01-01T00:00:00Z.
+    const { url } = await serve(
+      flaky(
+        1,
+        (_s, res) => {
+          json(res, 429, {}, { "retry-after": "Wed, 01 Jan 2025 00:00:30 GMT" });
+        },
+        { status: true },
+      ),
+    );
+    const { sleeps, timing } = fakeTiming();
+    await makeClient(url, {}, timing).verifyAccessKey("bka_x");
+    expect(sleeps).toEqual([30_000]);
+  });
+
+  it("holds a request back while another client of the process waits on a 429, and says so", async () => {
+    const { url, seen } = await serve((_s, res) => {
+      json(res, 200, { status: true });
+    });
+    const { sleeps, timing } = fakeTiming();
+    const pacer = new RatePacer(timing);
+    // Another client sharing the pacer was just refused with Retry-After: 5.
+    pacer.reserve();
+    pacer.rateLimited(timing.now(), 5_000);
+    const waits: RateLimitWaitEvent[] = [];
+    const client = new BrokerClient(
+      { baseUrl: url, apiKey: API_KEY, onRateLimitWait: (e) => waits.push(e) },
+      { timing, pacer },
+    );
+    await client.verifyAccessKey("bka_x");
+    expect(seen).toHaveLength(1);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(5_000);
+    expect(sleeps[0]).toBeLessThanOrEqual(6_000);
+    expect(waits).toEqual([
+      {
+        method: "GET",
+        pathTemplate: "/access/verify/{accessKey}",
+        waitMs: sleeps[0],
+        reason: "retry-after",
+        pace: 1,
+      },
+    ]);
+    await client.close();
+  });
+
+  it("fails without sending when another request's Retry-After outlasts the rate-limit budget", async () => {
+    const { url, seen } = await serve((_s, res) => {
+      json(res, 200, { status: true });
+    });
+    const { sleeps, timing } = fakeTiming();
+    const pacer = new RatePacer(timing);
+    pacer.reserve();
+    pacer.rateLimited(timing.now(), 3_600_000);
+    const client = new BrokerClient(
+      { baseUrl: url, apiKey: API_KEY, rateLimitTimeoutSeconds: 300 },
+      { timing, pacer },
+    );
+    const error = await rejection(client.verifyAccessKey("bka_x"));
+    expect(seen).toHaveLength(0);
+    expect(sleeps).toEqual([]);
+    expect(error).toMatchObject({ code: "BROKER_RATE_LIMITED", status: 429, attempts: 0 });
+    // The block plus the jitter of a request queued behind it (at most 2 s).
+    expect(error.message).toMatch(
+      /rate limited the request before it was sent; waiting 360[0-2] s more would exceed the rate-limit budget \(the rateLimitTimeoutSeconds option: 300 s\)/,
+    );
+    await client.close();
+  });
+
+  it("paces requests at a known quota from the first one, without a 429", async () => {
+    const { url, seen } = await serve((_s, res) => {
+      json(res, 200, { status: true });
+    });
+    const { sleeps, timing } = fakeTiming();
+    const client = makeClient(url, { maxRequestsPerSecond: 2 }, timing);
+    for (let i = 0; i < 3; i++) await client.verifyAccessKey("bka_x");
+    expect(seen).toHaveLength(3);
+    expect(sleeps).toEqual([500, 500]);
+  });
+
+  it("ignores a throwing onRateLimitWait listener", async () => {
+    const { url } = await serve((_s, res) => {
+      json(res, 200, { status: true });
+    });
+    const { timing } = fakeTiming();
+    const client = makeClient(
+      url,
+      {
+        maxRequestsPerSecond: 0.5,
+        onRateLimitWait: () => {
+          throw new Error("listener bug");
+        },
+      },
+      timing,
+    );
+    await client.verifyAccessKey("bka_x");
+    await expect(client.verifyAccessKey("bka_x")).resolves.toBe(true);
   });
 });
 
@@ -567,12 +695,15 @@ describe("redaction", () => {
 
 describe("client options", () => {
   it.each([
-    ["a base URL without /v1", { baseUrl: "http://127.0.0.1/v2" }, "BROKER_CONFIG_INVALID"],
-    ["an ftp base URL", { baseUrl: "ftp://127.0.0.1/v1" }, "BROKER_CONFIG_INVALID"],
-    ["an empty API key", { apiKey: "" }, "BROKER_CONFIG_MISSING"],
-    ["a zero timeout", { timeoutMs: 0 }, "BROKER_CONFIG_INVALID"],
-    ["a negative maxRetries", { maxRetries: -1 }, "BROKER_CONFIG_INVALID"],
-    ["a fractional maxConcurrency", { maxConcurrency: 1.5 }, "BROKER_CONFIG_INVALID"],
+    ["a base URL without /v1", { baseUrl: "http://127.0.0.1/v2" }, "BROKER_SETTINGS_INVALID"],
+    ["an ftp base URL", { baseUrl: "ftp://127.0.0.1/v1" }, "BROKER_SETTINGS_INVALID"],
+    ["an empty API key", { apiKey: "" }, "BROKER_SETTINGS_MISSING"],
+    ["a zero timeout", { timeoutMs: 0 }, "BROKER_SETTINGS_INVALID"],
+    ["a negative maxRetries", { maxRetries: -1 }, "BROKER_SETTINGS_INVALID"],
+    ["a fractional maxConcurrency", { maxConcurrency: 1.5 }, "BROKER_SETTINGS_INVALID"],
+    ["a negative rateLimitTimeoutSeconds", { rateLimitTimeoutSeconds: -1 }, "BROKER_SETTINGS_INVALID"],
+    ["a zero maxRequestsPerSecond", { maxRequestsPerSecond: 0 }, "BROKER_SETTINGS_INVALID"],
+    ["an infinite maxRequestsPerSecond", { maxRequestsPerSecond: Infinity }, "BROKER_SETTINGS_INVALID"],
   ])("refuses %s", (_, options, code) => {
     let thrown: unknown;
     try {
@@ -580,7 +711,7 @@ describe("client options", () => {
     } catch (error) {
       thrown = error;
     }
-    expect(isBrokerConfigError(thrown)).toBe(true);
+    expect(isBrokerSettingsError(thrown)).toBe(true);
     expect(thrown).toMatchObject({ code });
   });
 

@@ -72,7 +72,7 @@ describe("checkConfig", () => {
     const checked = checkConfig(decode({ baseURL: "x", version: "1.0.0", __internal: {} }));
     expect(checked.failures).toEqual([]);
     expect(checked.warnings).toEqual([
-      'Unknown broker provider setting "baseURL" is ignored; the settings are baseUrl, apiKey, timeoutMs, maxRetries, maxConcurrency.',
+      'Unknown broker provider setting "baseURL" is ignored; the settings are baseUrl, apiKey, timeoutMs, maxRetries, maxConcurrency, rateLimitTimeoutSeconds, maxRequestsPerSecond.',
     ]);
   });
 });
@@ -128,7 +128,7 @@ describe("ProviderConfiguration", () => {
     const config = new ProviderConfiguration({}, {});
     expect(config.baseUrl()).toBeUndefined();
     expect(() => config.connection()).toThrow(
-      /No broker API base URL: set it with `pulumi config set broker:baseUrl/,
+      /No broker API base URL and no API key: set the base URL with `pulumi config set broker:baseUrl/,
     );
     expect(() => config.client()).toThrow(/No broker API base URL/);
   });

@@ -2,7 +2,7 @@ import { Metadata, status } from "@grpc/grpc-js";
 import { ErrorResourceInitFailed } from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { describe, expect, it } from "vitest";
-import { BrokerApiError, BrokerConfigError } from "../../src/client/errors";
+import { BrokerApiError, BrokerSettingsError } from "../../src/client/errors";
 import { NotImportableError } from "../../src/core/import";
 import { CodecError, fromCore, pv } from "../../src/plugin/codec";
 import {
@@ -54,7 +54,10 @@ const apiError = new BrokerApiError({
   attempts: 1,
   outcomeUnknown: false,
 });
-const configError = new BrokerConfigError("BROKER_CONFIG_MISSING", "No broker API key: set broker:apiKey");
+const configError = new BrokerSettingsError(
+  "BROKER_SETTINGS_MISSING",
+  "No broker API key: set broker:apiKey",
+);
 const created = new CreatedButFailed(
   "42",
   { name: "orders", accessKey: "bka_secret", privateKey: "pk_secret", accessKeyId: 42, __provider: "x" },

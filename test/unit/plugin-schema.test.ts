@@ -1,3 +1,4 @@
+import { CONFIG_KEYS } from "../../src/connection";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import Ajv2020 from "ajv/dist/2020";
@@ -131,15 +132,9 @@ describe("schema.json", () => {
     ]);
   });
 
-  it("configures the provider with the five settings, the API key secret, and the environment fallbacks", () => {
+  it("configures the provider with every connection setting, the API key secret, and the environment fallbacks", () => {
     const variables = schema.config.variables;
-    expect(Object.keys(variables).sort()).toEqual([
-      "apiKey",
-      "baseUrl",
-      "maxConcurrency",
-      "maxRetries",
-      "timeoutMs",
-    ]);
+    expect(Object.keys(variables).sort()).toEqual(Object.keys(CONFIG_KEYS).sort());
     expect(Object.keys(schema.provider.inputProperties).sort()).toEqual(Object.keys(variables).sort());
     expect(variables["apiKey"]?.secret).toBe(true);
     expect(schema.provider.inputProperties["apiKey"]?.secret).toBe(true);

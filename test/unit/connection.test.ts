@@ -1,13 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
 
-import { isBrokerConfigError } from "../../src/client";
+import { isBrokerSettingsError } from "../../src/client";
 import {
   CONFIG_KEYS,
   configuredBaseUrl,
   ENV_VARS,
   resolveConnection,
+  resolveSettings,
+  STACK_SETTING_NAMES,
   type ConfigSource,
-} from "../../src/config";
+} from "../../src/connection";
 
 const KEY = "bka_config_secret";
 
@@ -19,10 +21,10 @@ function failure(run: () => unknown): { code: string; message: string } {
   try {
     run();
   } catch (error) {
-    if (!isBrokerConfigError(error)) throw error;
+    if (!isBrokerSettingsError(error)) throw error;
     return { code: error.code, message: error.message };
   }
-  throw new Error("expected a BrokerConfigError");
+  throw new Error("expected a BrokerSettingsError");
 }
 
 describe("resolveConnection precedence", () => {
@@ -104,8 +106,14 @@ describe("resolveConnection precedence", () => {
       timeoutMs: "broker:timeoutMs",
       maxRetries: "broker:maxRetries",
       maxConcurrency: "broker:maxConcurrency",
+      rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
+      maxRequestsPerSecond: "broker:maxRequestsPerSecond",
     });
-    expect(ENV_VARS).toEqual({ baseUrl: "BROKER_BASE_URL", apiKey: "BROKER_API_KEY" });
+    expect(ENV_VARS).toEqual({
+      baseUrl: "BROKER_BASE_URL",
+      apiKey: "BROKER_API_KEY",
+      maxRequestsPerSecond: "BROKER_MAX_REQUESTS_PER_SECOND",
+    });
   });
 });
 
@@ -116,70 +124,70 @@ describe("resolveConnection errors", () => {
       "no base URL",
       { "broker:apiKey": KEY },
       {},
-      "BROKER_CONFIG_MISSING",
+      "BROKER_SETTINGS_MISSING",
       "No broker API base URL: set it with `pulumi config set broker:baseUrl https://…/v1` or the BROKER_BASE_URL environment variable",
     ],
     [
       "no API key",
       { "broker:baseUrl": "https://x.example/v1" },
       {},
-      "BROKER_CONFIG_MISSING",
+      "BROKER_SETTINGS_MISSING",
       "No broker API key: set an ACCOUNT access key with `pulumi config set --secret broker:apiKey <key>` or the BROKER_API_KEY environment variable",
     ],
     [
       "a base URL that is not a URL",
       { ...ok, "broker:baseUrl": "broker.example/v1" },
       {},
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       "Invalid broker API base URL in broker:baseUrl: it is not an absolute URL; use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
     ],
     [
       "a base URL not ending in /v1, from the environment",
       { "broker:apiKey": KEY },
       { BROKER_BASE_URL: "https://x.example/v2" },
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       "Invalid broker API base URL https://x.example/v2 in the BROKER_BASE_URL environment variable: its path does not end in /v1; use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
     ],
     [
       "a base URL with another scheme",
       { ...ok, "broker:baseUrl": "ftp://x.example/v1" },
       {},
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       "Invalid broker API base URL ftp://x.example/v1 in broker:baseUrl: its scheme is ftp: (use http or https); use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
     ],
     [
       "a base URL with a query",
       { ...ok, "broker:baseUrl": "https://x.example/v1?a=1" },
       {},
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       "Invalid broker API base URL https://x.example/v1 in broker:baseUrl: it has a query or fragment; use an http(s) URL ending in /v1, such as https://broker.example.com/v1",
     ],
     [
       "an API key with inner whitespace",
       { ...ok, "broker:apiKey": "bka_a b" },
       {},
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       "Invalid broker API key in broker:apiKey: it contains whitespace or control characters; copy the key again",
     ],
     [
       "a timeout that is not a number",
       { ...ok, "broker:timeoutMs": "30s" },
       {},
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       'Invalid broker:timeoutMs "30s": it must be a positive integer; fix it with `pulumi config set broker:timeoutMs <number>`',
     ],
     [
       "a zero concurrency",
       { ...ok, "broker:maxConcurrency": "0" },
       {},
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       'Invalid broker:maxConcurrency "0": it must be a positive integer; fix it with `pulumi config set broker:maxConcurrency <number>`',
     ],
     [
       "negative retries",
       { ...ok, "broker:maxRetries": "-1" },
       {},
-      "BROKER_CONFIG_INVALID",
+      "BROKER_SETTINGS_INVALID",
       'Invalid broker:maxRetries "-1": it must be a non-negative integer; fix it with `pulumi config set broker:maxRetries <number>`',
     ],
   ];
@@ -190,14 +198,14 @@ describe("resolveConnection errors", () => {
 
   it("rejects an explicit option that is not a positive integer", () => {
     expect(failure(() => resolveConnection({ timeoutMs: 1.5 }, stack(ok), {}))).toEqual({
-      code: "BROKER_CONFIG_INVALID",
+      code: "BROKER_SETTINGS_INVALID",
       message: "Invalid timeoutMs option 1.5: it must be a positive integer",
     });
   });
 
   it("never echoes the API key, even one pasted into another setting", () => {
     const pasted = failure(() => resolveConnection(undefined, stack({ ...ok, "broker:timeoutMs": KEY }), {}));
-    expect(pasted.code).toBe("BROKER_CONFIG_INVALID");
+    expect(pasted.code).toBe("BROKER_SETTINGS_INVALID");
     expect(pasted.message).not.toContain(KEY);
     expect(pasted.message).toContain("[REDACTED]");
     const inUrl = failure(() =>
@@ -213,6 +221,120 @@ describe("resolveConnection errors", () => {
     );
     expect(userInfo.message).not.toContain("hunter2");
     expect(userInfo.message).toContain("it contains user info");
+  });
+});
+
+describe("missing settings", () => {
+  it("names every missing setting and both ways to set each in one message (issue #10)", () => {
+    expect(failure(() => resolveConnection(undefined, stack({}), {}))).toEqual({
+      code: "BROKER_SETTINGS_MISSING",
+      message:
+        "No broker API base URL and no API key: set the base URL with `pulumi config set broker:baseUrl https://…/v1` or the BROKER_BASE_URL environment variable, and an ACCOUNT access key with `pulumi config set --secret broker:apiKey <key>` or the BROKER_API_KEY environment variable",
+    });
+  });
+
+  it("reports missing settings before an invalid one, so one run shows what to add", () => {
+    const { code } = failure(() => resolveConnection(undefined, stack({ "broker:timeoutMs": "x" }), {}));
+    expect(code).toBe("BROKER_SETTINGS_MISSING");
+  });
+
+  it("has a code of its own, not the configuration document's", () => {
+    const { code } = failure(() => resolveConnection(undefined, undefined, {}));
+    expect(code).not.toBe("BROKER_CONFIG_INVALID");
+  });
+});
+
+describe("resolveSettings for a caller without a stack", () => {
+  const cli = (env: Record<string, string>, baseUrl?: string) =>
+    resolveSettings({
+      explicit: baseUrl === undefined ? {} : { baseUrl },
+      explicitNames: { baseUrl: "--base-url" },
+      env,
+      envVars: { apiKey: "MY_KEY" },
+      missingMessage: (missing) => `missing ${missing.join(" and ")}`,
+    });
+
+  it("reads the key from the variable it is told, not BROKER_API_KEY", () => {
+    expect(
+      cli({ MY_KEY: KEY, BROKER_API_KEY: "bka_other", BROKER_BASE_URL: "https://e.example/v1" }),
+    ).toEqual({
+      baseUrl: "https://e.example/v1",
+      apiKey: KEY,
+    });
+    expect(failure(() => cli({ BROKER_API_KEY: KEY }, "https://e.example/v1"))).toEqual({
+      code: "BROKER_SETTINGS_MISSING",
+      message: "missing apiKey",
+    });
+    expect(failure(() => cli({}))).toMatchObject({ message: "missing baseUrl and apiKey" });
+  });
+
+  it("names the flag and the variable in its errors, and redacts the key it was given", () => {
+    expect(failure(() => cli({ MY_KEY: KEY }, "https://e.example/v2")).message).toContain(
+      "Invalid broker API base URL https://e.example/v2 in --base-url:",
+    );
+    expect(failure(() => cli({ MY_KEY: "bka_a b" }, "https://e.example/v1")).message).toBe(
+      "Invalid broker API key in the MY_KEY environment variable: it contains whitespace or control characters; copy the key again",
+    );
+    const pasted = failure(() => cli({ MY_KEY: KEY }, `https://e.example/${KEY}`));
+    expect(pasted.message).not.toContain(KEY);
+    expect(failure(() => cli({ MY_KEY: KEY }, "https://u:p@e.example/v1")).message).toContain(
+      "(put the API key in MY_KEY)",
+    );
+  });
+});
+
+describe("rate-limit settings", () => {
+  const ok = { "broker:baseUrl": "https://x.example/v1", "broker:apiKey": KEY };
+
+  it("reads the rate-limit budget from stack config and the quota from stack config, then the environment", () => {
+    expect(
+      resolveConnection(
+        undefined,
+        stack({ ...ok, "broker:rateLimitTimeoutSeconds": "600", "broker:maxRequestsPerSecond": "2.5" }),
+        { BROKER_MAX_REQUESTS_PER_SECOND: "9" },
+      ),
+    ).toMatchObject({ rateLimitTimeoutSeconds: 600, maxRequestsPerSecond: 2.5 });
+    expect(
+      resolveConnection(undefined, stack(ok), { BROKER_MAX_REQUESTS_PER_SECOND: "9" }).maxRequestsPerSecond,
+    ).toBe(9);
+    expect(resolveConnection({ maxRequestsPerSecond: 0.5 }, stack(ok), {}).maxRequestsPerSecond).toBe(0.5);
+  });
+
+  it.each([
+    [
+      { "broker:maxRequestsPerSecond": "0" },
+      {},
+      'Invalid broker:maxRequestsPerSecond "0": it must be a positive number (requests per second, such as 20 or 0.5)',
+    ],
+    [
+      {},
+      { BROKER_MAX_REQUESTS_PER_SECOND: "fast" },
+      'Invalid BROKER_MAX_REQUESTS_PER_SECOND "fast": it must be a positive number (requests per second, such as 20 or 0.5)',
+    ],
+    [
+      { "broker:rateLimitTimeoutSeconds": "5m" },
+      {},
+      'Invalid broker:rateLimitTimeoutSeconds "5m": it must be a non-negative integer; fix it with `pulumi config set broker:rateLimitTimeoutSeconds <number>`',
+    ],
+  ])("explains an invalid value: %o %o", (config, env, message) => {
+    expect(failure(() => resolveConnection(undefined, stack({ ...ok, ...config }), env))).toEqual({
+      code: "BROKER_SETTINGS_INVALID",
+      message,
+    });
+  });
+});
+
+describe("STACK_SETTING_NAMES", () => {
+  it("names the stack config key and the environment variable, as the client's hints show them", () => {
+    expect(STACK_SETTING_NAMES).toEqual({
+      baseUrl: "broker:baseUrl (or BROKER_BASE_URL)",
+      apiKey: "broker:apiKey (or BROKER_API_KEY)",
+      timeoutMs: "broker:timeoutMs",
+      maxRetries: "broker:maxRetries",
+      maxConcurrency: "broker:maxConcurrency",
+      rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
+      maxRequestsPerSecond: "broker:maxRequestsPerSecond (or BROKER_MAX_REQUESTS_PER_SECOND)",
+    });
   });
 });
 
