@@ -68,7 +68,9 @@ function runPlugin(argv: string[]): number {
   }
   if (action === "install") {
     const result = installPlugin();
-    process.stdout.write(`broker-config: installed the broker plugin v${result.version} in ${result.directory}\n`);
+    process.stdout.write(
+      `broker-config: installed the broker plugin v${result.version} in ${result.directory}\n`,
+    );
   } else {
     const result = uninstallPlugin();
     process.stdout.write(
