@@ -259,6 +259,20 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     expect(keyById(keys, ids["audit-reader"]!)?.["permissions"]).toEqual({ ...drift, resources: {} });
   });
 
+  it("e. pointing the default provider's broker:baseUrl at another server fails the preview with the endpoint message", async () => {
+    const elsewhere = await startEmulator();
+    try {
+      await stack.setAllConfig(brokerConfig(elsewhere));
+      const error = await stack.preview().catch((e: unknown) => e);
+      expect(String(error)).toMatch(/lives at .*now points to/su);
+      expect(String(error)).toContain(emulator.url);
+      expect(String(error)).not.toContain(elsewhere.adminKey);
+    } finally {
+      await stack.setAllConfig(brokerConfig(emulator));
+      await elsewhere.close();
+    }
+  });
+
   it("g. destroy revokes the keys, warns about what the API cannot delete, and leaves no secret behind", async () => {
     const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
     const destroy = await stack.destroy();
