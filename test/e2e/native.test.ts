@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -386,5 +387,28 @@ describe("two environments in one program, through explicit providers", () => {
     const error = await stack.preview().catch((e: unknown) => e);
     expect(String(error)).toMatch(/lives at .*now points to/su);
     expect(String(error)).toContain(second.url);
+  });
+});
+
+describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () => {
+  it("a project whose packages: points at node_modules/.bin runs the package's plugin with an empty plugin cache", async () => {
+    const local = await PulumiProject.create({
+      name: "broker-packages",
+      programDir,
+      fixture: inject("packageFixture"),
+      pulumiBin: inject("pulumiBin"),
+    });
+    try {
+      fs.writeFileSync(
+        path.join(local.dir, "Pulumi.yaml"),
+        "name: broker-packages\nruntime: nodejs\nmain: index.js\npackages:\n  broker: ./node_modules/.bin\n",
+      );
+      const stack = await local.stack("dev", specConfig(quickstart));
+      const preview = await stack.preview();
+      expect(preview.changeSummary).toEqual({ create: 7 });
+      expect(fs.readdirSync(local.homeDir)).not.toContain("plugins");
+    } finally {
+      local.remove();
+    }
   });
 });
