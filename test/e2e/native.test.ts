@@ -327,10 +327,9 @@ describe("pulumi import of objects created outside Pulumi", () => {
       resources: { type: string; outputs?: Record<string, unknown> }[];
     };
     const imported = exported.resources.find((r) => r.type === "broker:index:AccessKey");
-    expect(imported?.outputs?.["accessKey"]).toMatchObject({
-      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
-      ciphertext: expect.any(String),
-    });
+    const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
+    expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
+    expect(typeof accessKey?.["ciphertext"]).toBe("string");
     expectNoSecretsIn();
   });
 });
