@@ -32,6 +32,7 @@ import {
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
 import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
@@ -417,18 +418,15 @@ async function applyPermissions(
 
 /**
  * Refresh: reads the key's record; a key that no longer exists is gone.
- * @param old the recorded state; without it (no state at all) the key cannot be found.
+ * @param old the recorded state; without it (an import by id) the key is looked up by its id in the
+ *   key list, which carries the key's value, and its settings take their defaults.
  */
 export async function readAccessKey(
   ctx: CoreContext,
   id: string,
   old: AccessKeyOutputs | undefined,
 ): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
-  if (old === undefined) {
-    throw new Error(
-      `Access key ${id} has no recorded key value in the stack, so it cannot be read; remove it from the stack with \`pulumi state delete\` and adopt it again.`,
-    );
-  }
+  if (old === undefined) return importAccessKey(ctx, id);
   assertSameEndpoint(ctx, old.baseUrl, `Refreshing access key ${id}`);
   const client = ctx.client();
   let record: AccessKeyRecord;
@@ -443,6 +441,24 @@ export async function readAccessKey(
     ...keyPairOf(old),
   });
   return { exists: true, id, outputs, inputs: inputsOf(outputs) };
+}
+
+/** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
+async function importAccessKey(
+  ctx: CoreContext,
+  id: string,
+): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
+  const keyId = numericId(id, WHAT);
+  const client = ctx.client();
+  const record = await client.findAccessKeyById(keyId);
+  if (record === undefined) return GONE;
+  const settings: AccessKeySettings = {
+    adopt: DEFAULT_ADOPT,
+    onDelete: DEFAULT_ON_DELETE,
+    allowEndpointChange: false,
+  };
+  const outputs = accessKeyOutputs(settings, factsOf(record, false, client.baseUrl));
+  return { exists: true, id: String(record.id), outputs, inputs: inputsOf(outputs) };
 }
 
 /** The inputs that would produce `outputs`. */

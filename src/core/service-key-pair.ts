@@ -8,6 +8,7 @@ import { CheckFailures, describe, isPlainObject } from "./validation";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, mapChanges } from "./diff";
 import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import { NotImportableError } from "./import";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
@@ -217,7 +218,8 @@ export async function readServiceKeyPair(
   old: ServiceKeyPairOutputs | undefined,
 ): Promise<ReadResult<ServiceKeyPairInputs, ServiceKeyPairOutputs>> {
   if (old === undefined) {
-    throw new Error(
+    throw new NotImportableError(
+      "ServiceKeyPair",
       `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
         "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
     );

@@ -9,6 +9,7 @@ import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./vali
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, valueChanged } from "./diff";
 import { assertSameEndpoint, checkEndpoint, endpointMoved, type EndpointInputsOf } from "./endpoint";
+import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
@@ -219,7 +220,7 @@ export async function readWorkspace(
 ): Promise<ReadResult<WorkspaceInputs, WorkspaceOutputs>> {
   assertSameEndpoint(ctx, old?.baseUrl, `Refreshing workspace ${id}`);
   const client = ctx.client();
-  const record = await client.getWorkspace(Number(id));
+  const record = await client.getWorkspace(numericId(id, WHAT));
   if (record === undefined) return GONE;
   const settings: WorkspaceSettings = {
     adopt: old?.adopt ?? DEFAULT_ADOPT,
