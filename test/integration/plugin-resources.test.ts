@@ -79,7 +79,7 @@ beforeEach(async () => {
   await configure();
 });
 
-const plain = (s: Struct | undefined): Plain => (s?.toJavaScript() ?? {}) as Plain;
+const plain = (s: Struct | undefined): Plain => s?.toJavaScript() ?? {};
 
 /** The plugin's answers for one resource, as plain wire-format values. */
 function resource(type: string, name: string, on: Client = client) {
