@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `broker-config` command. One subcommand so far:
+ * The `broker-config` command.
+ *
+ * `broker-config plugin install|uninstall` installs (or removes) the `broker` Pulumi provider plugin
+ * in `$PULUMI_HOME/plugins` (see `plugin-install.ts`).
  *
  * `broker-config export [--base-url URL] [--api-key-env NAME] [--max-requests-per-second N]
  *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json] [--progress]`
@@ -33,8 +36,10 @@ import {
   formatOfFile,
   type BrokerConfigFormat,
 } from "../export/format";
+import { installPlugin, uninstallPlugin } from "./plugin-install";
 
 const USAGE = `Usage: broker-config export [options]
+       broker-config plugin install|uninstall
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
 permissions; never key values) as a document for the BrokerConfig component.
@@ -55,10 +60,38 @@ Options:
 The API key is never accepted as a flag: set BROKER_API_KEY (or the variable --api-key-env names).
 Every key is listed by name, the ACCOUNT key used for the export included; no value is written.
 Exit codes: 0 ok, 1 API, connection or file failure, 2 usage error.
+
+plugin install     puts the broker Pulumi provider plugin (for pulumi-broker-config/native and
+                   other languages' SDKs) into $PULUMI_HOME/plugins (default ~/.pulumi/plugins),
+                   run by the Node.js running this command
+plugin uninstall   removes it again
 `;
 
 /** Waits on the rate limit this long or longer are reported on stderr. */
 const RATE_LIMIT_NOTE_MS = 5_000;
+
+/** `plugin install|uninstall`: one line on stdout saying what changed. */
+function runPlugin(argv: string[]): number {
+  const [action, extra] = argv;
+  if ((action !== "install" && action !== "uninstall") || extra !== undefined) {
+    process.stderr.write(`broker-config: plugin takes one argument, install or uninstall\n\n${USAGE}`);
+    return 2;
+  }
+  if (action === "install") {
+    const result = installPlugin();
+    process.stdout.write(
+      `broker-config: installed the broker plugin v${result.version} in ${result.directory}\n`,
+    );
+  } else {
+    const result = uninstallPlugin();
+    process.stdout.write(
+      result.existed
+        ? `broker-config: removed the broker plugin v${result.version} from ${result.directory}\n`
+        : `broker-config: the broker plugin v${result.version} was not installed (${result.directory})\n`,
+    );
+  }
+  return 0;
+}
 
 /** Bad arguments or missing settings: exit code 2. */
 class UsageError extends Error {}
@@ -243,6 +276,7 @@ async function runExport(args: ExportArgs): Promise<number> {
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv[0] === "plugin") return runPlugin(argv.slice(1));
   let args;
   try {
     args = parseExportArgs(argv, env);
