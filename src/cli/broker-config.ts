@@ -36,10 +36,13 @@ import {
   formatOfFile,
   type BrokerConfigFormat,
 } from "../export/format";
+import { packageVersion } from "../plugin/schema";
+import { migrateDeployment, MigrateStateError } from "./migrate-state";
 import { installPlugin, uninstallPlugin } from "./plugin-install";
 
 const USAGE = `Usage: broker-config export [options]
        broker-config plugin install|uninstall
+       broker-config migrate-state [--in FILE] [--out FILE]
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
 permissions; never key values) as a document for the BrokerConfig component.
@@ -65,6 +68,12 @@ plugin install     puts the broker Pulumi provider plugin (for pulumi-broker-con
                    other languages' SDKs) into $PULUMI_HOME/plugins (default ~/.pulumi/plugins),
                    run by the Node.js running this command
 plugin uninstall   removes it again
+
+migrate-state      rewrites the output of \`pulumi stack export\` (from --in FILE or stdin) so
+                   that the stack's dynamic resources become the native ones (broker:index:*),
+                   keeping every id, input and output, secrets as they are (still encrypted);
+                   writes it to --out FILE or stdout, for \`pulumi stack import\`, and lists
+                   what it changed on stderr
 `;
 
 /** Waits on the rate limit this long or longer are reported on stderr. */
@@ -91,6 +100,70 @@ function runPlugin(argv: string[]): number {
     );
   }
   return 0;
+}
+
+/**
+ * `migrate-state [--in FILE] [--out FILE]`: the export in, the rewritten export out, one line per
+ * change on stderr.
+ */
+async function runMigrateState(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { in: { type: "string" }, out: { type: "string", short: "o" } },
+    }));
+  } catch (error) {
+    process.stderr.write(
+      `broker-config: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`,
+    );
+    return 2;
+  }
+  const source = values.in ?? "stdin";
+  let text: string;
+  try {
+    text = values.in === undefined ? await readStdin() : fs.readFileSync(values.in, "utf8");
+  } catch (error) {
+    process.stderr.write(
+      `broker-config: cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`,
+    );
+    return 1;
+  }
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    process.stderr.write(
+      `broker-config: ${source} is not JSON: pass the output of \`pulumi stack export\`\n`,
+    );
+    return 1;
+  }
+  let result;
+  try {
+    result = migrateDeployment(input, { version: packageVersion() });
+  } catch (error) {
+    if (!(error instanceof MigrateStateError)) throw error;
+    process.stderr.write(`broker-config: ${error.message}\n`);
+    return 1;
+  }
+  const output = `${JSON.stringify(result.exported, null, 2)}\n`;
+  if (values.out === undefined) process.stdout.write(output);
+  else writeAtomically(values.out, output);
+  for (const change of result.changes) process.stderr.write(`broker-config: ${change}\n`);
+  process.stderr.write(
+    result.migrated === 0
+      ? "broker-config: no dynamic broker resources in this stack; nothing changed\n"
+      : `broker-config: migrated ${result.migrated} resource(s); now run \`pulumi stack import --file <the output>\` and switch the program to pulumi-broker-config/native\n`,
+  );
+  return 0;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Bad arguments or missing settings: exit code 2. */
@@ -277,6 +350,7 @@ async function runExport(args: ExportArgs): Promise<number> {
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv[0] === "plugin") return runPlugin(argv.slice(1));
+  if (argv[0] === "migrate-state") return runMigrateState(argv.slice(1));
   let args;
   try {
     args = parseExportArgs(argv, env);
