@@ -21,11 +21,12 @@ import { WORK_DIR } from "./lib/repo.mts";
 import { measureClient } from "./sections/client.mts";
 import { measureCliRequests } from "./sections/cli-requests.mts";
 import { measureHost } from "./sections/host.mts";
+import { measureNative } from "./sections/native.mts";
 import { measureProviderBytes } from "./sections/provider-bytes.mts";
 import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
 import { measureUp } from "./sections/up.mts";
 
-const SECTIONS = ["providerBytes", "requestsPerOp", "cliRequests", "client", "host", "up"] as const;
+const SECTIONS = ["providerBytes", "requestsPerOp", "cliRequests", "client", "host", "up", "native"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -94,6 +95,9 @@ try {
   }
   if (wanted("up")) {
     results["up"] = await measureUp(ctx, upSizes);
+  }
+  if (wanted("native")) {
+    results["native"] = await measureNative(ctx);
   }
 } catch (error) {
   // Failures of the CLI carry its output: it goes through the secret scan like everything else.
