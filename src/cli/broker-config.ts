@@ -6,9 +6,13 @@
  * in `$PULUMI_HOME/plugins` (see `plugin-install.ts`).
  *
  * `broker-config export [--base-url URL] [--api-key-env NAME] [--max-requests-per-second N]
- *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json] [--progress]`
+ *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json|import] [--progress]`
  * reads an environment and writes its configuration as a document that the BrokerConfig component
- * deploys (see `exportBrokerConfig`).
+ * deploys (see `exportBrokerConfig`), or with `--format import` as a `pulumi import --file` document
+ * for the native resources.
+ *
+ * `broker-config migrate-state [--in FILE] [--out FILE]` rewrites a `pulumi stack export` of dynamic
+ * resources into native ones (see `migrate-state.ts`).
  *
  * The API key is read from the environment only (`BROKER_API_KEY`, or the variable `--api-key-env`
  * names), never from a flag: a flag's value would land in shell history and process listings.
@@ -56,7 +60,10 @@ Options:
   --rate-limit-timeout-seconds N
                        how long one request may wait on the rate limit [default: 300]
   --out FILE           write to FILE (replaced only when the export succeeds) [default: stdout]
-  --format yaml|json   output format                         [default: json for *.json, else yaml]
+  --format yaml|json|import
+                       output format [default: json for *.json, else yaml];
+                       import: a \`pulumi import --file\` document for the native
+                       resources (broker:index:*): types, names and ids, no values
   --progress           report progress on stderr             [default: when stderr is a terminal]
   --help               show this help
 
@@ -174,7 +181,8 @@ interface ExportArgs {
   /** The client's options; its messages name the flags and variables the settings came from. */
   client: BrokerClientOptions;
   out?: string;
-  format: BrokerConfigFormat;
+  /** A document format, or `import`: the \`pulumi import --file\` document (JSON). */
+  format: BrokerConfigFormat | "import";
   progress: boolean;
 }
 
@@ -221,8 +229,10 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     throw new UsageError(`unexpected argument${shown(extra)}: export takes options only`);
 
   const format = values.format ?? (values.out === undefined ? "yaml" : formatOfFile(values.out));
-  if (!(BROKER_CONFIG_FORMATS as readonly string[]).includes(format))
-    throw new UsageError(`--format must be yaml or json, got ${JSON.stringify(format)}`);
+  if (!(BROKER_CONFIG_FORMATS as readonly string[]).includes(format) && format !== "import")
+    throw new UsageError(
+      `--format must be yaml or json (or import, for a \`pulumi import --file\` document), got ${JSON.stringify(format)}`,
+    );
   if (values.out === "") throw new UsageError("--out must not be empty");
 
   const apiKeyEnv = values["api-key-env"] ?? ENV_VARS.apiKey;
@@ -272,7 +282,7 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
       ...(maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond }),
       ...(rateLimitTimeoutSeconds === undefined ? {} : { rateLimitTimeoutSeconds }),
     },
-    format: format as BrokerConfigFormat,
+    format: format as BrokerConfigFormat | "import",
     progress: values.progress,
   };
   if (values.out !== undefined) args.out = values.out;
@@ -330,7 +340,10 @@ async function runExport(args: ExportArgs): Promise<number> {
       ...(args.progress ? { onProgress: (p: ExportProgress) => process.stderr.write(progressLine(p)) } : {}),
     });
     for (const warning of result.warnings) process.stderr.write(`broker-config: warning: ${warning}\n`);
-    const text = formatBrokerConfig(result.document, args.format);
+    const text =
+      args.format === "import"
+        ? `${JSON.stringify(result.importFile, null, 2)}\n`
+        : formatBrokerConfig(result.document, args.format);
     if (args.out === undefined) process.stdout.write(text);
     else {
       writeAtomically(args.out, text);
