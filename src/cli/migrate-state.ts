@@ -175,9 +175,10 @@ export function migrateDeployment(input: unknown, options: MigrateOptions): Migr
       `the stack has ${pending.length} pending operation(s) from an interrupted update: run \`pulumi refresh\` (or \`pulumi cancel\`) and export again`,
     );
   const dynamic = resources.filter((r) => NATIVE_TYPE_OF[r.type] !== undefined);
-  if (dynamic.length === 0) return { exported: structuredClone(exported), changes: [], migrated: 0 };
+  const [firstDynamic] = dynamic;
+  if (firstDynamic === undefined) return { exported: structuredClone(exported), changes: [], migrated: 0 };
 
-  const stackUrn = resources.find((r) => r.type === "pulumi:pulumi:Stack")?.urn ?? dynamic[0]!.urn;
+  const stackUrn = resources.find((r) => r.type === "pulumi:pulumi:Stack")?.urn ?? firstDynamic.urn;
   const { stack, project } = parseUrn(stackUrn);
   const providerName = defaultProviderName(options.version);
   const providerUrn = `urn:pulumi:${stack}::${project}::${BROKER_PROVIDER_TYPE}::${providerName}`;

@@ -45,7 +45,10 @@ async function allKeys(): Promise<Record<string, unknown>[]> {
  */
 async function outputs(): Promise<Record<string, { value: unknown; secret: boolean }>> {
   return Object.fromEntries(
-    Object.entries(await stack.outputs()).map(([name, o]) => [name, { value: o.value, secret: o.secret }]),
+    Object.entries(await stack.outputs()).map(([name, o]) => [
+      name,
+      { value: o.value as unknown, secret: o.secret },
+    ]),
   );
 }
 
