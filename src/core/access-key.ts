@@ -44,7 +44,7 @@ import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, type NotKnown } from "./unknown";
 
 export { ON_DELETE_VALUES, type OnDelete };
@@ -98,15 +98,13 @@ function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeAccessKeyInputs(bag: PropertyBag): AccessKeyInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedAccessKeyInputs(bag: PropertyBag): ProposedAccessKeyInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
+export const decodeAccessKeyInputs = inputDecoders.known;
+
+/** Decodes inputs that may hold values not known yet (a preview's check or diff). */
+export const decodeProposedAccessKeyInputs = inputDecoders.proposed;
 
 /**
  * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.

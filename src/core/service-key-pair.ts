@@ -19,7 +19,7 @@ import { NotImportableError } from "./import";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, isUnknown, type NotKnown } from "./unknown";
 
 /** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
@@ -54,15 +54,13 @@ function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeServiceKeyPairInputs(bag: PropertyBag): ServiceKeyPairInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedServiceKeyPairInputs(bag: PropertyBag): ProposedServiceKeyPairInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
+export const decodeServiceKeyPairInputs = inputDecoders.known;
+
+/** Decodes inputs that may hold values not known yet (a preview's check or diff). */
+export const decodeProposedServiceKeyPairInputs = inputDecoders.proposed;
 
 /** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOutputs {

@@ -21,7 +21,7 @@ import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { isUnknown, type NotKnown } from "./unknown";
 
 /** Workspace inputs; `U` is what a value not known yet becomes (nothing, once known). */
@@ -63,15 +63,13 @@ function decodeInputs<U>(r: PropertyReader<U>): WorkspaceInputsOf<U> {
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeWorkspaceInputs(bag: PropertyBag): WorkspaceInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedWorkspaceInputs(bag: PropertyBag): ProposedWorkspaceInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
+export const decodeWorkspaceInputs = inputDecoders.known;
+
+/** Decodes inputs that may hold values not known yet (a preview's check or diff). */
+export const decodeProposedWorkspaceInputs = inputDecoders.proposed;
 
 /** Decodes a workspace's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeWorkspaceOutputs(bag: PropertyBag): WorkspaceOutputs {
