@@ -98,13 +98,8 @@ function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
   };
 }
 
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
-
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export const decodeAccessKeyInputs = inputDecoders.known;
-
-/** Decodes inputs that may hold values not known yet (a preview's check or diff). */
-export const decodeProposedAccessKeyInputs = inputDecoders.proposed;
 
 /**
  * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
@@ -222,7 +217,7 @@ export function checkAccessKey(
   checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedAccessKeyInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -534,8 +529,8 @@ export const accessKeyOperations: ResourceOperations<
   AccessKeyOutputs
 > = {
   typeName: "AccessKey",
-  decodeInputs: decodeAccessKeyInputs,
-  decodeProposedInputs: decodeProposedAccessKeyInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeAccessKeyOutputs,
   check: checkAccessKey,
   diff: diffAccessKey,

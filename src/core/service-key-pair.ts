@@ -54,13 +54,8 @@ function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
   };
 }
 
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
-
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export const decodeServiceKeyPairInputs = inputDecoders.known;
-
-/** Decodes inputs that may hold values not known yet (a preview's check or diff). */
-export const decodeProposedServiceKeyPairInputs = inputDecoders.proposed;
 
 /** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOutputs {
@@ -130,7 +125,7 @@ export function checkServiceKeyPair(
   }
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedServiceKeyPairInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -267,8 +262,8 @@ export const serviceKeyPairOperations: ResourceOperations<
   ServiceKeyPairOutputs
 > = {
   typeName: "ServiceKeyPair",
-  decodeInputs: decodeServiceKeyPairInputs,
-  decodeProposedInputs: decodeProposedServiceKeyPairInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeServiceKeyPairOutputs,
   check: checkServiceKeyPair,
   diff: diffServiceKeyPair,

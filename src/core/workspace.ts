@@ -63,13 +63,8 @@ function decodeInputs<U>(r: PropertyReader<U>): WorkspaceInputsOf<U> {
   };
 }
 
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
-
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export const decodeWorkspaceInputs = inputDecoders.known;
-
-/** Decodes inputs that may hold values not known yet (a preview's check or diff). */
-export const decodeProposedWorkspaceInputs = inputDecoders.proposed;
 
 /** Decodes a workspace's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeWorkspaceOutputs(bag: PropertyBag): WorkspaceOutputs {
@@ -134,7 +129,7 @@ export function checkWorkspace(
   checkOptionalBoolean(failures, "adopt", news["adopt"]);
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedWorkspaceInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -274,8 +269,8 @@ export const workspaceOperations: ResourceOperations<
   WorkspaceOutputs
 > = {
   typeName: "Workspace",
-  decodeInputs: decodeWorkspaceInputs,
-  decodeProposedInputs: decodeProposedWorkspaceInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeWorkspaceOutputs,
   check: checkWorkspace,
   diff: diffWorkspace,
