@@ -11,7 +11,7 @@ export default tseslint.config(
       "examples/**/bin/**",
       "coverage/**",
       // Generated from schema.json by Pulumi's Node.js code generator (npm run gen:native).
-      "src/native/**",
+      "sdk/**",
     ],
   },
   js.configs.recommended,

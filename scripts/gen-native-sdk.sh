@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Generates the Node.js SDK of the `broker` package (src/native, published as
+# Generates the Node.js SDK of the `broker` package (sdk/nodejs, published as
 # `pulumi-broker-config/native`) from schema.json with Pulumi's own Node.js code generator, through
 # the generator program in scripts/gen-sdk (the one that also writes the Python and Go SDKs).
 #
-#   npm run gen:native             regenerate src/native in place
-#   npm run gen:native -- --check  fail when src/native differs from what schema.json generates (CI)
+#   npm run gen:native             regenerate sdk/nodejs in place
+#   npm run gen:native -- --check  fail when sdk/nodejs differs from what schema.json generates (CI)
 #
 # The generated SDK is compiled inside this package rather than published as its own npm package,
 # so three things change on the way in, each checked to apply:
 #   - only the TypeScript sources are kept (the generator's package.json, tsconfig.json, README.md
 #     and git files describe a separate package);
 #   - utilities.ts reads the version from this package's package.json (two levels up from
-#     src/native and dist/native), so resources ask the engine for resource-broker-v<our version>;
+#     sdk/nodejs and dist/native), so resources ask the engine for resource-broker-v<our version>;
 #   - this package's stricter compiler settings get what they require: `export type` for re-exported
 #     interfaces (isolatedModules) and `override` on `isInstance` (noImplicitOverride).
 set -euo pipefail
@@ -71,13 +71,13 @@ for file in accessKey.ts provider.ts serviceKeyPair.ts workspace.ts; do
 done
 
 if $check; then
-  if ! diff -ru "$repo/src/native" "$out" >&2; then
-    log "src/native is out of date: run \`npm run gen:native\` and commit src/native"
+  if ! diff -ru "$repo/sdk/nodejs" "$out" >&2; then
+    log "sdk/nodejs is out of date: run \`npm run gen:native\` and commit sdk/nodejs"
     exit 1
   fi
-  log "src/native matches schema.json"
+  log "sdk/nodejs matches schema.json"
   exit 0
 fi
-rm -rf "$repo/src/native"
-cp -R "$out" "$repo/src/native"
-log "wrote src/native (version $version)"
+rm -rf "$repo/sdk/nodejs"
+cp -R "$out" "$repo/sdk/nodejs"
+log "wrote sdk/nodejs (version $version)"

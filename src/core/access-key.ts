@@ -44,7 +44,7 @@ import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, type NotKnown } from "./unknown";
 
 export { ON_DELETE_VALUES, type OnDelete };
@@ -98,15 +98,8 @@ function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeAccessKeyInputs(bag: PropertyBag): AccessKeyInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
-
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedAccessKeyInputs(bag: PropertyBag): ProposedAccessKeyInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
 /**
  * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
@@ -224,7 +217,7 @@ export function checkAccessKey(
   checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedAccessKeyInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -536,8 +529,8 @@ export const accessKeyOperations: ResourceOperations<
   AccessKeyOutputs
 > = {
   typeName: "AccessKey",
-  decodeInputs: decodeAccessKeyInputs,
-  decodeProposedInputs: decodeProposedAccessKeyInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeAccessKeyOutputs,
   check: checkAccessKey,
   diff: diffAccessKey,

@@ -19,7 +19,7 @@ import { NotImportableError } from "./import";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, isUnknown, type NotKnown } from "./unknown";
 
 /** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
@@ -54,15 +54,8 @@ function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeServiceKeyPairInputs(bag: PropertyBag): ServiceKeyPairInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
-
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedServiceKeyPairInputs(bag: PropertyBag): ProposedServiceKeyPairInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
 /** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOutputs {
@@ -132,7 +125,7 @@ export function checkServiceKeyPair(
   }
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedServiceKeyPairInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -269,8 +262,8 @@ export const serviceKeyPairOperations: ResourceOperations<
   ServiceKeyPairOutputs
 > = {
   typeName: "ServiceKeyPair",
-  decodeInputs: decodeServiceKeyPairInputs,
-  decodeProposedInputs: decodeProposedServiceKeyPairInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeServiceKeyPairOutputs,
   check: checkServiceKeyPair,
   diff: diffServiceKeyPair,

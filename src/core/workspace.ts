@@ -21,7 +21,7 @@ import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { isUnknown, type NotKnown } from "./unknown";
 
 /** Workspace inputs; `U` is what a value not known yet becomes (nothing, once known). */
@@ -63,15 +63,8 @@ function decodeInputs<U>(r: PropertyReader<U>): WorkspaceInputsOf<U> {
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeWorkspaceInputs(bag: PropertyBag): WorkspaceInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
-
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedWorkspaceInputs(bag: PropertyBag): ProposedWorkspaceInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
 /** Decodes a workspace's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeWorkspaceOutputs(bag: PropertyBag): WorkspaceOutputs {
@@ -136,7 +129,7 @@ export function checkWorkspace(
   checkOptionalBoolean(failures, "adopt", news["adopt"]);
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedWorkspaceInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -276,8 +269,8 @@ export const workspaceOperations: ResourceOperations<
   WorkspaceOutputs
 > = {
   typeName: "Workspace",
-  decodeInputs: decodeWorkspaceInputs,
-  decodeProposedInputs: decodeProposedWorkspaceInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeWorkspaceOutputs,
   check: checkWorkspace,
   diff: diffWorkspace,

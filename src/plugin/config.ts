@@ -9,6 +9,7 @@
  * only hands it the values, so the dynamic and the native provider accept exactly the same settings.
  */
 import { normalizeBaseUrl } from "../client/base-url";
+import type { CheckFailure } from "../core/results";
 import { BrokerClient } from "../client";
 import { isBrokerSettingsError } from "../client/errors";
 import {
@@ -31,9 +32,8 @@ export const SETTING_NAMES: readonly SettingName[] = Object.keys(CONFIG_KEYS) as
 const ENGINE_KEYS: ReadonlySet<string> = new Set(["version", "pluginDownloadURL"]);
 
 /** A problem with one setting, reported by `CheckConfig` against that property. */
-export interface ConfigFailure {
+export interface ConfigFailure extends CheckFailure {
   readonly property: SettingName;
-  readonly reason: string;
 }
 
 /** What `CheckConfig` answers. */

@@ -2,10 +2,9 @@ import * as crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { BrokerClient, type CreateAccessKeyInput, type CreatedAccessKey } from "../../src/client";
 import {
+  accessKeyOperations,
   checkAccessKey,
   createAccessKey,
-  decodeAccessKeyInputs,
-  decodeProposedAccessKeyInputs,
   deleteAccessKey,
   diffAccessKey,
   readAccessKey,
@@ -24,7 +23,7 @@ function checked(ctx: TestContext, news: Record<string, unknown>, recorded?: str
   const result = checkAccessKey(ctx, news, recorded);
   expect(result.failures).toEqual([]);
   if (result.inputs === undefined) throw new Error("check failed");
-  return decodeAccessKeyInputs(toPropertyBag(result.inputs));
+  return accessKeyOperations.decodeInputs(toPropertyBag(result.inputs));
 }
 
 /** A server that ignores the permissions sent with a create: the key starts with none. */
@@ -95,19 +94,21 @@ describe("AccessKey core", () => {
       ctx,
       checked(ctx, { name: "perm", type: "ACCOUNT", permissions: { send: ["a/b", "c/d"] } }),
     );
-    const reordered = decodeProposedAccessKeyInputs(
+    const reordered = accessKeyOperations.decodeProposedInputs(
       toPropertyBag(
         checked(ctx, { name: "perm", type: "ACCOUNT", permissions: { send: ["c/d", "a/b", "a/b"] } }),
       ),
     );
-    expect(diffAccessKey(decodeAccessKeyInputs(toPropertyBag(key.outputs)), reordered).changes).toBe(false);
+    expect(
+      diffAccessKey(accessKeyOperations.decodeInputs(toPropertyBag(key.outputs)), reordered).changes,
+    ).toBe(false);
 
     const news = checked(ctx, {
       name: "perm",
       type: "ACCOUNT",
       permissions: { send: ["a/b", "e/*"], receive: ["x/*"] },
     });
-    const diff = diffAccessKey(decodeAccessKeyInputs(toPropertyBag(key.outputs)), news);
+    const diff = diffAccessKey(accessKeyOperations.decodeInputs(toPropertyBag(key.outputs)), news);
     expect(diff).toMatchObject({ changes: true, replaces: [], changed: ["permissions"] });
     expect(diff.permissions).toEqual({
       send: { added: ["e/*"], removed: ["c/d"] },
@@ -279,7 +280,7 @@ describe("AccessKey core", () => {
       });
       // The next diff sees the missing permissions, and the update sets them.
       expect(
-        diffAccessKey(decodeAccessKeyInputs(toPropertyBag(failure.outputs)), {
+        diffAccessKey(accessKeyOperations.decodeInputs(toPropertyBag(failure.outputs)), {
           ...inputs,
           name: "unfinished",
         }).changed,

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 
-// The generated Node.js SDK (src/native) is compiled inside this package, not published on its own:
+// The generated Node.js SDK (sdk/nodejs) is compiled inside this package, not published on its own:
 // the version it asks the engine for must be this package's, or the engine would look for a
 // `resource-broker-v<other>` plugin that `broker-config plugin install` never wrote.
 
