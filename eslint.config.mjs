@@ -10,6 +10,8 @@ export default tseslint.config(
       "examples/**/node_modules/**",
       "examples/**/bin/**",
       "coverage/**",
+      // Generated from schema.json by Pulumi's Node.js code generator (npm run gen:native).
+      "sdk/**",
     ],
   },
   js.configs.recommended,

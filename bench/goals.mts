@@ -79,6 +79,18 @@ export function evaluateGoals(results: Figures): Goal[] {
       detail: `ratio ${client["ratio"]}`,
     });
   }
+  const native = results["native"] as Record<string, Record<string, number> | number> | undefined;
+  if (native !== undefined) {
+    const bytes = (which: string): number => {
+      const figures = native[which];
+      return typeof figures === "object" ? (figures["stateBytesPerResource"] ?? Infinity) : Infinity;
+    };
+    goals.push({
+      goal: "native state bytes per resource <= dynamic",
+      met: bytes("native") <= bytes("dynamic"),
+      detail: `native ${bytes("native")}, dynamic ${bytes("dynamic")}, floor ${bytes("floor")} B/resource`,
+    });
+  }
   const up = results["up"] as Record<string, Record<string, number>> | undefined;
   if (up?.["100"] !== undefined) {
     goals.push({

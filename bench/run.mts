@@ -21,6 +21,7 @@ import { WORK_DIR } from "./lib/repo.mts";
 import { measureClient } from "./sections/client.mts";
 import { measureCliRequests } from "./sections/cli-requests.mts";
 import { measureHost } from "./sections/host.mts";
+import { measureNative } from "./sections/native.mts";
 import { measureProviderBytes } from "./sections/provider-bytes.mts";
 import { LIMIT_SECTIONS } from "./sections/rate-limit.mts";
 import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
@@ -34,6 +35,7 @@ const SECTIONS = [
   "client",
   "host",
   "up",
+  "native",
   ...LIMITS,
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -104,6 +106,9 @@ try {
   }
   if (wanted("up")) {
     results["up"] = await measureUp(ctx, upSizes);
+  }
+  if (wanted("native")) {
+    results["native"] = await measureNative(ctx);
   }
   for (const name of LIMITS.filter(wanted)) {
     results[name] = await LIMIT_SECTIONS[name](ctx);

@@ -128,16 +128,21 @@ export class PulumiProject {
   }
 
   /**
-   * Runs `pulumi <args> --non-interactive` in the project; rejects with {@link CliError} on a non-zero exit.
-   * `onStart` receives the CLI's process id as soon as it runs (to watch its memory).
+   * Runs `pulumi <args> --non-interactive` in the project, with the project's environment plus
+   * `env`; rejects with {@link CliError} on a non-zero exit. `onStart` receives the CLI's process id
+   * as soon as it runs (to watch its memory).
    */
-  run(args: readonly string[], onStart?: (pid: number) => void): Promise<CliRun> {
+  run(
+    args: readonly string[],
+    env: Record<string, string> = {},
+    onStart?: (pid: number) => void,
+  ): Promise<CliRun> {
     const started = performance.now();
     return new Promise((resolve, reject) => {
       const child = execFile(
         "pulumi",
         [...args, "--non-interactive"],
-        { cwd: this.dir, env: { ...process.env, ...this.#env }, maxBuffer: 256 * 1024 * 1024 },
+        { cwd: this.dir, env: { ...process.env, ...this.#env, ...env }, maxBuffer: 256 * 1024 * 1024 },
         (error, stdout, stderr) => {
           this.transcript.push(stdout, stderr);
           const seconds = (performance.now() - started) / 1000;
@@ -148,6 +153,19 @@ export class PulumiProject {
       );
       if (onStart !== undefined && child.pid !== undefined) onStart(child.pid);
     });
+  }
+
+  /**
+   * The CLI itself, for commands the Automation API runs differently (it always adds
+   * `--show-secrets` to `stack export`) or not at all (`state unprotect`): {@link PulumiProject.run}
+   * without the timing.
+   */
+  async cli(
+    args: readonly string[],
+    env: Record<string, string> = {},
+  ): Promise<{ stdout: string; stderr: string }> {
+    const { stdout, stderr } = await this.run(args, env);
+    return { stdout, stderr };
   }
 
   /** Creates stack `name` with the CLI and sets its config, one `pulumi config set` per key. */
@@ -166,11 +184,19 @@ export class PulumiProject {
     }
   }
 
-  /** Size in bytes of the stack's checkpoint (its current state) in the file backend. */
-  stateBytes(stack: string): number {
+  /**
+   * The path of `stack`'s current state file (its checkpoint) in the file backend, not one of its
+   * backups or history copies.
+   */
+  stateFile(stack: string): string {
     const file = findFile(this.backendDir, `${stack}.json`);
     if (file === undefined) throw new Error(`no checkpoint of stack ${stack} under ${this.backendDir}`);
-    return fs.statSync(file).size;
+    return file;
+  }
+
+  /** Size in bytes of the stack's checkpoint (its current state) in the file backend. */
+  stateBytes(stack: string): number {
+    return fs.statSync(this.stateFile(stack)).size;
   }
 
   /**

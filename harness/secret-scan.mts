@@ -3,6 +3,10 @@
  * produced — state files and backups, CLI output, provider host stderr, error messages. Exact
  * values the run saw are searched for, and so are credential shapes (the emulator's `bka_`/`bks_`
  * key values, X25519 private keys), which also catches values the run never learned.
+ *
+ * A scan that read nothing finds nothing: every source is recorded with its kind, and a test asserts
+ * by name that each kind it means to cover (the stack's state file, its backups and history, the
+ * Pulumi home, the CLI output…) was really read and held text ({@link SecretScan.unread}).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -14,6 +18,29 @@ export const CREDENTIAL_PATTERNS: Readonly<Record<string, RegExp>> = {
   "private key": /MC4CAQAwBQYDK2VuBCIEI[A-Za-z0-9+/]{20,}/u,
 };
 
+/** What a scanned text is; {@link SecretScan.unread} names the kinds a scan did not cover. */
+export type SourceKind =
+  /** A stack's current state file in a file backend (`.pulumi/stacks/<project>/<stack>.json`). */
+  | "state file"
+  /** Earlier versions of it: `<stack>.json.bak` and `.pulumi/backups/**`. */
+  | "state backup"
+  /** The update history: `.pulumi/history/**` (each update's checkpoint and summary). */
+  | "history"
+  /** Anything else of the backend (metadata, locks). */
+  | "backend metadata"
+  /** Files under `PULUMI_HOME`. */
+  | "pulumi home"
+  /** The project directory: `Pulumi.yaml`, `Pulumi.<stack>.yaml` (stack config), the program. */
+  | "project"
+  /** What a CLI command printed (stdout and stderr). */
+  | "cli output"
+  /** An error as a caller sees it (message, stack, serialized fields). */
+  | "error"
+  /** A process's stderr (provider host, emulator). */
+  | "stderr"
+  /** Any other file. */
+  | "file";
+
 /** Values shorter than this are not searched for: they would match by chance. */
 const MIN_SECRET_LENGTH = 8;
 
@@ -21,6 +48,17 @@ const MIN_SECRET_LENGTH = 8;
 export interface Leak {
   source: string;
   kind: string;
+}
+
+/** Which kind of backend file `relative` (a path inside a file backend's directory) is. */
+function backendKind(relative: string): SourceKind {
+  const parts = relative.split(path.sep);
+  if (parts[0] !== ".pulumi") return "backend metadata";
+  if (parts[1] === "stacks" && relative.endsWith(".json")) return "state file";
+  if (parts[1] === "stacks" && relative.endsWith(".json.bak")) return "state backup";
+  if (parts[1] === "backups") return "state backup";
+  if (parts[1] === "history") return "history";
+  return "backend metadata";
 }
 
 /**
@@ -44,7 +82,7 @@ export function findLeaks(
 
 /** Collects what a test produced and the credentials it saw, then scans with {@link findLeaks}. */
 export class SecretScan {
-  readonly #sources: { source: string; text: string }[] = [];
+  readonly #sources: { source: string; kind: SourceKind; text: string }[] = [];
   readonly #secrets = new Set<string>();
 
   /** Adds credentials that must not appear anywhere. */
@@ -52,20 +90,37 @@ export class SecretScan {
     for (const value of values) if (value !== undefined) this.#secrets.add(value);
   }
 
-  /** Adds a text the run produced (command output, an error message, a process's stderr). */
-  text(source: string, text: string | undefined): void {
-    if (text !== undefined) this.#sources.push({ source, text });
+  /** Adds a text the run produced (command output, an error message, a process's stderr), as `kind`. */
+  text(source: string, text: string | undefined, kind: SourceKind): void {
+    if (text !== undefined) this.#sources.push({ source, kind, text });
   }
 
-  /** Adds every file under `dir` (state, backups, history, logs); symbolic links are not followed. */
-  directory(source: string, dir: string): void {
-    if (!fs.existsSync(dir)) return;
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) this.directory(`${source}/${entry.name}`, full);
-      else if (entry.isFile())
-        this.#sources.push({ source: `${source}/${entry.name}`, text: fs.readFileSync(full, "utf8") });
-    }
+  /**
+   * Adds every file under `dir`; symbolic links are not followed. `kindOf` tells each file's kind
+   * from its path relative to `dir` (default: all of `kind`).
+   */
+  directory(
+    source: string,
+    dir: string,
+    kind: SourceKind | ((relative: string) => SourceKind) = "file",
+  ): void {
+    const kindOf = typeof kind === "function" ? kind : (): SourceKind => kind;
+    const walk = (current: string): void => {
+      if (!fs.existsSync(current)) return;
+      for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+        const full = path.join(current, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.isFile()) {
+          const relative = path.relative(dir, full);
+          this.#sources.push({
+            source: `${source}/${relative}`,
+            kind: kindOf(relative),
+            text: fs.readFileSync(full, "utf8"),
+          });
+        }
+      }
+    };
+    walk(dir);
   }
 
   /**
@@ -74,9 +129,9 @@ export class SecretScan {
    * `node_modules`.
    */
   project(source: string, project: { dir: string; backendDir: string; homeDir: string }): void {
-    this.directory(`${source}: backend`, project.backendDir);
-    this.directory(`${source}: pulumi home`, project.homeDir);
-    this.directory(`${source}: project`, project.dir);
+    this.directory(`${source}: backend`, project.backendDir, backendKind);
+    this.directory(`${source}: pulumi home`, project.homeDir, "pulumi home");
+    this.directory(`${source}: project`, project.dir, "project");
   }
 
   /** How many texts were collected. */
@@ -84,11 +139,29 @@ export class SecretScan {
     return this.#sources.length;
   }
 
+  /**
+   * The kinds among `kinds` of which no non-empty text was collected: a test asserts this is empty,
+   * so a scan that silently read no state file (a moved backend, a renamed directory) fails.
+   */
+  unread(kinds: readonly SourceKind[]): SourceKind[] {
+    const read = new Set(this.#sources.filter((s) => s.text.trim() !== "").map((s) => s.kind));
+    return kinds.filter((kind) => !read.has(kind));
+  }
+
   /** Every finding. */
   leaks(): Leak[] {
     return findLeaks(this.#sources, this.#secrets, "a credential seen by the test");
   }
 }
+
+/** The kinds every scan of a CLI test must have read: the engine's files and what the CLI printed. */
+export const CLI_TEST_SOURCES: readonly SourceKind[] = [
+  "state file",
+  "state backup",
+  "history",
+  "pulumi home",
+  "cli output",
+];
 
 /** The text of an error as a user would see it: message, and the output a failed CLI command carries. */
 export function errorText(error: unknown): string {

@@ -8,6 +8,10 @@
 # binaries (plus the dynamic-provider plugin script) where the wrapper looks. A second run takes
 # seconds. With internet access and no Go, it does nothing and `npx pulumi` downloads as usual.
 #
+# It then runs scripts/ensure-python-host.sh, which adds the Python language host beside the CLI and
+# prepares a virtualenv with PyPI `pulumi` at the same version, and scripts/ensure-go-host.sh, which
+# adds the Go language host, so Python and Go programs (the generated SDKs' users) run as well.
+#
 # Prints the bin directory on stdout; progress goes to stderr.
 set -euo pipefail
 
@@ -24,6 +28,15 @@ if [ "$version" != "$wrapper_version" ]; then
   exit 1
 fi
 
+finish() {
+  # Python and Go programs (the SDKs' tests) need their language hosts, Python also a venv; its path
+  # is what scripts/ensure-python-host.sh prints, so it is not repeated here.
+  bash "$repo/scripts/ensure-python-host.sh" >/dev/null
+  bash "$repo/scripts/ensure-go-host.sh" >/dev/null
+  echo "$bin_dir"
+  exit 0
+}
+
 install_plugin_script() {
   # The engine looks for the dynamic-provider plugin on PATH; the wrapper puts bin_dir first on PATH.
   cp "$repo/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs" "$bin_dir/"
@@ -33,8 +46,7 @@ install_plugin_script() {
 if [ -x "$bin_dir/pulumi" ] && [ -x "$bin_dir/pulumi-language-nodejs" ] &&
   [ "$("$bin_dir/pulumi" version 2>/dev/null)" = "v$version" ]; then
   install_plugin_script
-  echo "$bin_dir"
-  exit 0
+  finish
 fi
 
 # A suitable CLI already on PATH (e.g. a developer's install) is used as it is.
@@ -44,8 +56,7 @@ if command -v pulumi >/dev/null 2>&1 && command -v pulumi-language-nodejs >/dev/
   ln -sf "$(command -v pulumi)" "$bin_dir/pulumi"
   ln -sf "$(command -v pulumi-language-nodejs)" "$bin_dir/pulumi-language-nodejs"
   install_plugin_script
-  echo "$bin_dir"
-  exit 0
+  finish
 fi
 
 if ! command -v go >/dev/null 2>&1; then
@@ -104,4 +115,4 @@ if [ "$actual" != "v$version" ]; then
   exit 1
 fi
 log "Pulumi CLI $actual ready in $bin_dir"
-echo "$bin_dir"
+finish

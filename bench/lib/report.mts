@@ -114,6 +114,26 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
       ),
     );
   }
+  const native = results["native"] as
+    | {
+        resources: number;
+        native: Record<string, number>;
+        dynamic: Record<string, number>;
+        floor: Record<string, number>;
+      }
+    | undefined;
+  if (native !== undefined) {
+    parts.push(
+      table(
+        `pulumi up of ${native.resources} access keys: native vs dynamic resources vs a no-op provider`,
+        (["native", "dynamic", "floor"] as const).map((which) => [
+          which,
+          `up ${native[which]["upSeconds"]} s`,
+          `state ${native[which]["stateBytesPerResource"]} B/resource`,
+        ]),
+      ),
+    );
+  }
   parts.push(
     table(
       "Goals",

@@ -91,7 +91,7 @@ async function upAndRefresh(
     });
     await counter.clearRequests();
     const memory = new PeakMemorySampler();
-    const up = await project.run(["up", "--yes", "--skip-preview"], (pid) => {
+    const up = await project.run(["up", "--yes", "--skip-preview"], {}, (pid) => {
       memory.start(pid);
     });
     const peak = memory.stop();

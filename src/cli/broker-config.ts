@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 /**
- * The `broker-config` command. One subcommand so far:
+ * The `broker-config` command.
+ *
+ * `broker-config plugin install|uninstall` installs (or removes) the `broker` Pulumi provider plugin
+ * in `$PULUMI_HOME/plugins` (see `plugin-install.ts`).
  *
  * `broker-config export [--base-url URL] [--api-key-env NAME] [--max-requests-per-second N]
- *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json] [--progress]`
+ *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json|import] [--progress]`
  * reads an environment and writes its configuration as a document that the BrokerConfig component
- * deploys (see `exportBrokerConfig`).
+ * deploys (see `exportBrokerConfig`), or with `--format import` as a `pulumi import --file` document
+ * for the native resources.
+ *
+ * `broker-config migrate-state [--in FILE] [--out FILE]` rewrites a `pulumi stack export` of dynamic
+ * resources into native ones (see `migrate-state.ts`).
  *
  * The API key is read from the environment only (`BROKER_API_KEY`, or the variable `--api-key-env`
  * names), never from a flag: a flag's value would land in shell history and process listings.
@@ -33,8 +40,13 @@ import {
   formatOfFile,
   type BrokerConfigFormat,
 } from "../export/format";
+import { packageVersion } from "../plugin/schema";
+import { migrateDeployment, MigrateStateError } from "./migrate-state";
+import { installPlugin, uninstallPlugin } from "./plugin-install";
 
 const USAGE = `Usage: broker-config export [options]
+       broker-config plugin install|uninstall
+       broker-config migrate-state [--in FILE] [--out FILE]
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
 permissions; never key values) as a document for the BrokerConfig component.
@@ -48,17 +60,118 @@ Options:
   --rate-limit-timeout-seconds N
                        how long one request may wait on the rate limit [default: 300]
   --out FILE           write to FILE (replaced only when the export succeeds) [default: stdout]
-  --format yaml|json   output format                         [default: json for *.json, else yaml]
+  --format yaml|json|import
+                       output format [default: json for *.json, else yaml];
+                       import: a \`pulumi import --file\` document for the native
+                       resources (broker:index:*): types, names and ids, no values
   --progress           report progress on stderr             [default: when stderr is a terminal]
   --help               show this help
 
 The API key is never accepted as a flag: set BROKER_API_KEY (or the variable --api-key-env names).
 Every key is listed by name, the ACCOUNT key used for the export included; no value is written.
 Exit codes: 0 ok, 1 API, connection or file failure, 2 usage error.
+
+plugin install     puts the broker Pulumi provider plugin (for pulumi-broker-config/native and
+                   other languages' SDKs) into $PULUMI_HOME/plugins (default ~/.pulumi/plugins),
+                   run by the Node.js running this command
+plugin uninstall   removes it again
+
+migrate-state      rewrites the output of \`pulumi stack export\` (from --in FILE or stdin) so
+                   that the stack's dynamic resources become the native ones (broker:index:*),
+                   keeping every id, input and output, secrets as they are (still encrypted);
+                   writes it to --out FILE or stdout, for \`pulumi stack import\`, and lists
+                   what it changed on stderr
 `;
 
 /** Waits on the rate limit this long or longer are reported on stderr. */
 const RATE_LIMIT_NOTE_MS = 5_000;
+
+/** `plugin install|uninstall`: one line on stdout saying what changed. */
+function runPlugin(argv: string[]): number {
+  const [action, extra] = argv;
+  if ((action !== "install" && action !== "uninstall") || extra !== undefined) {
+    process.stderr.write(`broker-config: plugin takes one argument, install or uninstall\n\n${USAGE}`);
+    return 2;
+  }
+  if (action === "install") {
+    const result = installPlugin();
+    process.stdout.write(
+      `broker-config: installed the broker plugin v${result.version} in ${result.directory}\n`,
+    );
+  } else {
+    const result = uninstallPlugin();
+    process.stdout.write(
+      result.existed
+        ? `broker-config: removed the broker plugin v${result.version} from ${result.directory}\n`
+        : `broker-config: the broker plugin v${result.version} was not installed (${result.directory})\n`,
+    );
+  }
+  return 0;
+}
+
+/**
+ * `migrate-state [--in FILE] [--out FILE]`: the export in, the rewritten export out, one line per
+ * change on stderr.
+ */
+async function runMigrateState(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { in: { type: "string" }, out: { type: "string", short: "o" } },
+    }));
+  } catch (error) {
+    process.stderr.write(
+      `broker-config: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`,
+    );
+    return 2;
+  }
+  const source = values.in ?? "stdin";
+  let text: string;
+  try {
+    text = values.in === undefined ? await readStdin() : fs.readFileSync(values.in, "utf8");
+  } catch (error) {
+    process.stderr.write(
+      `broker-config: cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`,
+    );
+    return 1;
+  }
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    process.stderr.write(
+      `broker-config: ${source} is not JSON: pass the output of \`pulumi stack export\`\n`,
+    );
+    return 1;
+  }
+  let result;
+  try {
+    result = migrateDeployment(input, { version: packageVersion() });
+  } catch (error) {
+    if (!(error instanceof MigrateStateError)) throw error;
+    process.stderr.write(`broker-config: ${error.message}\n`);
+    return 1;
+  }
+  const output = `${JSON.stringify(result.exported, null, 2)}\n`;
+  if (values.out === undefined) process.stdout.write(output);
+  else writeAtomically(values.out, output);
+  for (const change of result.changes) process.stderr.write(`broker-config: ${change}\n`);
+  process.stderr.write(
+    result.migrated === 0
+      ? "broker-config: no dynamic broker resources in this stack; nothing changed\n"
+      : `broker-config: migrated ${result.migrated} resource(s); now run \`pulumi stack import --file <the output>\` and switch the program to pulumi-broker-config/native\n`,
+  );
+  return 0;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 /** Bad arguments or missing settings: exit code 2. */
 class UsageError extends Error {}
@@ -68,7 +181,8 @@ interface ExportArgs {
   /** The client's options; its messages name the flags and variables the settings came from. */
   client: BrokerClientOptions;
   out?: string;
-  format: BrokerConfigFormat;
+  /** A document format, or `import`: the \`pulumi import --file\` document (JSON). */
+  format: BrokerConfigFormat | "import";
   progress: boolean;
 }
 
@@ -115,8 +229,10 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     throw new UsageError(`unexpected argument${shown(extra)}: export takes options only`);
 
   const format = values.format ?? (values.out === undefined ? "yaml" : formatOfFile(values.out));
-  if (!(BROKER_CONFIG_FORMATS as readonly string[]).includes(format))
-    throw new UsageError(`--format must be yaml or json, got ${JSON.stringify(format)}`);
+  if (!(BROKER_CONFIG_FORMATS as readonly string[]).includes(format) && format !== "import")
+    throw new UsageError(
+      `--format must be yaml or json (or import, for a \`pulumi import --file\` document), got ${JSON.stringify(format)}`,
+    );
   if (values.out === "") throw new UsageError("--out must not be empty");
 
   const apiKeyEnv = values["api-key-env"] ?? ENV_VARS.apiKey;
@@ -166,7 +282,7 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
       ...(maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond }),
       ...(rateLimitTimeoutSeconds === undefined ? {} : { rateLimitTimeoutSeconds }),
     },
-    format: format as BrokerConfigFormat,
+    format: format as BrokerConfigFormat | "import",
     progress: values.progress,
   };
   if (values.out !== undefined) args.out = values.out;
@@ -224,7 +340,10 @@ async function runExport(args: ExportArgs): Promise<number> {
       ...(args.progress ? { onProgress: (p: ExportProgress) => process.stderr.write(progressLine(p)) } : {}),
     });
     for (const warning of result.warnings) process.stderr.write(`broker-config: warning: ${warning}\n`);
-    const text = formatBrokerConfig(result.document, args.format);
+    const text =
+      args.format === "import"
+        ? `${JSON.stringify(result.importFile, null, 2)}\n`
+        : formatBrokerConfig(result.document, args.format);
     if (args.out === undefined) process.stdout.write(text);
     else {
       writeAtomically(args.out, text);
@@ -243,6 +362,8 @@ async function runExport(args: ExportArgs): Promise<number> {
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv[0] === "plugin") return runPlugin(argv.slice(1));
+  if (argv[0] === "migrate-state") return runMigrateState(argv.slice(1));
   let args;
   try {
     args = parseExportArgs(argv, env);

@@ -63,6 +63,11 @@ export type EndpointInfo = Pick<Endpoint<never, unknown>, "method" | "path" | "r
 /** A list query with its paging defaults filled in (see `paging.ts`). */
 type Resolved<Q> = Q & ResolvedListOptions;
 
+/** The paging part of a list query, as both list endpoints send it. */
+function pageQuery(query: Resolved<{ pageIndex: number }>): Record<string, string | number> {
+  return { limit: query.limit, order: query.order, orderBy: query.orderBy, pageIndex: query.pageIndex };
+}
+
 /** The endpoints, by operation. */
 export const ENDPOINTS = {
   /** Creates a new key each time: never repeated unless the server surely did not see it. */
@@ -81,13 +86,7 @@ export const ENDPOINTS = {
     path: "/access-key",
     repeatable: true,
     build: (query) => ({
-      query: {
-        limit: query.limit,
-        order: query.order,
-        orderBy: query.orderBy,
-        pageIndex: query.pageIndex,
-        accessKey: query.accessKey,
-      },
+      query: { ...pageQuery(query), accessKey: query.accessKey },
       // The filter value is a key value: keep it out of errors.
       secrets: query.accessKey === undefined ? [] : [query.accessKey],
     }),
@@ -145,14 +144,7 @@ export const ENDPOINTS = {
     path: "/workspace",
     repeatable: true,
     build: (query) => ({
-      query: {
-        limit: query.limit,
-        order: query.order,
-        orderBy: query.orderBy,
-        pageIndex: query.pageIndex,
-        name: query.name,
-        id: query.id,
-      },
+      query: { ...pageQuery(query), name: query.name, id: query.id },
     }),
     decode: decodePage(decodeWorkspaceRecord),
   } satisfies Endpoint<Resolved<ListWorkspacesQuery>, Page<WorkspaceRecord>>,

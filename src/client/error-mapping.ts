@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from "node:http";
 
-import { BrokerApiError, type BrokerErrorCode } from "./errors";
+import { BrokerApiError, type BrokerApiErrorInit, type BrokerErrorCode } from "./errors";
 import { isTimeoutCode, networkErrorTraits } from "./network-errors";
 import { redactSecrets } from "./redact";
 import type { RetryDecision } from "./retry";
@@ -145,6 +145,26 @@ function statusHint(
   }
 }
 
+/**
+ * Every API error of a call: `failure` (what went wrong, after the method and path template) and
+ * `hint` (what to do) make the message, redacted of the call's secrets; the call's facts fill in the rest.
+ */
+function callError(
+  facts: CallFacts,
+  failure: string,
+  hint: string,
+  init: Omit<BrokerApiErrorInit, "message" | "method" | "pathTemplate" | "attempts">,
+): BrokerApiError {
+  const message = `${facts.method} ${facts.pathTemplate} failed: ${failure} — ${hint}`;
+  return new BrokerApiError({
+    ...init,
+    message: redactSecrets(message, facts.secrets),
+    method: facts.method,
+    pathTemplate: facts.pathTemplate,
+    attempts: facts.attempts,
+  });
+}
+
 /** The error for an HTTP error status (or an unexpected 1xx/3xx). */
 export function statusError(
   status: number,
@@ -157,14 +177,9 @@ export function statusError(
   const statusText = STATUS_CODES[status] ?? "";
   const server = details.serverMessage === undefined ? "" : `: ${details.serverMessage}`;
   const hint = statusHint(status, details, facts, outcomeUnknown);
-  const message = `${facts.method} ${facts.pathTemplate} failed: ${status} ${statusText}${server}${attemptsNote(facts.attempts)} — ${hint}`;
-  return new BrokerApiError({
+  return callError(facts, `${status} ${statusText}${server}${attemptsNote(facts.attempts)}`, hint, {
     code: codeForStatus(status),
-    message: redactSecrets(message, facts.secrets),
     status,
-    method: facts.method,
-    pathTemplate: facts.pathTemplate,
-    attempts: facts.attempts,
     outcomeUnknown,
     serverMessage: details.serverMessage,
     serverCode: details.serverCode,
@@ -224,14 +239,10 @@ export function networkError(
   facts: CallFacts,
 ): BrokerApiError {
   const brokerCode = codeForNetworkError(code);
-  const message = `${facts.method} ${facts.pathTemplate} failed: ${describeNetworkFailure(code, facts)}${attemptsNote(facts.attempts)} — ${networkHint(brokerCode, code, outcomeUnknown, facts)}`;
-  return new BrokerApiError({
+  const failure = `${describeNetworkFailure(code, facts)}${attemptsNote(facts.attempts)}`;
+  return callError(facts, failure, networkHint(brokerCode, code, outcomeUnknown, facts), {
     code: brokerCode,
-    message: redactSecrets(message, facts.secrets),
     status: 0,
-    method: facts.method,
-    pathTemplate: facts.pathTemplate,
-    attempts: facts.attempts,
     outcomeUnknown,
     cause: scrubbedCause(error, code, facts.secrets),
   });
@@ -253,14 +264,10 @@ export function badResponseError(
   const hint = outcomeUnknown
     ? `${OUTCOME_UNKNOWN_HINT}; also check that ${facts.names.baseUrl} points at the broker configuration API`
     : `check that ${facts.names.baseUrl} points at the broker configuration API (ending in /v1)`;
-  const message = `${facts.method} ${facts.pathTemplate} failed: ${status} ${STATUS_CODES[status] ?? ""} but the response is not the expected JSON (${detail}) — ${hint}`;
-  return new BrokerApiError({
+  const failure = `${status} ${STATUS_CODES[status] ?? ""} but the response is not the expected JSON (${detail})`;
+  return callError(facts, failure, hint, {
     code: "BROKER_BAD_RESPONSE",
-    message: redactSecrets(message, facts.secrets),
     status,
-    method: facts.method,
-    pathTemplate: facts.pathTemplate,
-    attempts: facts.attempts,
     outcomeUnknown,
     requestId,
   });

@@ -34,15 +34,17 @@ import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
 import {
   assertSameEndpoint,
   checkEndpoint,
+  decodeEndpointInputs,
   endpointMoved,
   recordedEndpoint,
   type EndpointInputsOf,
 } from "./endpoint";
+import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, type NotKnown } from "./unknown";
 
 export { ON_DELETE_VALUES, type OnDelete };
@@ -86,27 +88,18 @@ export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
 const WHAT = "Access key";
 
 function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     name: r.string("name"),
     type: r.oneOf("type", ACCESS_KEY_TYPES),
     permissions: r.permissions("permissions"),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
     onDelete: r.oneOf("onDelete", ON_DELETE_VALUES, DEFAULT_ON_DELETE),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeAccessKeyInputs(bag: PropertyBag): AccessKeyInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
-
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedAccessKeyInputs(bag: PropertyBag): ProposedAccessKeyInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
 /**
  * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
@@ -122,7 +115,6 @@ export function decodeAccessKeyOutputs(bag: PropertyBag, id?: string): AccessKey
   return {
     ...inputs,
     ...(permissions === undefined ? {} : { permissions }),
-    ...recordedEndpoint(r.optionalString("baseUrl")),
     accessKey: r.string("accessKey"),
     accessKeyId: r.integer("accessKeyId", idNumber(id)),
     ...(createdAt === undefined ? {} : { createdAt }),
@@ -225,7 +217,7 @@ export function checkAccessKey(
   checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedAccessKeyInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -424,18 +416,15 @@ async function applyPermissions(
 
 /**
  * Refresh: reads the key's record; a key that no longer exists is gone.
- * @param old the recorded state; without it (no state at all) the key cannot be found.
+ * @param old the recorded state; without it (an import by id) the key is looked up by its id in the
+ *   key list, which carries the key's value, and its settings take their defaults.
  */
 export async function readAccessKey(
   ctx: CoreContext,
   id: string,
   old: AccessKeyOutputs | undefined,
 ): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
-  if (old === undefined) {
-    throw new Error(
-      `Access key ${id} has no recorded key value in the stack, so it cannot be read; remove it from the stack with \`pulumi state delete\` and adopt it again.`,
-    );
-  }
+  if (old === undefined) return importAccessKey(ctx, id);
   assertSameEndpoint(ctx, old.baseUrl, `Refreshing access key ${id}`);
   const client = ctx.client();
   let record: AccessKeyRecord;
@@ -450,6 +439,24 @@ export async function readAccessKey(
     ...keyPairOf(old),
   });
   return { exists: true, id, outputs, inputs: inputsOf(outputs) };
+}
+
+/** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
+async function importAccessKey(
+  ctx: CoreContext,
+  id: string,
+): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
+  const keyId = numericId(id, WHAT);
+  const client = ctx.client();
+  const record = await client.findAccessKeyById(keyId);
+  if (record === undefined) return GONE;
+  const settings: AccessKeySettings = {
+    adopt: DEFAULT_ADOPT,
+    onDelete: DEFAULT_ON_DELETE,
+    allowEndpointChange: false,
+  };
+  const outputs = accessKeyOutputs(settings, factsOf(record, false, client.baseUrl));
+  return { exists: true, id: String(record.id), outputs, inputs: inputsOf(outputs) };
 }
 
 /** The inputs that would produce `outputs`. */
@@ -522,8 +529,8 @@ export const accessKeyOperations: ResourceOperations<
   AccessKeyOutputs
 > = {
   typeName: "AccessKey",
-  decodeInputs: decodeAccessKeyInputs,
-  decodeProposedInputs: decodeProposedAccessKeyInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeAccessKeyOutputs,
   check: checkAccessKey,
   diff: diffAccessKey,

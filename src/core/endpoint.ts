@@ -3,6 +3,7 @@
  * `broker:baseUrl` later points elsewhere (say, a dev stack edited to the prod URL) must not silently
  * read, change or forget objects in the wrong environment.
  */
+import type { PropertyReader } from "./state";
 import { checkOptionalBoolean, type CheckFailures } from "./validation";
 import type { CheckContext } from "./context";
 import { NOT_KNOWN, type NotKnown } from "./unknown";
@@ -13,6 +14,15 @@ export interface EndpointInputsOf<U = never> {
   baseUrl?: string | U;
   /** Set to move the resource deliberately to the newly configured endpoint (it is replaced there). */
   allowEndpointChange: boolean | U;
+}
+
+/** Decodes the endpoint inputs every resource records (`allowEndpointChange`, and `baseUrl` when recorded). */
+export function decodeEndpointInputs<U>(r: PropertyReader<U>): EndpointInputsOf<U> {
+  const baseUrl = r.optionalString("baseUrl");
+  return {
+    allowEndpointChange: r.boolean("allowEndpointChange", false),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  };
 }
 
 /**

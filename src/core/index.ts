@@ -18,6 +18,7 @@ export type {
 export { StateDecodeError, isEmptyState, toPropertyBag, type PropertyBag } from "./state";
 export { NOT_KNOWN, UNKNOWN, isKnown, type NotKnown } from "./unknown";
 export { PartiallyCreatedError, isPartiallyCreatedError } from "./partial-failure";
+export { NotImportableError, isNotImportableError } from "./import";
 export type { EndpointInputsOf } from "./endpoint";
 export * from "./workspace";
 export * from "./access-key";

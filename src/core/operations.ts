@@ -16,24 +16,28 @@ export interface ResourceOperations<I, P, O> {
   /** The resource's type name, such as `AccessKey`. */
   readonly typeName: string;
   /** Decodes checked inputs recorded by this or an earlier version of the package. */
-  decodeInputs(bag: PropertyBag): I;
+  readonly decodeInputs: (bag: PropertyBag) => I;
   /** Decodes inputs that may still hold values not known yet (preview). */
-  decodeProposedInputs(bag: PropertyBag): P;
+  readonly decodeProposedInputs: (bag: PropertyBag) => P;
   /**
    * Decodes recorded outputs, including those written by earlier versions of the package.
    * @param id the resource's id, which stands in for an id output the state lacks.
    */
-  decodeOutputs(bag: PropertyBag, id?: string): O;
+  readonly decodeOutputs: (bag: PropertyBag, id?: string) => O;
   /** Validates the program's inputs and fills defaults; makes no request. */
-  check(ctx: CheckContext, news: PropertyBag, recordedBaseUrl: string | undefined): CheckResult<P>;
+  readonly check: (
+    ctx: CheckContext,
+    news: PropertyBag,
+    recordedBaseUrl: string | undefined,
+  ) => CheckResult<P>;
   /** Compares the recorded inputs with the proposed ones; makes no request. */
-  diff(old: I, news: P): DiffResult;
+  readonly diff: (old: I, news: P) => DiffResult;
   /** Creates (or adopts) the object. */
-  create(ctx: CoreContext, inputs: I): Promise<CreateResult<O>>;
+  readonly create: (ctx: CoreContext, inputs: I) => Promise<CreateResult<O>>;
   /** Reads the object as it is on the server; `old` is absent when importing by id. */
-  read(ctx: CoreContext, id: string, old: O | undefined): Promise<ReadResult<I, O>>;
+  readonly read: (ctx: CoreContext, id: string, old: O | undefined) => Promise<ReadResult<I, O>>;
   /** Applies a change that needs no replacement. */
-  update(ctx: CoreContext, id: string, old: O, news: I): Promise<O>;
+  readonly update: (ctx: CoreContext, id: string, old: O, news: I) => Promise<O>;
   /** Removes the object from the stack (the API has no delete endpoints: see each resource). */
-  delete(ctx: CoreContext, id: string, old: O): Promise<void>;
+  readonly delete: (ctx: CoreContext, id: string, old: O) => Promise<void>;
 }

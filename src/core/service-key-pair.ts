@@ -10,14 +10,16 @@ import { DiffBuilder, changeKind, mapChanges } from "./diff";
 import {
   assertSameEndpoint,
   checkEndpoint,
+  decodeEndpointInputs,
   endpointMoved,
   recordedEndpoint,
   type EndpointInputsOf,
 } from "./endpoint";
+import { NotImportableError } from "./import";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, isUnknown, type NotKnown } from "./unknown";
 
 /** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
@@ -45,31 +47,21 @@ export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
 const WHAT = "Service key pair";
 
 function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     accessKey: r.string("accessKey"),
     rotationTriggers: r.stringMap("rotationTriggers"),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeServiceKeyPairInputs(bag: PropertyBag): ServiceKeyPairInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
-
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedServiceKeyPairInputs(bag: PropertyBag): ProposedServiceKeyPairInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
 /** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOutputs {
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    ...recordedEndpoint(r.optionalString("baseUrl")),
     accessKeyId: r.integer("accessKeyId"),
     publicKey: r.string("publicKey"),
     privateKey: r.string("privateKey"),
@@ -133,7 +125,7 @@ export function checkServiceKeyPair(
   }
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedServiceKeyPairInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -221,7 +213,8 @@ export async function readServiceKeyPair(
   old: ServiceKeyPairOutputs | undefined,
 ): Promise<ReadResult<ServiceKeyPairInputs, ServiceKeyPairOutputs>> {
   if (old === undefined) {
-    throw new Error(
+    throw new NotImportableError(
+      "ServiceKeyPair",
       `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
         "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
     );
@@ -269,8 +262,8 @@ export const serviceKeyPairOperations: ResourceOperations<
   ServiceKeyPairOutputs
 > = {
   typeName: "ServiceKeyPair",
-  decodeInputs: decodeServiceKeyPairInputs,
-  decodeProposedInputs: decodeProposedServiceKeyPairInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeServiceKeyPairOutputs,
   check: checkServiceKeyPair,
   diff: diffServiceKeyPair,

@@ -198,3 +198,27 @@ export function toPropertyBag(value: object): PropertyBag {
     if (entry !== NOT_KNOWN && entry !== undefined) bag[key] = entry;
   return bag;
 }
+
+/** The two ways a resource's inputs are decoded, from its one decoder. */
+export interface InputsDecoders<K, P> {
+  /** Inputs that must be known (create, update, or the inputs part of recorded state). */
+  readonly known: (bag: PropertyBag) => K;
+  /** Inputs that may hold values not known yet (a preview's check or diff). */
+  readonly proposed: (bag: PropertyBag) => P;
+}
+
+/**
+ * Both decoders of a resource's inputs, from its one decoder written against a
+ * {@link PropertyReader} (given twice, instantiated for known and for proposed values).
+ * @param what names the resource in decode errors.
+ */
+export function inputsDecoders<K, P>(
+  what: string,
+  known: (r: PropertyReader<never>) => K,
+  proposed: (r: PropertyReader<NotKnown>) => P,
+): InputsDecoders<K, P> {
+  return {
+    known: (bag) => known(knownReader(bag, what)),
+    proposed: (bag) => proposed(proposalReader(bag, what)),
+  };
+}

@@ -11,15 +11,17 @@ import { DiffBuilder, changeKind, valueChanged } from "./diff";
 import {
   assertSameEndpoint,
   checkEndpoint,
+  decodeEndpointInputs,
   endpointMoved,
   recordedEndpoint,
   type EndpointInputsOf,
 } from "./endpoint";
+import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { knownReader, proposalReader, type PropertyBag, type PropertyReader } from "./state";
+import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { isUnknown, type NotKnown } from "./unknown";
 
 /** Workspace inputs; `U` is what a value not known yet becomes (nothing, once known). */
@@ -53,32 +55,22 @@ export interface WorkspaceOutputs extends WorkspaceInputs {
 const WHAT = "Workspace";
 
 function decodeInputs<U>(r: PropertyReader<U>): WorkspaceInputsOf<U> {
-  const baseUrl = r.optionalString("baseUrl");
   return {
     name: r.string("name"),
     parentId: r.integer("parentId", TOP_LEVEL_PARENT_ID),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
-    allowEndpointChange: r.boolean("allowEndpointChange", false),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...decodeEndpointInputs(r),
   };
 }
 
-/** Decodes inputs that must be known (create, update, or the inputs part of recorded state). */
-export function decodeWorkspaceInputs(bag: PropertyBag): WorkspaceInputs {
-  return decodeInputs(knownReader(bag, WHAT));
-}
-
-/** Decodes inputs that may hold values not known yet (a preview's diff). */
-export function decodeProposedWorkspaceInputs(bag: PropertyBag): ProposedWorkspaceInputs {
-  return decodeInputs(proposalReader(bag, WHAT));
-}
+/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
+const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
 /** Decodes a workspace's recorded state, as this or any earlier version of the package wrote it. */
 export function decodeWorkspaceOutputs(bag: PropertyBag): WorkspaceOutputs {
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
-    ...recordedEndpoint(r.optionalString("baseUrl")),
     workspaceId: r.integer("workspaceId"),
     path: r.string("path"),
     createdAt: r.string("createdAt"),
@@ -137,7 +129,7 @@ export function checkWorkspace(
   checkOptionalBoolean(failures, "adopt", news["adopt"]);
   const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = decodeProposedWorkspaceInputs(news);
+  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
   return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
@@ -223,7 +215,7 @@ export async function readWorkspace(
 ): Promise<ReadResult<WorkspaceInputs, WorkspaceOutputs>> {
   assertSameEndpoint(ctx, old?.baseUrl, `Refreshing workspace ${id}`);
   const client = ctx.client();
-  const record = await client.getWorkspace(Number(id));
+  const record = await client.getWorkspace(numericId(id, WHAT));
   if (record === undefined) return GONE;
   const settings: WorkspaceSettings = {
     adopt: old?.adopt ?? DEFAULT_ADOPT,
@@ -277,8 +269,8 @@ export const workspaceOperations: ResourceOperations<
   WorkspaceOutputs
 > = {
   typeName: "Workspace",
-  decodeInputs: decodeWorkspaceInputs,
-  decodeProposedInputs: decodeProposedWorkspaceInputs,
+  decodeInputs: inputDecoders.known,
+  decodeProposedInputs: inputDecoders.proposed,
   decodeOutputs: decodeWorkspaceOutputs,
   check: checkWorkspace,
   diff: diffWorkspace,

@@ -37,16 +37,8 @@ export interface KeyPair {
   privateKey: string;
 }
 
-/** An access key as the store keeps it. */
-export interface StoredAccessKey {
-  id: number;
-  name: string;
-  /** The key value: a credential. */
-  key: string;
-  type: AccessKeyType;
-  permissions: Permissions;
-  /** ISO 8601 UTC with milliseconds. */
-  createdAt: string;
+/** An access key as the store keeps it: the API's record, and the key pair of a SERVICE key. */
+export interface StoredAccessKey extends AccessKeyRecord {
   /** Present for SERVICE keys only. */
   keyPair?: KeyPair;
 }
@@ -75,8 +67,10 @@ export interface WorkspaceRecord {
 export interface AccessKeyRecord {
   id: number;
   name: string;
+  /** The key value: a credential. */
   key: string;
   type: AccessKeyType;
   permissions: Permissions;
+  /** ISO 8601 UTC with milliseconds. */
   createdAt: string;
 }

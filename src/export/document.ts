@@ -9,6 +9,7 @@ import { formatProblem } from "../config-as-data/errors";
 import type { AccessKeySpec, BrokerConfigDocument, PermissionsSpec } from "../config-as-data/types";
 import { validateBrokerConfig } from "../config-as-data/validate";
 import { normalizePermissions } from "../model";
+import { pulumiImportFile, type PulumiImportFile } from "./import-file";
 import { buildWorkspaceTree, compareText } from "./tree";
 
 /** How often {@link ExportOptions.onProgress} is called while paging: every this many objects. */
@@ -43,6 +44,11 @@ export interface BrokerConfigExport {
    * which the API allows but a document cannot hold).
    */
   warnings: string[];
+  /**
+   * The same environment as a \`pulumi import --file\` document for the native resources: types,
+   * names and ids, no values.
+   */
+  importFile: PulumiImportFile;
   /** Counts of what was listed. */
   counts: { workspaces: number; accessKeys: number };
 }
@@ -98,6 +104,7 @@ export async function exportBrokerConfig(
   return {
     document,
     warnings,
+    importFile: pulumiImportFile(workspaceRecords, keyRecords),
     counts: { workspaces: workspaceRecords.length, accessKeys: keyRecords.length },
   };
 }

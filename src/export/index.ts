@@ -12,3 +12,9 @@ export {
 } from "./document";
 export { BROKER_CONFIG_FORMATS, formatBrokerConfig, formatOfFile, type BrokerConfigFormat } from "./format";
 export { buildWorkspaceTree, type WorkspaceTree } from "./tree";
+export {
+  pulumiImportFile,
+  resourceNameOf,
+  type PulumiImportFile,
+  type PulumiImportResource,
+} from "./import-file";

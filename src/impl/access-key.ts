@@ -14,23 +14,9 @@ export { configure } from "./connection";
 export { ON_DELETE_VALUES } from "../core/access-key";
 export type { AccessKeyInputs, AccessKeyOutputs, OnDelete } from "../core/access-key";
 
-const provider = dynamicOperations(accessKeyOperations);
-
-/** Validates inputs and fills defaults. Makes no request. */
-export const check = provider.check;
-
-/** A change of name, type or endpoint replaces the key (the API cannot rename a key or change its type); permissions update in place and compare as sets. */
-export const diff = provider.diff;
-
-/** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
-export const create = provider.create;
-
-/** Refresh: reads the key's record; a key that no longer exists leaves the stack. */
-export const read = provider.read;
-
-/** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
-export const update = provider.update;
-
-/** The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every permission; with `"retain"` it is left as it is. */
-const delete_ = provider.delete;
+/**
+ * What the engine calls, through the shim: check, diff, create, read (refresh), update and delete
+ * of the core's operations (see {@link "./dynamic-provider".DynamicOperations} and `src/core/access-key.ts` for what each does).
+ */
+export const { check, diff, create, read, update, delete: delete_ } = dynamicOperations(accessKeyOperations);
 export { delete_ as delete };

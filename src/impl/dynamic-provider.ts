@@ -17,11 +17,17 @@ import {
 
 /** The functions a dynamic provider shim forwards to (all but `configure`, which is shared). */
 export interface DynamicOperations {
+  /** Validates the program's inputs and fills defaults; makes no request. */
   readonly check: (olds: PropertyBag, news: PropertyBag) => Promise<dynamic.CheckResult>;
+  /** Compares the recorded state with the new inputs: what changes, and what replaces; makes no request. */
   readonly diff: (id: ID, olds: PropertyBag, news: PropertyBag) => Promise<dynamic.DiffResult>;
+  /** Creates (or adopts) the object. */
   readonly create: (inputs: PropertyBag) => Promise<dynamic.CreateResult>;
+  /** Refresh: reads the object as it is on the server; one that no longer exists leaves the stack. */
   readonly read: (id: ID, props?: PropertyBag) => Promise<dynamic.ReadResult>;
+  /** Applies a change that needs no replacement. */
   readonly update: (id: ID, olds: PropertyBag, news: PropertyBag) => Promise<dynamic.UpdateResult>;
+  /** Removes the object from the stack (the API has no delete endpoints: see each resource). */
   readonly delete: (id: ID, props: PropertyBag) => Promise<void>;
 }
 

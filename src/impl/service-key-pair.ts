@@ -14,23 +14,16 @@ import { dynamicOperations } from "./dynamic-provider";
 export { configure } from "./connection";
 export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../core/service-key-pair";
 
-const provider = dynamicOperations(serviceKeyPairOperations);
-
-/** Validates inputs. Makes no request (the key's type is verified by `create`). */
-export const check = provider.check;
-
-/** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
-export const diff = provider.diff;
-
-/** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
-export const create = provider.create;
-
-/** Refresh: there is no way to read a pair, so this checks that its key still exists. */
-export const read = provider.read;
-
-/** Changed `rotationTriggers` rotate the pair. */
-export const update = provider.update;
-
-/** Key pairs cannot be deleted: the current pair stays with its key. */
-const delete_ = provider.delete;
+/**
+ * What the engine calls, through the shim: check, diff, create, read (refresh), update and delete
+ * of the core's operations (see {@link "./dynamic-provider".DynamicOperations} and `src/core/service-key-pair.ts` for what each does).
+ */
+export const {
+  check,
+  diff,
+  create,
+  read,
+  update,
+  delete: delete_,
+} = dynamicOperations(serviceKeyPairOperations);
 export { delete_ as delete };

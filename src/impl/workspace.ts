@@ -13,23 +13,9 @@ import { dynamicOperations } from "./dynamic-provider";
 export { configure } from "./connection";
 export type { WorkspaceInputs, WorkspaceOutputs } from "../core/workspace";
 
-const provider = dynamicOperations(workspaceOperations);
-
-/** Validates inputs and fills defaults. Makes no request. */
-export const check = provider.check;
-
-/** A change of name, parent or endpoint replaces the workspace; `adopt` changes nothing on the server. */
-export const diff = provider.diff;
-
-/** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */
-export const create = provider.create;
-
-/** Refresh: reads the workspace by id; a workspace that no longer exists leaves the stack. */
-export const read = provider.read;
-
-/** Applies in-place changes (only settings kept in the stack), completing a workspace a create left unfinished. */
-export const update = provider.update;
-
-/** The API has no delete endpoint: the workspace is only forgotten, with a warning. */
-const delete_ = provider.delete;
+/**
+ * What the engine calls, through the shim: check, diff, create, read (refresh), update and delete
+ * of the core's operations (see {@link "./dynamic-provider".DynamicOperations} and `src/core/workspace.ts` for what each does).
+ */
+export const { check, diff, create, read, update, delete: delete_ } = dynamicOperations(workspaceOperations);
 export { delete_ as delete };

@@ -9,6 +9,8 @@
  * only hands it the values, so the dynamic and the native provider accept exactly the same settings.
  */
 import { normalizeBaseUrl } from "../client/base-url";
+import type { CheckFailure } from "../core/results";
+import { BrokerClient } from "../client";
 import { isBrokerSettingsError } from "../client/errors";
 import {
   CONFIG_KEYS,
@@ -30,9 +32,8 @@ export const SETTING_NAMES: readonly SettingName[] = Object.keys(CONFIG_KEYS) as
 const ENGINE_KEYS: ReadonlySet<string> = new Set(["version", "pluginDownloadURL"]);
 
 /** A problem with one setting, reported by `CheckConfig` against that property. */
-export interface ConfigFailure {
+export interface ConfigFailure extends CheckFailure {
   readonly property: SettingName;
-  readonly reason: string;
 }
 
 /** What `CheckConfig` answers. */
@@ -186,14 +187,18 @@ function comparable(name: SettingName, value: PropertyValue | undefined): string
 }
 
 /**
- * The configuration of one provider instance, as `Configure` received it. Making it never fails:
- * a missing or invalid setting fails only the operation that needs the API, with the
- * connection-settings module's message (preview must work without credentials).
+ * The configuration of one provider instance, as `Configure` received it, and the API client made
+ * from it. Making it never fails: a missing or invalid setting fails only the operation that needs
+ * the API, with the connection-settings module's message (preview must work without credentials).
+ *
+ * Each instance owns its client (nothing is shared through module state), so two provider
+ * instances with different endpoints never see each other's settings.
  */
 export class ProviderConfiguration {
   /** Reads `broker:<name>` from the provider's inputs. */
   readonly source: ConfigSource;
   private readonly env: NodeJS.ProcessEnv;
+  private made: BrokerClient | undefined;
 
   /**
    * @param args The `args` of `ConfigureRequest` (never its `variables`, which carry the API key
@@ -213,5 +218,24 @@ export class ProviderConfiguration {
   /** The configured base URL, normalised, or `undefined` (never throws, needs no API key). */
   baseUrl(): string | undefined {
     return configuredBaseUrl(this.source, this.env);
+  }
+
+  /**
+   * The API client of this provider instance, made on first use from {@link connection} (so it
+   * throws the same `BrokerConfigError` when settings are missing). Every resource served by the
+   * instance shares it, and with it the `maxConcurrency` cap.
+   */
+  client(): BrokerClient {
+    if (this.made === undefined || this.made.closed) this.made = new BrokerClient(this.connection());
+    return this.made;
+  }
+
+  /** Closes the client once the requests in flight finish (when the configuration is replaced or the server stops); never throws. */
+  async close(): Promise<void> {
+    try {
+      await this.made?.close();
+    } catch {
+      // Nothing is lost: closing only ends idle connections. It must never fail the caller.
+    }
   }
 }

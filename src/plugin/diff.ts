@@ -155,37 +155,3 @@ export function toDiffResponse(result: DiffResult): DiffResponse {
   }
   return response;
 }
-
-/**
- * Compares two lists as sets (order and repeats are no change) and reports each value added or
- * removed: an `add` at the index of its first occurrence in the new list, a `delete` at the index of
- * its first occurrence in the old one. An absent list is an empty one.
- *
- * @param path The list's path, such as `["permissions", "send"]`.
- * @param key Identifies equal values. @default JSON.stringify
- */
-export function diffSet<T>(
-  path: readonly PathSegment[],
-  olds: readonly T[] | undefined,
-  news: readonly T[] | undefined,
-  options: { replace?: boolean; inputDiff?: boolean; key?: (value: T) => string } = {},
-): ChangeEntry[] {
-  const key = options.key ?? ((value: T) => JSON.stringify(value));
-  const firstIndex = (list: readonly T[]) => {
-    const indices = new Map<string, number>();
-    list.forEach((value, i) => {
-      const k = key(value);
-      if (!indices.has(k)) indices.set(k, i);
-    });
-    return indices;
-  };
-  const oldIndex = firstIndex(olds ?? []);
-  const newIndex = firstIndex(news ?? []);
-  const common = { replace: options.replace ?? false, inputDiff: options.inputDiff ?? true };
-  const entries: ChangeEntry[] = [];
-  for (const [k, i] of oldIndex)
-    if (!newIndex.has(k)) entries.push({ path: [...path, i], kind: "delete", ...common });
-  for (const [k, i] of newIndex)
-    if (!oldIndex.has(k)) entries.push({ path: [...path, i], kind: "add", ...common });
-  return entries;
-}

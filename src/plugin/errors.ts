@@ -3,7 +3,8 @@
  *
  * | error                                                     | status             | detail                              |
  * | --------------------------------------------------------- | ------------------ | ----------------------------------- |
- * | created but a later step failed (`id`, `properties`, `reasons`) | `UNKNOWN`    | `pulumirpc.ErrorResourceInitFailed` |
+ * | {@link ResourceInitFailedError}, or any error with `id`, `properties`, `reasons` | `UNKNOWN` | `pulumirpc.ErrorResourceInitFailed` |
+ * | {@link NotImportableError} (import of a key pair)         | `FAILED_PRECONDITION` |                                  |
  * | {@link UnknownResourceTypeError}                          | `INVALID_ARGUMENT` |                                     |
  * | {@link CodecError} (a value the provider cannot take)     | `INVALID_ARGUMENT` |                                     |
  * | anything else (API errors, missing settings, …)           | `UNKNOWN`          |                                     |
@@ -15,6 +16,7 @@ import { Metadata, status, type StatusObject } from "@grpc/grpc-js";
 import { ErrorResourceInitFailed } from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
+import { isNotImportableError } from "../core/import";
 import { CodecError, encodeStruct, fromCore, pv, type PropertyMap } from "./codec";
 
 /** The metadata key in which gRPC carries a `google.rpc.Status` with error details. */
@@ -32,6 +34,28 @@ export class UnknownResourceTypeError extends Error {
     super(`The broker provider has no resource type "${type}"; it serves ${known.join(", ")}.`);
     this.name = "UnknownResourceTypeError";
     this.type = type;
+  }
+}
+
+/**
+ * The object exists on the server although the operation failed, with its outputs already encoded
+ * (secrets wrapped by the resource adapter, which knows the resource's secret outputs and which of
+ * the inputs were secret). The engine keeps the object in the stack with these properties.
+ */
+export class ResourceInitFailedError extends Error {
+  /** The id of the object that exists. */
+  readonly id: string;
+  /** Its outputs, secrets wrapped. */
+  readonly properties: PropertyMap;
+  /** Why the resource is not complete. */
+  readonly reasons: readonly string[];
+
+  constructor(message: string, id: string, properties: PropertyMap, reasons: readonly string[]) {
+    super(message);
+    this.name = "ResourceInitFailedError";
+    this.id = id;
+    this.properties = properties;
+    this.reasons = reasons;
   }
 }
 
@@ -93,26 +117,43 @@ export function messageOf(error: unknown): string {
  * description).
  */
 export function toGrpcError(error: unknown, context: ErrorContext = {}): Partial<StatusObject> {
+  if (error instanceof ResourceInitFailedError) {
+    return initFailed(error.message, error.id, error.properties, error.reasons);
+  }
   if (isCreatedButFailed(error)) {
     const properties = Object.fromEntries(
       Object.entries(error.properties).filter(([key]) => !key.startsWith("__")),
     );
-    const detail = new ErrorResourceInitFailed();
-    detail.setId(error.id);
-    detail.setProperties(encodeStruct((context.encodeProperties ?? allSecret)(properties)));
-    detail.setReasonsList([...error.reasons]);
-    const any = new Any();
-    any.pack(detail.serializeBinary(), INIT_FAILED_TYPE);
-    const details = new Status();
-    details.setCode(status.UNKNOWN);
-    details.setMessage(error.message);
-    details.addDetails(any);
-    const metadata = new Metadata();
-    metadata.add(STATUS_DETAILS_KEY, Buffer.from(details.serializeBinary()));
-    return { code: status.UNKNOWN, details: error.message, metadata };
+    const encoded = (context.encodeProperties ?? allSecret)(properties);
+    return initFailed(error.message, error.id, encoded, error.reasons);
   }
   if (error instanceof UnknownResourceTypeError || error instanceof CodecError) {
     return { code: status.INVALID_ARGUMENT, details: error.message };
   }
+  if (isNotImportableError(error)) {
+    return { code: status.FAILED_PRECONDITION, details: error.message };
+  }
   return { code: status.UNKNOWN, details: messageOf(error) };
+}
+
+/** `UNKNOWN` with the `ErrorResourceInitFailed` detail the engine reads as "keep it, with these properties". */
+function initFailed(
+  message: string,
+  id: string,
+  properties: PropertyMap,
+  reasons: readonly string[],
+): Partial<StatusObject> {
+  const detail = new ErrorResourceInitFailed();
+  detail.setId(id);
+  detail.setProperties(encodeStruct(properties));
+  detail.setReasonsList([...reasons]);
+  const any = new Any();
+  any.pack(detail.serializeBinary(), INIT_FAILED_TYPE);
+  const details = new Status();
+  details.setCode(status.UNKNOWN);
+  details.setMessage(message);
+  details.addDetails(any);
+  const metadata = new Metadata();
+  metadata.add(STATUS_DETAILS_KEY, Buffer.from(details.serializeBinary()));
+  return { code: status.UNKNOWN, details: message, metadata };
 }

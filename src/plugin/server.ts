@@ -140,8 +140,10 @@ class BrokerProvider {
     for (const fail of [...this.pending]) fail({ code: status.UNKNOWN, details: message });
   }
 
-  closeLog(): void {
+  /** Closes the engine connection and this instance's API client. */
+  async closeConnections(): Promise<void> {
     this.log.close();
+    await this.configuration.close();
   }
 
   private adapter(type: string, urn: string): ResourceAdapter {
@@ -192,10 +194,13 @@ class BrokerProvider {
 
       configure: this.unary<ConfigureRequest, ConfigureResponse>((request) => {
         // `args` keeps secrets as secrets; `variables` would hand us the API key as plain text.
+        const previous = this.configuration;
         this.configuration = new ProviderConfiguration(
           decode(request.getArgs()),
           this.options.env ?? process.env,
         );
+        // Its client finishes the requests in flight before it closes.
+        void previous.close();
         return new ConfigureResponse()
           .setAcceptsecrets(true)
           .setSupportspreview(true)
@@ -335,8 +340,7 @@ export async function startProviderServer(options: ServerOptions): Promise<Runni
     close: () =>
       new Promise<void>((resolve) => {
         server.tryShutdown(() => {
-          provider.closeLog();
-          resolve();
+          void provider.closeConnections().then(resolve, resolve);
         });
       }),
   };

@@ -2,10 +2,9 @@ import * as crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { BrokerClient, type CreateAccessKeyInput, type CreatedAccessKey } from "../../src/client";
 import {
+  accessKeyOperations,
   checkAccessKey,
   createAccessKey,
-  decodeAccessKeyInputs,
-  decodeProposedAccessKeyInputs,
   deleteAccessKey,
   diffAccessKey,
   readAccessKey,
@@ -24,7 +23,7 @@ function checked(ctx: TestContext, news: Record<string, unknown>, recorded?: str
   const result = checkAccessKey(ctx, news, recorded);
   expect(result.failures).toEqual([]);
   if (result.inputs === undefined) throw new Error("check failed");
-  return decodeAccessKeyInputs(toPropertyBag(result.inputs));
+  return accessKeyOperations.decodeInputs(toPropertyBag(result.inputs));
 }
 
 /** A server that ignores the permissions sent with a create: the key starts with none. */
@@ -95,19 +94,21 @@ describe("AccessKey core", () => {
       ctx,
       checked(ctx, { name: "perm", type: "ACCOUNT", permissions: { send: ["a/b", "c/d"] } }),
     );
-    const reordered = decodeProposedAccessKeyInputs(
+    const reordered = accessKeyOperations.decodeProposedInputs(
       toPropertyBag(
         checked(ctx, { name: "perm", type: "ACCOUNT", permissions: { send: ["c/d", "a/b", "a/b"] } }),
       ),
     );
-    expect(diffAccessKey(decodeAccessKeyInputs(toPropertyBag(key.outputs)), reordered).changes).toBe(false);
+    expect(
+      diffAccessKey(accessKeyOperations.decodeInputs(toPropertyBag(key.outputs)), reordered).changes,
+    ).toBe(false);
 
     const news = checked(ctx, {
       name: "perm",
       type: "ACCOUNT",
       permissions: { send: ["a/b", "e/*"], receive: ["x/*"] },
     });
-    const diff = diffAccessKey(decodeAccessKeyInputs(toPropertyBag(key.outputs)), news);
+    const diff = diffAccessKey(accessKeyOperations.decodeInputs(toPropertyBag(key.outputs)), news);
     expect(diff).toMatchObject({ changes: true, replaces: [], changed: ["permissions"] });
     expect(diff.permissions).toEqual({
       send: { added: ["e/*"], removed: ["c/d"] },
@@ -160,9 +161,40 @@ describe("AccessKey core", () => {
     expect(await readAccessKey(ctx, key.id, key.outputs)).toEqual({ exists: false });
   });
 
-  it("cannot refresh a key without recorded state, and says what to do", async () => {
-    const error = await rejectionOf(readAccessKey(core().context(), "5", undefined));
-    expect(error.message).toMatch(/no recorded key value.*pulumi state delete/su);
+  it("imports a key by id without recorded state: its value from the key list, settings at their defaults", async () => {
+    const ctx = core().context();
+    const made = await ctx.broker.createAccessKey({
+      name: "outside",
+      type: "ACCOUNT",
+      permissions: { send: ["b/x", "a/x"] },
+    });
+    const imported = await readAccessKey(ctx, String(made.accessKeyId), undefined);
+    if (!imported.exists) throw new Error("the key was not found");
+    expect(imported.outputs).toEqual({
+      name: "outside",
+      type: "ACCOUNT",
+      permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
+      adopt: false,
+      onDelete: "revoke",
+      allowEndpointChange: false,
+      baseUrl: ctx.broker.baseUrl,
+      accessKey: made.accessKey,
+      accessKeyId: made.accessKeyId,
+      createdAt: expect.any(String) as unknown,
+      adopted: false,
+    });
+    // The inputs are what check would return for them: diffing them against themselves is no change.
+    const rechecked = checked(ctx, toPropertyBag(imported.inputs), imported.inputs.baseUrl);
+    expect(diffAccessKey(imported.inputs, rechecked).changes).toBe(false);
+  });
+
+  it("imports nothing for an id no key has, and says what an id is when given something else", async () => {
+    const ctx = core().context();
+    expect(await readAccessKey(ctx, "999", undefined)).toEqual({ exists: false });
+    const error = await rejectionOf(readAccessKey(ctx, "orders", undefined));
+    expect(error.message).toBe(
+      'Access key id must be the object\'s numeric id on the broker (such as 42), got "orders".',
+    );
   });
 
   it("adopts an existing key by name and type and sets its permissions; several candidates are refused", async () => {
@@ -248,7 +280,7 @@ describe("AccessKey core", () => {
       });
       // The next diff sees the missing permissions, and the update sets them.
       expect(
-        diffAccessKey(decodeAccessKeyInputs(toPropertyBag(failure.outputs)), {
+        diffAccessKey(accessKeyOperations.decodeInputs(toPropertyBag(failure.outputs)), {
           ...inputs,
           name: "unfinished",
         }).changed,

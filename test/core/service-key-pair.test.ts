@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createAccessKey, decodeAccessKeyInputs, checkAccessKey } from "../../src/core/access-key";
+import { accessKeyOperations, createAccessKey, checkAccessKey } from "../../src/core/access-key";
 import {
+  serviceKeyPairOperations,
   checkServiceKeyPair,
   createServiceKeyPair,
-  decodeServiceKeyPairInputs,
   deleteServiceKeyPair,
   diffServiceKeyPair,
   readServiceKeyPair,
@@ -20,7 +20,7 @@ function checked(ctx: TestContext, news: Record<string, unknown>): ServiceKeyPai
   const result = checkServiceKeyPair(ctx, news, undefined);
   expect(result.failures).toEqual([]);
   if (result.inputs === undefined) throw new Error("check failed");
-  return decodeServiceKeyPairInputs(toPropertyBag(result.inputs));
+  return serviceKeyPairOperations.decodeInputs(toPropertyBag(result.inputs));
 }
 
 async function keyOf(
@@ -30,7 +30,7 @@ async function keyOf(
 ): Promise<string> {
   const result = checkAccessKey(ctx, { name, type }, undefined);
   if (result.inputs === undefined) throw new Error("check failed");
-  const key = await createAccessKey(ctx, decodeAccessKeyInputs(toPropertyBag(result.inputs)));
+  const key = await createAccessKey(ctx, accessKeyOperations.decodeInputs(toPropertyBag(result.inputs)));
   return key.outputs.accessKey;
 }
 

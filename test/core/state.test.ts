@@ -6,19 +6,17 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  decodeAccessKeyInputs,
+  accessKeyOperations,
   decodeAccessKeyOutputs,
-  decodeProposedAccessKeyInputs,
   checkAccessKey,
   diffAccessKey,
 } from "../../src/core/access-key";
-import { decodeServiceKeyPairInputs, decodeServiceKeyPairOutputs } from "../../src/core/service-key-pair";
+import { serviceKeyPairOperations, decodeServiceKeyPairOutputs } from "../../src/core/service-key-pair";
 import { StateDecodeError, toPropertyBag, type PropertyBag } from "../../src/core/state";
 import { NOT_KNOWN, UNKNOWN } from "../../src/core/unknown";
 import {
   checkWorkspace,
-  decodeProposedWorkspaceInputs,
-  decodeWorkspaceInputs,
+  workspaceOperations,
   decodeWorkspaceOutputs,
   diffWorkspace,
 } from "../../src/core/workspace";
@@ -151,13 +149,13 @@ describe("today's state decodes, and builds back to the same bag", () => {
   it.each([
     ["workspace outputs", decodeWorkspaceOutputs, workspace.outputs],
     ["workspace created but not read back", decodeWorkspaceOutputs, workspace.pending],
-    ["workspace inputs", decodeWorkspaceInputs, workspace.inputs],
+    ["workspace inputs", workspaceOperations.decodeInputs, workspace.inputs],
     ["access key outputs", decodeAccessKeyOutputs, accessKey.outputs],
     ["access key created but not read back", decodeAccessKeyOutputs, accessKey.pending],
-    ["access key inputs", decodeAccessKeyInputs, accessKey.inputs],
-    ["access key inputs recorded by refresh", decodeAccessKeyInputs, accessKey.readInputs],
+    ["access key inputs", accessKeyOperations.decodeInputs, accessKey.inputs],
+    ["access key inputs recorded by refresh", accessKeyOperations.decodeInputs, accessKey.readInputs],
     ["service key pair outputs", decodeServiceKeyPairOutputs, serviceKeyPair.outputs],
-    ["service key pair inputs", decodeServiceKeyPairInputs, serviceKeyPair.inputs],
+    ["service key pair inputs", serviceKeyPairOperations.decodeInputs, serviceKeyPair.inputs],
   ] as const)("%s", (_name, decode: (bag: PropertyBag) => object, bag) => {
     expect(toPropertyBag(decode(bag))).toEqual(withoutProvider(bag));
   });
@@ -185,15 +183,15 @@ describe("today's state decodes, and builds back to the same bag", () => {
     expect(() => decodeWorkspaceOutputs({ ...workspace.outputs, workspaceId: "x" })).toThrow(
       /`workspaceId` must be a non-negative integer/u,
     );
-    expect(() => decodeAccessKeyInputs({ ...accessKey.inputs, name: UNKNOWN })).toThrow(
+    expect(() => accessKeyOperations.decodeInputs({ ...accessKey.inputs, name: UNKNOWN })).toThrow(
       /`name` is not known yet/u,
     );
   });
 
   it("a pending access key diffs its missing permissions as added entries", () => {
     const diff = diffAccessKey(
-      decodeAccessKeyInputs(accessKey.pending),
-      decodeAccessKeyInputs(accessKey.inputs),
+      accessKeyOperations.decodeInputs(accessKey.pending),
+      accessKeyOperations.decodeInputs(accessKey.inputs),
     );
     expect(diff.changed).toEqual(["permissions"]);
     expect(diff.permissions).toEqual({
@@ -205,12 +203,12 @@ describe("today's state decodes, and builds back to the same bag", () => {
 });
 
 describe("detailed diffs", () => {
-  const old = decodeAccessKeyInputs(accessKey.inputs);
+  const old = accessKeyOperations.decodeInputs(accessKey.inputs);
 
   it("lists replacing properties in a stable order, each with its kind", () => {
     const diff = diffAccessKey(
       old,
-      decodeProposedAccessKeyInputs({
+      accessKeyOperations.decodeProposedInputs({
         ...accessKey.inputs,
         name: "other",
         type: "ACCOUNT",
@@ -225,14 +223,17 @@ describe("detailed diffs", () => {
     expect(diff.details.every((d) => d.replace && d.kind === "update")).toBe(true);
     // State recorded without an endpoint (a preview without settings) is not a move.
     const { baseUrl: _recorded, ...withoutEndpoint } = old;
-    const recorded = diffAccessKey(withoutEndpoint, decodeProposedAccessKeyInputs(accessKey.inputs));
+    const recorded = diffAccessKey(
+      withoutEndpoint,
+      accessKeyOperations.decodeProposedInputs(accessKey.inputs),
+    );
     expect(recorded.changes).toBe(false);
   });
 
   it("names a changed resources object and settings that only the stack holds", () => {
     const diff = diffAccessKey(
       old,
-      decodeProposedAccessKeyInputs({
+      accessKeyOperations.decodeProposedInputs({
         ...accessKey.inputs,
         permissions: { ...permissions, resources: { queue: "x" } },
         onDelete: "retain",
@@ -280,15 +281,15 @@ describe("values not known yet (preview)", () => {
   });
 
   it("diff counts an unknown as a change of the whole property, replacing where a known change would", () => {
-    const old = decodeWorkspaceInputs(workspace.inputs);
+    const old = workspaceOperations.decodeInputs(workspace.inputs);
     const diff = diffWorkspace(
       old,
-      decodeProposedWorkspaceInputs({ ...workspace.inputs, parentId: UNKNOWN, baseUrl: UNKNOWN }),
+      workspaceOperations.decodeProposedInputs({ ...workspace.inputs, parentId: UNKNOWN, baseUrl: UNKNOWN }),
     );
     expect(diff).toMatchObject({ replaces: ["parentId", "baseUrl"], changed: ["parentId", "baseUrl"] });
     const keyDiff = diffAccessKey(
-      decodeAccessKeyInputs(accessKey.inputs),
-      decodeProposedAccessKeyInputs({ ...accessKey.inputs, permissions: { send: [UNKNOWN] } }),
+      accessKeyOperations.decodeInputs(accessKey.inputs),
+      accessKeyOperations.decodeProposedInputs({ ...accessKey.inputs, permissions: { send: [UNKNOWN] } }),
     );
     expect(keyDiff.details).toEqual([{ path: "permissions", kind: "update", replace: false }]);
     expect(keyDiff.permissions).toBeUndefined();

@@ -3,10 +3,9 @@ import { BrokerClient, type WorkspaceRecord } from "../../src/client";
 import { isPartiallyCreatedError, type PartiallyCreatedError } from "../../src/core/partial-failure";
 import { toPropertyBag } from "../../src/core/state";
 import {
+  workspaceOperations,
   checkWorkspace,
   createWorkspace,
-  decodeProposedWorkspaceInputs,
-  decodeWorkspaceInputs,
   deleteWorkspace,
   diffWorkspace,
   readWorkspace,
@@ -24,7 +23,7 @@ function checked(ctx: TestContext, news: Record<string, unknown>, recorded?: str
   expect(result.failures).toEqual([]);
   if (result.inputs === undefined) throw new Error("check failed");
   // As an adapter does: the checked inputs go to the engine, and come back to create.
-  return decodeWorkspaceInputs(toPropertyBag(result.inputs));
+  return workspaceOperations.decodeInputs(toPropertyBag(result.inputs));
 }
 
 describe("Workspace core", () => {
@@ -81,7 +80,7 @@ describe("Workspace core", () => {
     expect(read.outputs).toMatchObject({ name: "renamed-outside", path: "/renamed-outside" });
     const next = diffWorkspace(
       read.inputs,
-      decodeProposedWorkspaceInputs({ ...checked(ctx, { name: "drifting" }) }),
+      workspaceOperations.decodeProposedInputs({ ...checked(ctx, { name: "drifting" }) }),
     );
     expect(next).toMatchObject({ changes: true, replaces: ["name"], changed: ["name"] });
     expect(next.details).toEqual([{ path: "name", kind: "update", replace: true }]);

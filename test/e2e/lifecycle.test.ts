@@ -246,23 +246,34 @@ describe("stacks per environment", () => {
 
   it("10. up with faults injected still succeeds, without duplicates on the server", async () => {
     const faulty = await project.stack("faulty", { ...specConfig(baseSpec), ...brokerConfig(prodEmulator) });
-    for (const [kind, phase] of [
-      ["429", "before"],
-      ["503", "before"],
-      ["503", "after"],
-      ["reset", "after"],
-    ] as const) {
+    // One seed per fault: with a shared seed they would draw the same numbers, and only the first
+    // (which wins when several fire) would ever strike.
+    for (const [index, [kind, phase]] of (
+      [
+        ["429", "before"],
+        ["503", "before"],
+        ["503", "after"],
+        ["reset", "after"],
+      ] as const
+    ).entries()) {
       await prodEmulator.controls!.injectFault({
         kind,
         phase,
         rate: 0.06,
-        seed: 11,
+        seed: 11 + index,
         ...(kind === "429" ? { retryAfter: "0" } : {}),
       });
     }
+    await prodEmulator.controls!.clearRequests();
     const up = await faulty.up();
     expect(up.summary.result).toBe("succeeded");
+    const struck = (await prodEmulator.controls!.requests()).filter((r) => r.fault !== undefined);
+    const applied = (await prodEmulator.controls!.faults()).reduce((sum, fault) => sum + fault.applied, 0);
     await prodEmulator.controls!.clearFaults();
+    // The faults really struck: the up succeeded through them, not past them.
+    expect(struck.length).toBeGreaterThan(0);
+    expect(struck).toHaveLength(applied);
+    expect(new Set(struck.map((r) => r.fault)).size, "more than one kind of fault struck").toBeGreaterThan(1);
     const names = (await allKeys(prodEmulator)).map((k) => k["name"]);
     for (const key of baseSpec.keys!) expect(names.filter((n) => n === key.name)).toHaveLength(1);
     const workspaces = (

@@ -294,9 +294,20 @@ describe("Workspace", () => {
 
   it("only forgets a workspace on delete, with a warning", async () => {
     const ws = await checkAndCreate("Workspace", "gone", WS, { name: "to-forget" });
+    const before = await emulator.controls!.stats();
     await host.delete(urn("Workspace", "gone"), ws.id, ws.outs);
     expect(host.stderr.join("")).toMatch(/to-forget.*still exists.*no delete endpoint/su);
-    expect(await emulator.controls!.stats()).toMatchObject({});
+    // Nothing was deleted or created on the server, and the workspace is still there.
+    expect(await emulator.controls!.stats()).toEqual(before);
+    const listed = await fetch(
+      `${emulator.url}/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name&name=to-forget`,
+      {
+        headers: { "X-API-KEY": emulator.adminKey },
+      },
+    );
+    expect(((await listed.json()) as { results: { id: number }[] }).results.map((w) => w.id)).toEqual([
+      Number(ws.id),
+    ]);
   });
 });
 
@@ -458,7 +469,13 @@ describe("AccessKey", () => {
         count: 1,
         routes: ["GET /access-key/{accessKey}/permissions"],
       });
+      await emulator.controls!.clearRequests();
       const error = await faulty.create(urn("AccessKey", "partial"), checked.inputs).catch((e: unknown) => e);
+      // The fault really struck the read-back, after a create that succeeded.
+      expect((await emulator.controls!.requests()).map((r) => [r.route, r.status, r.fault])).toEqual([
+        ["POST /access-key", 201, undefined],
+        ["GET /access-key/{accessKey}/permissions", 503, "503"],
+      ]);
       expect(error).toBeInstanceOf(ProviderCallError);
       const failure = (error as ProviderCallError).initFailure;
       expect(failure?.id).toMatch(/^\d+$/u);
@@ -591,23 +608,34 @@ describe("under injected faults", () => {
 
   it("a create, update and destroy cycle ends in the same server state as without faults, without duplicates", async () => {
     await cycle("calm");
-    for (const [kind, phase] of [
-      ["429", "before"],
-      ["503", "before"],
-      ["503", "after"],
-      ["reset", "before"],
-      ["reset", "after"],
-    ] as const) {
+    // One seed per fault: with a shared seed they would draw the same numbers, and only the first
+    // (which wins when several fire) would ever strike.
+    for (const [index, [kind, phase]] of (
+      [
+        ["429", "before"],
+        ["503", "before"],
+        ["503", "after"],
+        ["reset", "before"],
+        ["reset", "after"],
+      ] as const
+    ).entries()) {
       await emulator.controls!.injectFault({
         kind,
         phase,
         rate: 0.06,
-        seed: 7,
+        seed: 7 + index,
         ...(kind === "429" ? { retryAfter: "0" } : {}),
       });
     }
+    await emulator.controls!.clearRequests();
     await cycle("faulty");
+    const applied = (await emulator.controls!.faults()).reduce((sum, fault) => sum + fault.applied, 0);
+    const struck = (await emulator.controls!.requests()).filter((r) => r.fault !== undefined);
     await emulator.controls!.clearFaults();
+    // The faults really struck (the retries, not luck, made the cycle succeed).
+    expect(struck.length).toBeGreaterThan(0);
+    expect(struck).toHaveLength(applied);
+    expect(new Set(struck.map((r) => r.fault)).size, "more than one kind of fault struck").toBeGreaterThan(1);
     expect(await snapshot("faulty")).toEqual(await snapshot("calm"));
   });
 });

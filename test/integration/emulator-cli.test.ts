@@ -23,6 +23,8 @@ interface Run {
   stderr: () => string;
   /** Resolves with the first stdout line. */
   firstLine: Promise<string>;
+  /** Resolves with all of stdout once it contains `text`; rejects if the process exits first. */
+  stdoutUntil: (text: string) => Promise<string>;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -50,7 +52,18 @@ function run(args: string[]): Run {
       resolve({ code, signal });
     });
   });
-  return { child, stdout: () => stdout, stderr: () => stderr, firstLine, exit };
+  const stdoutUntil = (text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (stdout.includes(text)) resolve(stdout);
+      };
+      child.stdout.on("data", check);
+      child.once("exit", () => {
+        reject(new Error(`exited before printing ${JSON.stringify(text)}; stdout: ${stdout}`));
+      });
+      check();
+    });
+  return { child, stdout: () => stdout, stderr: () => stderr, firstLine, stdoutUntil, exit };
 }
 
 function freePort(): Promise<{ port: number; release: () => Promise<void> }> {
@@ -155,9 +168,7 @@ describe("broker-config-emulator", () => {
     const { port, release } = await freePort();
     await release();
     const started = run(["--port", String(port), "--admin-key", "bka_from-the-command-line"]);
-    await started.firstLine;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const banner = started.stdout();
+    const banner = await started.stdoutUntil("Press Ctrl+C to stop.");
     expect(banner).toContain(`http://127.0.0.1:${port}/v1`);
     expect(banner).toContain("bka_from-the-command-line");
     const api = new ApiCaller(`http://127.0.0.1:${port}/v1`, "bka_from-the-command-line");

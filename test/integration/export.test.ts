@@ -191,6 +191,18 @@ describe("the broker-config command", () => {
     expectNoSecrets(run.stdout + run.stderr);
   });
 
+  it("writes a pulumi import --file document with --format import: types, names and ids, no key value", async () => {
+    const run = await runCli(["export", "--format", "import"], {
+      BROKER_BASE_URL: emulator.url,
+      BROKER_API_KEY: emulator.adminKey,
+    });
+    expect(run.code).toBe(0);
+    const document = JSON.parse(run.stdout) as { resources: { type: string }[] };
+    expect(document).toEqual((await exportBrokerConfig(client)).importFile);
+    expect(document.resources.filter((r) => r.type === "broker:index:AccessKey")).toHaveLength(KEY_COUNT + 1);
+    expectNoSecrets(run.stdout + run.stderr);
+  });
+
   it("reads the key from the variable --api-key-env names", async () => {
     const run = await runCli(["export", "--base-url", emulator.url, "--api-key-env", "MY_BROKER_KEY"], {
       MY_BROKER_KEY: emulator.adminKey,

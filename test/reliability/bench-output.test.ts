@@ -19,7 +19,7 @@ describe("bench output", () => {
     const scan = new SecretScan();
     for (const output of outputs) {
       if (fs.statSync(output).isDirectory()) scan.directory(path.relative(REPO_ROOT, output), output);
-      else scan.text(path.relative(REPO_ROOT, output), fs.readFileSync(output, "utf8"));
+      else scan.text(path.relative(REPO_ROOT, output), fs.readFileSync(output, "utf8"), "file");
     }
     expect(scan.leaks()).toEqual([]);
   });

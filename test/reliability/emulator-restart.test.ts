@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
@@ -9,7 +10,7 @@ import { listKeys, listWorkspaces } from "./support/broker-api";
 import { expectDeclaredState, stackView } from "./support/declared-state";
 import { freePort, startEmulatorProcess, type EmulatorProcess } from "../../harness/emulator-process.mts";
 import { waitFor } from "./support/processes";
-import { errorText, SecretScan } from "../../harness/secret-scan.mts";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
 
 // The broker restarts in the middle of a stack's life: the emulator runs as its own process with a
@@ -69,7 +70,7 @@ async function snapshot(): Promise<unknown> {
 async function restart(): Promise<void> {
   const before = emulator.adminKey;
   expect(await emulator.stop(), "the emulator exits cleanly on SIGTERM").toBe(0);
-  scan.text("emulator stderr", emulator.stderr.join(""));
+  scan.text("emulator stderr", emulator.stderr.join(""), "stderr");
   emulator = await startEmulatorProcess({ dbFile, port });
   expect(emulator.adminKey, "the admin key is stored in the database").toBe(before);
 }
@@ -79,6 +80,27 @@ async function expectSpec(expected: Spec): Promise<void> {
   scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
   const controls = new EmulatorControls(emulator.controlUrl);
   await expectDeclaredState(emulator, expected, view, (id) => controls.publicKeyOf(id));
+}
+
+/**
+ * Plays a broker that is down on `port`: drops every connection without an answer, until one has
+ * arrived, then frees the port.
+ */
+async function brokerDownUntilContacted(port: number): Promise<void> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer();
+  const contacted = new Promise<void>((resolve) => {
+    server.on("connection", (socket) => {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.destroy();
+      resolve();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await contacted;
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
 }
 
 describe("the broker restarted with its database", () => {
@@ -100,13 +122,13 @@ describe("the broker restarted with its database", () => {
     });
     stack = await project.stack("dev", { ...specConfig(spec), ...brokerConfig(emulator) });
     const up = await stack.up();
-    scan.text("up", up.stdout + up.stderr);
+    scan.text("up", up.stdout + up.stderr, "cli output");
     const before = await snapshot();
 
     await restart();
     expect(await snapshot()).toEqual(before);
     const refresh = await stack.refresh();
-    scan.text("refresh", refresh.stdout + refresh.stderr);
+    scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
     expect(refresh.summary.resourceChanges).toEqual({ same: resourceCount(spec) + 1 });
     expect((await stack.preview()).changeSummary).toEqual({ same: resourceCount(spec) + 1 });
     await expectSpec(spec);
@@ -129,27 +151,30 @@ describe("the broker restarted with its database", () => {
     await waitFor("a create to be committed", async () =>
       (await controls.stats()).accessKeys > spec.keys.length + 1 ? true : undefined,
     );
-    // A broker down for about a second; the restarted one has no faults (they are not stored).
+    // The broker is down until the providers have really met it down: a stand-in on its port drops
+    // every connection, and the restart waits for the first one (an event, not a time). The
+    // restarted broker has no faults (they are not stored).
     await emulator.stop();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await brokerDownUntilContacted(port);
     emulator = await startEmulatorProcess({ dbFile, port });
     const outcome = await running;
-    if ("error" in outcome) scan.text("up across the restart", errorText(outcome.error));
+    if ("error" in outcome) scan.text("up across the restart", errorText(outcome.error), "error");
     expect(outcome, "the up succeeded across the restart").toHaveProperty("result");
     if ("result" in outcome)
-      scan.text("up across the restart", outcome.result.stdout + outcome.result.stderr);
+      scan.text("up across the restart", outcome.result.stdout + outcome.result.stderr, "cli output");
 
     await expectSpec(grown);
     const refresh = await stack.refresh();
-    scan.text("refresh", refresh.stdout + refresh.stderr);
+    scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
     expect(refresh.summary.resourceChanges).toEqual({ same: resourceCount(grown) + 1 });
     expect((await stack.preview()).changeSummary).toEqual({ same: resourceCount(grown) + 1 });
   }, 180_000);
 
   it("leaves no credential in state, backups, CLI output, errors or the emulator's stderr", () => {
     scan.project("project", project);
-    scan.text("emulator stderr", emulator.stderr.join(""));
+    scan.text("emulator stderr", emulator.stderr.join(""), "stderr");
     expect(scan.size).toBeGreaterThan(5);
+    expect(scan.unread(CLI_TEST_SOURCES), "sources the scan read nothing from").toEqual([]);
     expect(scan.leaks()).toEqual([]);
   });
 });

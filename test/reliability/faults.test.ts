@@ -7,7 +7,7 @@ import { ProviderHost } from "../../harness/provider-host.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { expectDeclaredState, expectRevoked, stackView } from "./support/declared-state";
 import { injectFaultMix } from "./support/faults";
-import { errorText, SecretScan } from "../../harness/secret-scan.mts";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
 
 // A whole stack life (up, refresh, a change, destroy) through the real CLI while the emulator
@@ -98,7 +98,7 @@ describe.each([
     try {
       return await run();
     } catch (error) {
-      scan.text(`${percent}%: failed step ${step}`, errorText(error));
+      scan.text(`${percent}%: failed step ${step}`, errorText(error), "error");
       throw error;
     } finally {
       const log = await controls.requests();
@@ -136,7 +136,7 @@ describe.each([
     );
     stack = await project.stack("dev", { ...specConfig(initial), ...brokerConfig(emulator, 8) });
     const up = await underFaults(1, () => stack.up());
-    scan.text(`${percent}%: up`, up.stdout + up.stderr);
+    scan.text(`${percent}%: up`, up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toMatchObject({ create: resourceCount(initial) + 1 });
     expect(
       createsStruck,
@@ -147,7 +147,7 @@ describe.each([
 
   it("refresh finds nothing changed, and the next preview shows no changes", async () => {
     const refresh = await underFaults(2, () => stack.refresh());
-    scan.text(`${percent}%: refresh`, refresh.stdout + refresh.stderr);
+    scan.text(`${percent}%: refresh`, refresh.stdout + refresh.stderr, "cli output");
     expect(refresh.summary.result).toBe("succeeded");
     const preview = await stack.preview();
     expect(preview.changeSummary).toEqual({ same: resourceCount(initial) + 1 });
@@ -158,14 +158,14 @@ describe.each([
     const next = changed(initial);
     await stack.setAllConfig(specConfig(next));
     const up = await underFaults(3, () => stack.up());
-    scan.text(`${percent}%: change`, up.stdout + up.stderr);
+    scan.text(`${percent}%: change`, up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toMatchObject({ create: 1, update: 2 });
     await expectState(next);
   }, 240_000);
 
   it("destroy revokes every key and empties the stack", async () => {
     const destroy = await underFaults(4, () => stack.destroy());
-    scan.text(`${percent}%: destroy`, destroy.stdout + destroy.stderr);
+    scan.text(`${percent}%: destroy`, destroy.stdout + destroy.stderr, "cli output");
     await expectRevoked(
       emulator,
       changed(initial).keys.map((k) => k.name),
@@ -233,9 +233,9 @@ describe("errors after the retries are used up", () => {
     ] as const) {
       expect(failure, label).toBeInstanceOf(Error);
       expect((failure as Error).message, label).toContain("/access-key/{accessKey}/permissions");
-      scan.text(`provider host ${label} error`, errorText(failure));
+      scan.text(`provider host ${label} error`, errorText(failure), "error");
     }
-    scan.text("provider host stderr", host.stderr.join(""));
+    scan.text("provider host stderr", host.stderr.join(""), "stderr");
   }, 60_000);
 });
 
@@ -244,6 +244,7 @@ describe("the secret scan", () => {
     // Runs last in this file: it scans what the tests above produced (backends are added as they close).
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     expect(scan.size).toBeGreaterThan(10);
+    expect(scan.unread([...CLI_TEST_SOURCES, "error"]), "sources the scan read nothing from").toEqual([]);
     expect(scan.leaks()).toEqual([]);
   });
 });

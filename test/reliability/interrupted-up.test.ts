@@ -6,7 +6,7 @@ import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { listKeys, listWorkspaces } from "./support/broker-api";
 import { expectDeclaredState, stackView } from "./support/declared-state";
 import { killHard, processesIn, waitFor } from "./support/processes";
-import { errorText, SecretScan } from "../../harness/secret-scan.mts";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
 
 // An `up` interrupted while the broker is creating objects: the creates are committed on the broker
@@ -121,7 +121,7 @@ describe("an up interrupted while creating", () => {
       return found.length > 0 ? found : undefined;
     });
     for (const provider of providers) killHard(provider.pid);
-    scan.text("interrupted up", errorText(await interrupted.failure));
+    scan.text("interrupted up", errorText(await interrupted.failure), "error");
     await emulator.controls!.clearFaults();
     const orphans = {
       keys: (await listKeys(emulator))
@@ -135,9 +135,9 @@ describe("an up interrupted while creating", () => {
     // Nothing pending, no lock: the engine saw the provider fail and recorded the creates as failed.
     expect(pendingOperations((await stack.exportStack()).deployment)).toEqual([]);
     const refresh = await stack.refresh();
-    scan.text("refresh", refresh.stdout + refresh.stderr);
+    scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
     const up = await stack.up();
-    scan.text("recovering up", up.stdout + up.stderr);
+    scan.text("recovering up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toMatchObject({ create: resourceCount(spec) });
 
     const view = await stackView(stack);
@@ -160,7 +160,7 @@ describe("an up interrupted while creating", () => {
       return found.length > 0 ? found : undefined;
     });
     killHard(cli!.pid);
-    scan.text("killed up", errorText(await interrupted.failure));
+    scan.text("killed up", errorText(await interrupted.failure), "error");
     // The CLI's children (language host, program, provider) lose their parent; they are ours to stop.
     for (const orphan of processesIn(project.dir, /./u)) killHard(orphan.pid);
     await emulator.controls!.clearFaults();
@@ -169,14 +169,14 @@ describe("an up interrupted while creating", () => {
     expect(pending.map((p) => p.type)).toEqual(["creating", "creating", "creating"]);
     const locked = await stack.refresh().catch((error: unknown) => error);
     expect(String(locked)).toMatch(/locked/u);
-    scan.text("refresh while locked", errorText(locked));
+    scan.text("refresh while locked", errorText(locked), "error");
 
     await stack.cancel();
     const refresh = await stack.refresh({ clearPendingCreates: true });
-    scan.text("refresh --clear-pending-creates", refresh.stdout + refresh.stderr);
+    scan.text("refresh --clear-pending-creates", refresh.stdout + refresh.stderr, "cli output");
     expect(pendingOperations((await stack.exportStack()).deployment)).toEqual([]);
     const up = await stack.up();
-    scan.text("recovering up", up.stdout + up.stderr);
+    scan.text("recovering up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toMatchObject({ create: 3 });
 
     const view = await stackView(stack);
@@ -188,6 +188,7 @@ describe("an up interrupted while creating", () => {
   it("leaves no credential in state, backups, CLI output or error messages", () => {
     scan.project("project", project);
     expect(scan.size).toBeGreaterThan(5);
+    expect(scan.unread([...CLI_TEST_SOURCES, "error"]), "sources the scan read nothing from").toEqual([]);
     expect(scan.leaks()).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { errorText, SecretScan } from "../../harness/secret-scan.mts";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { expectDeclaredState, stackView, type StackView } from "./support/declared-state";
 import { injectFaultMix } from "./support/faults";
 import { brokerConfig, resourceCount, specConfig, type KeySpec, type Spec } from "./support/spec";
@@ -88,10 +88,10 @@ describe("against a rate-limited API", () => {
     });
     await injectFaultMix(emulator.controls!, 0.2, 11);
     const up = await stack.up().catch((error: unknown) => {
-      scan.text("rate limit + faults: failed up", errorText(error));
+      scan.text("rate limit + faults: failed up", errorText(error), "error");
       throw error;
     });
-    scan.text("rate limit + faults: up", up.stdout + up.stderr);
+    scan.text("rate limit + faults: up", up.stdout + up.stderr, "cli output");
     const log = await emulator.controls!.requests();
     await emulator.controls!.clearFaults();
     await emulator.controls!.clearRateLimit();
@@ -123,8 +123,9 @@ describe("against a rate-limited API", () => {
       ["dev", ups[0]],
       ["prod", ups[1]],
     ] as const) {
-      if (result.status === "rejected") scan.text(`two stacks: ${name} failed up`, errorText(result.reason));
-      else scan.text(`two stacks: ${name} up`, result.value.stdout + result.value.stderr);
+      if (result.status === "rejected")
+        scan.text(`two stacks: ${name} failed up`, errorText(result.reason), "error");
+      else scan.text(`two stacks: ${name} up`, result.value.stdout + result.value.stderr, "cli output");
     }
     expect(
       ups.map((result) => result.status),
@@ -158,6 +159,7 @@ describe("the secret scan", () => {
     // Runs last in this file: it scans what the tests above produced (projects are added as they close).
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     expect(scan.size).toBeGreaterThan(4);
+    expect(scan.unread(CLI_TEST_SOURCES), "sources the scan read nothing from").toEqual([]);
     expect(scan.leaks()).toEqual([]);
   });
 });

@@ -130,5 +130,22 @@ describe("ProviderConfiguration", () => {
     expect(() => config.connection()).toThrow(
       /No broker API base URL and no API key: set the base URL with `pulumi config set broker:baseUrl/,
     );
+    expect(() => config.client()).toThrow(/No broker API base URL/);
+  });
+
+  it("owns one API client made from its own settings; another instance never shares it", async () => {
+    const a = new ProviderConfiguration(decode({ baseUrl: "http://a.test/v1", apiKey: secret("k") }), {});
+    const b = new ProviderConfiguration(decode({ apiKey: secret("k") }), {
+      BROKER_BASE_URL: "http://b.test/v1",
+    });
+    const client = a.client();
+    expect(client.baseUrl).toBe("http://a.test/v1");
+    expect(a.client()).toBe(client);
+    expect(b.client().baseUrl).toBe("http://b.test/v1");
+    await a.close();
+    expect(client.closed).toBe(true);
+    expect(a.client()).not.toBe(client);
+    await a.close();
+    await b.close();
   });
 });

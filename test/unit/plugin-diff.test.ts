@@ -1,6 +1,6 @@
 import { DiffResponse, PropertyDiff } from "@pulumi/pulumi/proto/provider_pb";
 import { describe, expect, it } from "vitest";
-import { buildDiff, diffSet, toDiffResponse, topLevelKey } from "../../src/plugin/diff";
+import { buildDiff, toDiffResponse, topLevelKey } from "../../src/plugin/diff";
 
 describe("buildDiff", () => {
   it("reports no change when nothing changed, keeping the stable outputs", () => {
@@ -127,35 +127,5 @@ describe("toDiffResponse", () => {
       "permissions.send[1]": [PropertyDiff.Kind.ADD, true],
       type: [PropertyDiff.Kind.UPDATE_REPLACE, true],
     });
-  });
-});
-
-describe("diffSet", () => {
-  const send = ["permissions", "send"] as const;
-
-  it("sees no change in order or repeats", () => {
-    expect(diffSet(send, ["a", "b", "b"], ["b", "a"])).toEqual([]);
-  });
-
-  it("reports an added value at its index in the new list and a removed one at its index in the old list", () => {
-    expect(diffSet(send, ["a", "b", "c"], ["c", "d", "a", "d"])).toEqual([
-      { path: ["permissions", "send", 1], kind: "delete", replace: false, inputDiff: true },
-      { path: ["permissions", "send", 1], kind: "add", replace: false, inputDiff: true },
-    ]);
-  });
-
-  it("treats an absent list as empty and passes replace through", () => {
-    expect(diffSet(send, undefined, ["x"], { replace: true })).toEqual([
-      { path: ["permissions", "send", 0], kind: "add", replace: true, inputDiff: true },
-    ]);
-    expect(diffSet(send, ["x"], undefined)).toEqual([
-      { path: ["permissions", "send", 0], kind: "delete", replace: false, inputDiff: true },
-    ]);
-  });
-
-  it("feeds buildDiff with per-entry paths", () => {
-    const result = buildDiff({ changes: diffSet(send, ["a"], ["a", "b"]) });
-    expect(result.detailedDiff).toEqual({ "permissions.send[1]": { kind: "ADD", inputDiff: true } });
-    expect(result.diffs).toEqual(["permissions"]);
   });
 });

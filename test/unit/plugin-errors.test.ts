@@ -3,9 +3,11 @@ import { ErrorResourceInitFailed } from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { describe, expect, it } from "vitest";
 import { BrokerApiError, BrokerSettingsError } from "../../src/client/errors";
-import { CodecError, fromCore } from "../../src/plugin/codec";
+import { NotImportableError } from "../../src/core/import";
+import { CodecError, fromCore, pv } from "../../src/plugin/codec";
 import {
   INIT_FAILED_TYPE,
+  ResourceInitFailedError,
   STATUS_DETAILS_KEY,
   toGrpcError,
   UnknownResourceTypeError,
@@ -94,6 +96,32 @@ describe("toGrpcError", () => {
       error: new CodecError("rotationTriggers.file", "an asset is not supported"),
       code: status.INVALID_ARGUMENT,
       details: "Property rotationTriggers.file: an asset is not supported",
+    },
+    {
+      name: "an import the API cannot serve is FAILED_PRECONDITION",
+      error: new NotImportableError(
+        "ServiceKeyPair",
+        "Service key pair 3 cannot be read without its recorded state.",
+      ),
+      code: status.FAILED_PRECONDITION,
+      details: "Service key pair 3 cannot be read without its recorded state.",
+    },
+    {
+      name: "an adapter's ResourceInitFailedError carries its properties as the adapter encoded them",
+      error: new ResourceInitFailedError(
+        "created (id 7) but a later step failed",
+        "7",
+        { name: pv.secret(pv.string("team")), workspaceId: pv.number(7) },
+        ["read-back failed: 503"],
+      ),
+      code: status.UNKNOWN,
+      details: "created (id 7) but a later step failed",
+      initFailed: {
+        statusCode: status.UNKNOWN,
+        id: "7",
+        properties: { name: secret("team"), workspaceId: 7 },
+        reasons: ["read-back failed: 503"],
+      },
     },
     {
       name: "a thrown string is UNKNOWN with that string",

@@ -1,19 +1,15 @@
-/** `broker:index:AccessKey` in the native provider, over `impl/access-key`. */
+/** `broker:index:AccessKey` in the native provider, over the core's AccessKey operations. */
+import { accessKeyOperations } from "../../core/access-key";
 import type { ResourceAdapter } from "../resource-adapter";
-import * as impl from "../../impl/access-key";
-import { dynamicAdapter } from "./dynamic-core";
+import { coreAdapter } from "./core-adapter";
 
 /**
  * The AccessKey adapter. Permission lists compare as sets, so the detailed diff names the entries
  * added and removed (`permissions.send[1]`). An update changes only `permissions` (as the server
  * stores them, which the preview already knows from the normalised inputs): the key's value, id
- * and key pair stay known, so dependents such as a ServiceKeyPair preview as unchanged.
+ * and key pair stay known, so dependents such as a ServiceKeyPair preview as unchanged. A key kept
+ * by a create whose read-back failed gets its `createdAt` from that update.
  */
-export const accessKey: ResourceAdapter = dynamicAdapter({
-  token: "broker:index:AccessKey",
-  impl,
-  setPaths: [
-    ["permissions", "send"],
-    ["permissions", "receive"],
-  ],
+export const accessKey: ResourceAdapter = coreAdapter("broker:index:AccessKey", accessKeyOperations, {
+  recomputedByUpdate: (_diff, old) => (old.createdAt === undefined ? ["createdAt"] : []),
 });

@@ -1,10 +1,12 @@
-/** `broker:index:Workspace` in the native provider, over `impl/workspace`. */
+/** `broker:index:Workspace` in the native provider, over the core's Workspace operations. */
+import { workspaceOperations } from "../../core/workspace";
 import type { ResourceAdapter } from "../resource-adapter";
-import * as impl from "../../impl/workspace";
-import { dynamicAdapter } from "./dynamic-core";
+import { coreAdapter } from "./core-adapter";
 
-/** The Workspace adapter: an in-place update changes only settings kept in the stack. */
-export const workspace: ResourceAdapter = dynamicAdapter({
-  token: "broker:index:Workspace",
-  impl,
+/**
+ * The Workspace adapter. An in-place update changes only settings kept in the stack; a workspace
+ * kept by a create that could not read it back gets its `path` and `createdAt` from that update.
+ */
+export const workspace: ResourceAdapter = coreAdapter("broker:index:Workspace", workspaceOperations, {
+  recomputedByUpdate: (_diff, old) => (old.createdAt === "" ? ["path", "createdAt"] : []),
 });

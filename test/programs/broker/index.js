@@ -1,5 +1,6 @@
 // The program of the end-to-end and reliability tests: what to deploy comes from the stack config
 // `spec` (JSON), so a test changes the declared state by changing config, as a user edits their program.
+// A key's `options` are its resource options (protect, retainOnDelete, ignoreChanges, ...).
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 const broker = require("pulumi-broker-config");
@@ -18,19 +19,25 @@ for (const w of spec.workspaces ?? []) {
 
 const keys = {};
 for (const k of spec.keys ?? []) {
-  keys[k.resource ?? k.name] = new broker.AccessKey(k.resource ?? k.name, {
-    name: k.name,
-    type: k.type,
-    permissions: k.permissions,
-    adopt: k.adopt,
-    onDelete: k.onDelete,
-  });
+  keys[k.resource ?? k.name] = new broker.AccessKey(
+    k.resource ?? k.name,
+    {
+      name: k.name,
+      type: k.type,
+      permissions: k.permissions,
+      adopt: k.adopt,
+      onDelete: k.onDelete,
+    },
+    k.options,
+  );
 }
 
 const pairs = {};
 for (const p of spec.pairs ?? []) {
   pairs[p.key] = new broker.ServiceKeyPair(`${p.key}-pair`, {
-    accessKey: keys[p.key].accessKey,
+    // `plainAccessKey` passes the key value as a plain (unsecret) input, as a value read from plain
+    // config or unwrapped by the user would be: the resource must still keep it out of the state.
+    accessKey: p.plainAccessKey ? pulumi.unsecret(keys[p.key].accessKey) : keys[p.key].accessKey,
     rotationTriggers: p.rotationTriggers,
   });
 }

@@ -13,12 +13,24 @@ export interface KeySpec {
   type: "SERVICE" | "ACCOUNT";
   permissions: { send: string[]; receive: string[] };
   adopt?: boolean;
+  /** The resource's name in the stack when it differs from `name` (to rename a key in place of its resource). */
+  resource?: string;
+  /** Resource options, passed to the AccessKey as they are. */
+  options?: {
+    protect?: boolean;
+    retainOnDelete?: boolean;
+    ignoreChanges?: string[];
+    deleteBeforeReplace?: boolean;
+    replaceOnChanges?: string[];
+  };
 }
 
 /** A service key pair of the declared key `key`. */
 export interface PairSpec {
   key: string;
   rotationTriggers?: Record<string, string>;
+  /** Pass the key value as a plain (not secret) input, as `pulumi.unsecret(key.accessKey)` does. */
+  plainAccessKey?: boolean;
 }
 
 /** Everything the program deploys. */

@@ -1,0 +1,127 @@
+/**
+ * native: `pulumi up` of N access keys through the real CLI with the native resources
+ * (`pulumi-broker-config/native`, the `broker` plugin), the same keys with the dynamic resources,
+ * and the engine's floor (the same inputs served by a no-op dynamic provider), with the state each
+ * resource costs. Each program gets a fresh emulator process and a fresh stack per run.
+ */
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { BenchContext } from "../lib/context.mts";
+import { PROGRAMS_DIR } from "../lib/repo.mts";
+import { round } from "../lib/stats.mts";
+import { listKeyValues } from "./cli-requests.mts";
+
+/** The stack size measured. */
+export const NATIVE_SIZE = 100;
+/** Runs per program; the fastest counts (the least disturbed by other load on the machine). */
+export const NATIVE_REPEATS = 3;
+
+/** The figures of one program. */
+export interface ProgramFigures {
+  /** `pulumi up --yes --skip-preview` of N access keys, the fastest run. */
+  upSeconds: number;
+  /** Checkpoint bytes / N (the stack's own entries, providers included). */
+  stateBytesPerResource: number;
+}
+
+/** The `native` section of bench/results.json. */
+export interface NativeFigures {
+  /** N. */
+  resources: number;
+  /** The native resources. */
+  native: ProgramFigures;
+  /** The dynamic resources. */
+  dynamic: ProgramFigures;
+  /** The no-op dynamic provider: the engine's floor. */
+  floor: ProgramFigures;
+  /** native.upSeconds / dynamic.upSeconds. */
+  upRatioToDynamic: number;
+  /** native.upSeconds / floor.upSeconds. */
+  upRatioToFloor: number;
+}
+
+/** The bench programs measured, by name in bench/programs. */
+const PROGRAMS = { floor: "noop", dynamic: "keys", native: "native-keys" } as const;
+
+async function upOnce(
+  ctx: BenchContext,
+  program: string,
+  n: number,
+): Promise<{ seconds: number; stateBytes: number }> {
+  const emulator = await startEmulatorProcess({ controls: false });
+  ctx.secrets.add(emulator.adminKey);
+  const project = await PulumiProject.create({
+    parent: ctx.workDir,
+    name: `bench-${program}-${n}`,
+    programDir: path.join(PROGRAMS_DIR, program),
+    fixture: ctx.fixture,
+    pulumiBin: ctx.pulumiBin,
+  });
+  try {
+    if (program === PROGRAMS.native) {
+      // The plugin goes into the project's own Pulumi home, with the command users run.
+      const cli = path.join(
+        project.dir,
+        "node_modules",
+        "pulumi-broker-config",
+        "dist",
+        "cli",
+        "broker-config.js",
+      );
+      execFileSync(process.execPath, [cli, "plugin", "install"], {
+        env: { ...process.env, PULUMI_HOME: project.homeDir },
+        stdio: "ignore",
+      });
+    }
+    await project.initStack("bench", {
+      count: { value: String(n) },
+      "broker:baseUrl": { value: emulator.url },
+      "broker:apiKey": { value: emulator.adminKey, secret: true },
+    });
+    const up = await project.run(["up", "--yes", "--skip-preview"]);
+    for (const key of await listKeyValues(emulator.url, emulator.adminKey)) ctx.secrets.add(key);
+    return { seconds: up.seconds, stateBytes: project.stateBytes("bench") };
+  } finally {
+    ctx.produced.push({
+      source: `native: ${program} N=${n}: CLI output and backend files`,
+      text: project.producedText(),
+    });
+    project.remove();
+    await emulator.stop();
+  }
+}
+
+/**
+ * Measures the three programs, interleaved run by run so that load on the machine spreads over all
+ * of them; the floor runs first in each round, so a cold disk cache penalises it, not us.
+ */
+export async function measureNative(ctx: BenchContext, n: number = NATIVE_SIZE): Promise<NativeFigures> {
+  const runs: Record<keyof typeof PROGRAMS, { seconds: number; stateBytes: number }[]> = {
+    floor: [],
+    dynamic: [],
+    native: [],
+  };
+  for (let r = 1; r <= NATIVE_REPEATS; r++) {
+    for (const which of ["floor", "dynamic", "native"] as const) {
+      ctx.log(`native: N=${n}, ${which} (run ${r} of ${NATIVE_REPEATS})`);
+      runs[which].push(await upOnce(ctx, PROGRAMS[which], n));
+    }
+  }
+  const figures = (which: keyof typeof PROGRAMS): ProgramFigures => ({
+    upSeconds: round(Math.min(...runs[which].map((run) => run.seconds))),
+    stateBytesPerResource: Math.round((runs[which].at(-1)?.stateBytes ?? Number.NaN) / n),
+  });
+  const native = figures("native");
+  const dynamic = figures("dynamic");
+  const floor = figures("floor");
+  return {
+    resources: n,
+    native,
+    dynamic,
+    floor,
+    upRatioToDynamic: round(native.upSeconds / dynamic.upSeconds),
+    upRatioToFloor: round(native.upSeconds / floor.upSeconds),
+  };
+}

@@ -1,0 +1,2 @@
+// Workspaces, access keys and service key pairs of the message-broker configuration API.
+package broker

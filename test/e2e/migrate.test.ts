@@ -1,0 +1,207 @@
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+
+// End-to-end through the real Pulumi CLI, offline, against the emulator: the README's steps for
+// moving a stack of dynamic resources (`pulumi-broker-config`) to the native ones
+// (`pulumi-broker-config/native`): stack export, `broker-config migrate-state`, stack import,
+// change the program's import. Nothing may be created, re-keyed or lost, private keys included.
+
+const programs = path.join(__dirname, "..", "programs");
+const spec = {
+  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+  keys: [
+    {
+      name: "orders-svc",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: ["payments/*"] },
+    },
+    { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
+  ],
+  pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
+};
+
+let emulator: EmulatorHandle;
+let project: PulumiProject;
+let stack: Stack;
+let cli: string;
+
+async function allKeys(): Promise<Record<string, unknown>[]> {
+  const response = await fetch(
+    `${emulator.url}/access-key?pageIndex=0&limit=100&order=ASC&orderBy=createdAt`,
+    { headers: { "X-API-KEY": emulator.adminKey } },
+  );
+  return ((await response.json()) as { results: Record<string, unknown>[] }).results;
+}
+
+/**
+ * Every stack output with its value, secrets in plaintext, and whether it is secret (the Automation
+ * API's \`stack output --show-secrets\`, which stays out of the project's transcript).
+ */
+async function outputs(): Promise<Record<string, { value: unknown; secret: boolean }>> {
+  return Object.fromEntries(
+    Object.entries(await stack.outputs()).map(([name, o]) => [
+      name,
+      { value: o.value as unknown, secret: o.secret },
+    ]),
+  );
+}
+
+interface ExportedResource {
+  urn: string;
+  type: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  provider?: string;
+}
+
+async function exportedResources(): Promise<ExportedResource[]> {
+  const { stdout } = await project.cli(["stack", "export", "--stack", "dev"]);
+  return (JSON.parse(stdout) as { deployment: { resources: ExportedResource[] } }).deployment.resources;
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  project = await PulumiProject.create({
+    name: "broker-migrate",
+    programDir: path.join(programs, "broker"),
+    fixture: inject("packageFixture"),
+    pulumiBin: inject("pulumiBin"),
+  });
+  cli = path.join(project.dir, "node_modules", "pulumi-broker-config", "dist", "cli", "broker-config.js");
+  execFileSync(process.execPath, [cli, "plugin", "install"], {
+    env: { ...process.env, PULUMI_HOME: project.homeDir },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const config: StackConfig = {
+    spec: { value: JSON.stringify(spec) },
+    "broker:baseUrl": { value: emulator.url },
+    "broker:apiKey": { value: emulator.adminKey, secret: true },
+  };
+  stack = await project.stack("dev", config);
+});
+
+afterAll(async () => {
+  await emulator.close();
+  project.remove();
+});
+
+describe("migrating a stack of dynamic resources to the native ones", () => {
+  it("keeps every id, key value and output (private key included); nothing is created or re-keyed", async () => {
+    // 1. A stack of dynamic resources.
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toMatchObject({ create: 6 });
+    const before = await outputs();
+    const keysBefore = await allKeys();
+    expect(before["privateKeys"]?.secret).toBe(true);
+    const privateKeys = before["privateKeys"]?.value as Record<string, string>;
+    expect(privateKeys["orders-svc"]).toMatch(/\S{20}/u);
+    const secrets = [
+      emulator.adminKey,
+      ...Object.values(before["keyValues"]?.value as Record<string, string>),
+      ...Object.values(privateKeys),
+    ];
+
+    // 2. The README's steps: export (secrets stay encrypted), migrate-state, import.
+    const { stdout: exported } = await project.cli(["stack", "export", "--stack", "dev"]);
+    for (const secret of secrets) expect(exported).not.toContain(secret);
+    const exportFile = path.join(project.dir, "..", "dynamic.json");
+    const migratedFile = path.join(project.dir, "..", "native.json");
+    fs.writeFileSync(exportFile, exported);
+    const migrate = spawnSync(
+      process.execPath,
+      [cli, "migrate-state", "--in", exportFile, "--out", migratedFile],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(migrate.status).toBe(0);
+    expect(migrate.stderr).toContain(
+      "pulumi-nodejs:dynamic/broker:ServiceKeyPair::orders-svc-pair -> urn:pulumi:dev::broker-migrate::broker:index:ServiceKeyPair::orders-svc-pair (id",
+    );
+    expect(migrate.stderr).toMatch(/migrated 5 resource/u);
+    await project.cli(["stack", "import", "--file", migratedFile, "--stack", "dev"]);
+
+    const resources = await exportedResources();
+    const types = resources.map((r) => r.type).sort();
+    expect(types).toEqual([
+      "broker:index:AccessKey",
+      "broker:index:AccessKey",
+      "broker:index:ServiceKeyPair",
+      "broker:index:Workspace",
+      "broker:index:Workspace",
+      "pulumi:providers:broker",
+      "pulumi:pulumi:Stack",
+    ]);
+    for (const r of resources) {
+      expect(r.inputs ?? {}).not.toHaveProperty("__provider");
+      expect(r.outputs ?? {}).not.toHaveProperty("__provider");
+    }
+
+    // 3. The program switches to the native classes, with the same resource names.
+    fs.copyFileSync(path.join(programs, "native", "index.js"), path.join(project.dir, "index.js"));
+    await project.run(["preview", "--expect-no-changes", "--stack", "dev"]);
+    const after = await stack.up();
+    expect(after.summary.resourceChanges).toEqual({ same: 6 }); // the stack and 5 resources (default providers are not counted)
+
+    // Nothing changed on the server: the same keys with the same values, and no new one.
+    expect(await allKeys()).toEqual(keysBefore);
+    // Every output is the same, private key included (the API could not have given it back).
+    expect(await outputs()).toEqual(before);
+    // The native provider now serves the resources and keeps the secrets encrypted.
+    const text = project.producedText();
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+});
+
+// Runs after the migration above, on the same server: its workspaces and keys are the environment.
+describe("broker-config export --format import, read by pulumi import --file", () => {
+  it("imports every workspace and key of the environment by id; key values arrive as secret outputs", async () => {
+    const document = path.join(project.dir, "..", "import.json");
+    // Asynchronously: the emulator serves from this process, which a synchronous child would block.
+    await promisify(execFile)(process.execPath, [cli, "export", "--format", "import", "--out", document], {
+      env: { ...process.env, BROKER_BASE_URL: emulator.url, BROKER_API_KEY: emulator.adminKey },
+    });
+    const wanted = (
+      JSON.parse(fs.readFileSync(document, "utf8")) as {
+        resources: { type: string; name: string; id: string }[];
+      }
+    ).resources;
+    expect(wanted.map((r) => r.type).sort()).toEqual([
+      ...Array<string>(3).fill("broker:index:AccessKey"), // the two keys and the admin key
+      ...Array<string>(2).fill("broker:index:Workspace"),
+    ]);
+    await project.stack("imported", {
+      spec: { value: "{}" },
+      "broker:baseUrl": { value: emulator.url },
+      "broker:apiKey": { value: emulator.adminKey, secret: true },
+    });
+    await project.run([
+      "import",
+      "--file",
+      document,
+      "--generate-code=false",
+      "--protect=false",
+      "--yes",
+      "--stack",
+      "imported",
+    ]);
+    const { stdout } = await project.cli(["stack", "export", "--stack", "imported"]);
+    const imported = (JSON.parse(stdout) as { deployment: { resources: ExportedResource[] } }).deployment
+      .resources;
+    for (const entry of wanted) {
+      const resource = imported.find((r) => r.urn.endsWith(`::${entry.type}::${entry.name}`));
+      expect(resource?.id).toBe(entry.id);
+      if (entry.type === "broker:index:AccessKey")
+        expect(resource?.outputs?.["accessKey"]).toHaveProperty("ciphertext");
+    }
+    const keys = await allKeys();
+    for (const k of keys) expect(stdout).not.toContain(String(k["key"]));
+  });
+});

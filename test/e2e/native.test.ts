@@ -1,0 +1,414 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+
+// End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
+// (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
+// put into the project's Pulumi home. Offline, against emulators. The steps of each describe share
+// one stack and run in order; CLI runs are kept few (each costs seconds).
+
+interface EntryOptions {
+  provider?: string;
+  replaceOnChanges?: string[];
+  ignoreChanges?: string[];
+}
+interface KeySpec extends EntryOptions {
+  name: string;
+  resource?: string;
+  type: "SERVICE" | "ACCOUNT";
+  permissions?: { send?: string[]; receive?: string[] };
+  onDelete?: "revoke" | "retain";
+}
+interface WorkspaceSpec extends EntryOptions {
+  name: string;
+  resource?: string;
+  parent?: string;
+  parentId?: number;
+}
+interface Spec {
+  workspaces?: WorkspaceSpec[];
+  keys?: KeySpec[];
+  pairs?: { key: string; rotationTriggers?: Record<string, string> }[];
+}
+
+/** The README's quickstart tree. */
+const quickstart: Spec = {
+  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+  keys: [
+    {
+      name: "orders-svc",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: ["payments/*"] },
+    },
+    { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
+    { name: "audit-reader", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
+  ],
+  pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
+};
+
+const programDir = path.join(__dirname, "..", "programs", "native");
+const NO_PERMISSIONS = { send: [], receive: [], resources: {} };
+let emulator: EmulatorHandle;
+let project: PulumiProject;
+const secrets = new Set<string>();
+
+function specConfig(spec: Spec): StackConfig {
+  return { spec: { value: JSON.stringify(spec) } };
+}
+
+function brokerConfig(target: EmulatorHandle): StackConfig {
+  return {
+    "broker:baseUrl": { value: target.url },
+    "broker:apiKey": { value: target.adminKey, secret: true },
+  };
+}
+
+async function api(
+  target: EmulatorHandle,
+  method: "GET" | "POST",
+  route: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  const response = await fetch(`${target.url}${route}`, {
+    method,
+    headers: { "X-API-KEY": target.adminKey, "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  const text = await response.text();
+  return text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
+}
+
+async function allKeys(target: EmulatorHandle): Promise<Record<string, unknown>[]> {
+  const body = await api(target, "GET", "/access-key?pageIndex=0&limit=100&order=ASC&orderBy=createdAt");
+  return body["results"] as Record<string, unknown>[];
+}
+
+async function allWorkspaces(target: EmulatorHandle): Promise<Record<string, unknown>[]> {
+  const body = await api(target, "GET", "/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name");
+  return body["results"] as Record<string, unknown>[];
+}
+
+function keyById(keys: Record<string, unknown>[], id: number): Record<string, unknown> | undefined {
+  return keys.find((k) => k["id"] === id);
+}
+
+/** A step of `pulumi preview --json`. */
+interface PreviewStep {
+  op: string;
+  urn: string;
+  diffReasons?: string[];
+  detailedDiff?: Record<string, { kind: string }>;
+}
+
+function stepOf(steps: PreviewStep[], type: string, name: string): PreviewStep | undefined {
+  return steps.find((s) => s.urn.endsWith(`::${type}::${name}`));
+}
+
+/** Checks that nothing the project produced (state, history, CLI output) holds a secret in plain text. */
+function expectNoSecretsIn(...more: string[]): void {
+  const text = [project.producedText(), ...more].join("\n");
+  for (const secret of secrets) expect(text).not.toContain(secret);
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ controls: true });
+  secrets.add(emulator.adminKey);
+  project = await PulumiProject.create({
+    name: "broker-native",
+    programDir,
+    fixture: inject("packageFixture"),
+    pulumiBin: inject("pulumiBin"),
+  });
+  // The plugin goes into the project's own Pulumi home, with the command users run.
+  const cli = path.join(
+    project.dir,
+    "node_modules",
+    "pulumi-broker-config",
+    "dist",
+    "cli",
+    "broker-config.js",
+  );
+  execFileSync(process.execPath, [cli, "plugin", "install"], {
+    env: { ...process.env, PULUMI_HOME: project.homeDir },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+});
+
+afterAll(async () => {
+  await emulator.close();
+  project.remove();
+});
+
+describe("a stack of native resources through the Pulumi CLI", () => {
+  let stack: Stack;
+
+  it("a. previews a new stack with no credentials, listing the creates, without a request", async () => {
+    stack = await project.stack("dev", specConfig(quickstart));
+    await emulator.controls!.clearRequests();
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ create: 7 }); // the stack, 2 workspaces, 3 keys and a pair
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
+  it("b. up creates the quickstart tree; key values and private keys are secret outputs and nowhere in plain text", async () => {
+    await stack.setAllConfig(brokerConfig(emulator));
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toMatchObject({ create: 7 });
+    const out = await stack.outputs();
+    expect(out["workspacePaths"]?.value).toEqual({ platform: "/platform", orders: "/platform/orders" });
+    const ids = out["keyIds"]?.value as Record<string, number>;
+    const keys = await allKeys(emulator);
+    expect(keyById(keys, ids["orders-svc"]!)).toMatchObject({
+      name: "orders-svc",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: ["payments/*"], resources: {} },
+    });
+    expect(keyById(keys, ids["ops-admin"]!)).toMatchObject({ name: "ops-admin", type: "ACCOUNT" });
+    const orders = (await allWorkspaces(emulator)).find((w) => w["name"] === "orders");
+    expect(orders?.["id"]).toBe((out["workspaceIds"]?.value as Record<string, number>)["orders"]);
+
+    expect(out["keyValues"]?.secret).toBe(true);
+    expect(out["privateKeys"]?.secret).toBe(true);
+    const keyValues = out["keyValues"]?.value as Record<string, string>;
+    const privateKeys = out["privateKeys"]?.value as Record<string, string>;
+    expect(keyValues["orders-svc"]).toBe(keyById(keys, ids["orders-svc"]!)?.["key"]);
+    expect(privateKeys["orders-svc"]).toMatch(/\S{20}/u);
+    for (const value of [...Object.values(keyValues), ...Object.values(privateKeys)]) secrets.add(value);
+    expectNoSecretsIn(up.stdout, up.stderr);
+  });
+
+  it("c. a permissions change previews as an update of that key only, naming the changed path; the pair shows no change", async () => {
+    const spec = structuredClone(quickstart);
+    spec.keys![0]!.permissions = { send: ["orders/created", "orders/cancelled"], receive: ["payments/*"] };
+    await stack.setAllConfig(specConfig(spec));
+    const preview = await project.run(["preview", "--json", "--stack", "dev"]);
+    const { steps, changeSummary } = JSON.parse(preview.stdout) as {
+      steps: PreviewStep[];
+      changeSummary: Record<string, number>;
+    };
+    expect(changeSummary).toEqual({ same: 6, update: 1 });
+    const updated = steps.filter((s) => s.op !== "same");
+    expect(updated.map((s) => s.urn.split("::").pop())).toEqual(["orders-svc"]);
+    const key = stepOf(steps, "broker:index:AccessKey", "orders-svc")!;
+    expect(key.op).toBe("update");
+    expect(key.diffReasons).toEqual(["permissions"]);
+    expect(Object.keys(key.detailedDiff ?? {})).toEqual([expect.stringMatching(/^permissions\.send/u)]);
+    // The pair built from the key's value: the key's outputs stay known in preview, so no change.
+    expect(stepOf(steps, "broker:index:ServiceKeyPair", "orders-svc-pair")?.op ?? "same").toBe("same");
+
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
+    const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    expect(keyById(await allKeys(emulator), ids["orders-svc"]!)?.["permissions"]).toEqual({
+      send: ["orders/cancelled", "orders/created"],
+      receive: ["payments/*"],
+      resources: {},
+    });
+    Object.assign(quickstart, spec);
+  });
+
+  it("f. replaceOnChanges: [permissions] replaces the key on a permissions change (the old one revoked)", async () => {
+    const spec = structuredClone(quickstart);
+    spec.keys![1] = {
+      ...spec.keys![1]!,
+      permissions: { send: ["audit/replay"], receive: ["audit/*"] },
+      replaceOnChanges: ["permissions"],
+    };
+    await stack.setAllConfig(specConfig(spec));
+    const before = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
+    const out = await stack.outputs();
+    const after = out["keyIds"]?.value as Record<string, number>;
+    expect(after["ops-admin"]).not.toBe(before["ops-admin"]);
+    const keys = await allKeys(emulator);
+    expect(keyById(keys, before["ops-admin"]!)?.["permissions"]).toEqual(NO_PERMISSIONS);
+    expect(keyById(keys, after["ops-admin"]!)?.["permissions"]).toEqual({
+      send: ["audit/replay"],
+      receive: ["audit/*"],
+      resources: {},
+    });
+    secrets.add((out["keyValues"]?.value as Record<string, string>)["ops-admin"]!);
+    Object.assign(quickstart, spec);
+  });
+
+  it("f/g. refresh finds drift; up restores it, except where ignoreChanges: [permissions] keeps it", async () => {
+    const spec = structuredClone(quickstart);
+    spec.keys![2] = { ...spec.keys![2]!, ignoreChanges: ["permissions"] };
+    await stack.setAllConfig(specConfig(spec));
+    const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const drift = { send: ["everything/*"], receive: [] };
+    // orders-svc, not ops-admin: ops-admin now has replaceOnChanges, so restoring it would replace it.
+    await emulator.controls!.setKeyPermissions(ids["orders-svc"]!, drift);
+    await emulator.controls!.setKeyPermissions(ids["audit-reader"]!, drift);
+
+    const refresh = await stack.refresh();
+    expect(refresh.summary.resourceChanges).toEqual({ same: 5, update: 2 });
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
+    const keys = await allKeys(emulator);
+    expect(keyById(keys, ids["orders-svc"]!)?.["permissions"]).toEqual({
+      send: ["orders/cancelled", "orders/created"],
+      receive: ["payments/*"],
+      resources: {},
+    });
+    expect(keyById(keys, ids["audit-reader"]!)?.["permissions"]).toEqual({ ...drift, resources: {} });
+  });
+
+  it("e. pointing the default provider's broker:baseUrl at another server fails the preview with the endpoint message", async () => {
+    const elsewhere = await startEmulator();
+    try {
+      await stack.setAllConfig(brokerConfig(elsewhere));
+      const error = await stack.preview().catch((e: unknown) => e);
+      expect(String(error)).toMatch(/lives at .*now points to/su);
+      expect(String(error)).toContain(emulator.url);
+      expect(String(error)).not.toContain(elsewhere.adminKey);
+    } finally {
+      await stack.setAllConfig(brokerConfig(emulator));
+      await elsewhere.close();
+    }
+  });
+
+  it("g. destroy revokes the keys, warns about what the API cannot delete, and leaves no secret behind", async () => {
+    const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const destroy = await stack.destroy();
+    expect(destroy.stdout).toMatch(/was revoked/u);
+    expect(destroy.stdout).toMatch(/no delete endpoint/u);
+    const keys = await allKeys(emulator);
+    for (const id of Object.values(ids)) expect(keyById(keys, id)?.["permissions"]).toEqual(NO_PERMISSIONS);
+    expectNoSecretsIn(destroy.stdout, destroy.stderr);
+  });
+});
+
+describe("pulumi import of objects created outside Pulumi", () => {
+  it("d. imports a workspace and an access key; the program declaring them previews with no changes", async () => {
+    await api(emulator, "POST", "/workspace", { name: "legacy" });
+    const workspace = (await allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
+    await api(emulator, "POST", "/access-key", {
+      name: "legacy-reader",
+      type: "ACCOUNT",
+      permissions: { send: [], receive: ["legacy/*"] },
+    });
+    const key = (await allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
+    secrets.add(String(key["key"]));
+
+    const stack = await project.stack("imported", { ...specConfig({}), ...brokerConfig(emulator) });
+    for (const [type, name, id] of [
+      ["broker:index:Workspace", "legacy", String(workspace["id"])],
+      ["broker:index:AccessKey", "legacy-reader", String(key["id"])],
+    ] as const) {
+      await project.run([
+        "import",
+        type,
+        name,
+        id,
+        "--generate-code=false",
+        "--protect=false",
+        "--yes",
+        "--stack",
+        "imported",
+      ]);
+    }
+    await stack.setAllConfig(
+      specConfig({
+        workspaces: [{ name: "legacy" }],
+        keys: [{ name: "legacy-reader", type: "ACCOUNT", permissions: { receive: ["legacy/*"] } }],
+      }),
+    );
+    await project.run(["preview", "--expect-no-changes", "--stack", "imported"]);
+
+    // The imported key's value is in the state as a secret (the Automation API exports with
+    // --show-secrets, so its plaintext shows here); the backend's files hold only its ciphertext.
+    const exported = (await stack.exportStack()).deployment as {
+      resources: { type: string; outputs?: Record<string, unknown> }[];
+    };
+    const imported = exported.resources.find((r) => r.type === "broker:index:AccessKey");
+    const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
+    expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
+    expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
+    expectNoSecretsIn();
+  });
+});
+
+describe("two environments in one program, through explicit providers", () => {
+  let second: EmulatorHandle;
+  let third: EmulatorHandle;
+
+  beforeAll(async () => {
+    [second, third] = await Promise.all([startEmulator(), startEmulator()]);
+    secrets.add(second.adminKey).add(third.adminKey);
+  });
+  afterAll(async () => {
+    await Promise.all([second.close(), third.close()]);
+  });
+
+  function providerConfig(dev: EmulatorHandle, prod: EmulatorHandle): StackConfig {
+    return {
+      providerUrls: { value: JSON.stringify({ dev: dev.url, prod: prod.url }) },
+      providerKeys: { value: JSON.stringify({ dev: dev.adminKey, prod: prod.adminKey }), secret: true },
+    };
+  }
+
+  it("e. each resource lands on its provider's server; pointing a provider elsewhere fails the preview", async () => {
+    const spec: Spec = {
+      workspaces: [
+        { name: "shop", resource: "shop-dev", provider: "dev" },
+        { name: "shop", resource: "shop-prod", provider: "prod" },
+      ],
+      keys: [
+        { name: "shop-svc", resource: "shop-svc-dev", type: "SERVICE", provider: "dev" },
+        { name: "shop-svc", resource: "shop-svc-prod", type: "SERVICE", provider: "prod" },
+      ],
+    };
+    const stack = await project.stack("two-envs", {
+      ...specConfig(spec),
+      ...providerConfig(emulator, second),
+    });
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toMatchObject({ create: 7 }); // stack, 2 providers, 4 resources
+    const out = await stack.outputs();
+    const keyIds = out["keyIds"]?.value as Record<string, number>;
+    const keyValues = out["keyValues"]?.value as Record<string, string>;
+    for (const value of Object.values(keyValues)) secrets.add(value);
+    expect(keyById(await allKeys(emulator), keyIds["shop-svc-dev"]!)?.["key"]).toBe(
+      keyValues["shop-svc-dev"],
+    );
+    expect(keyById(await allKeys(second), keyIds["shop-svc-prod"]!)?.["key"]).toBe(
+      keyValues["shop-svc-prod"],
+    );
+    expect((await allWorkspaces(second)).map((w) => w["name"])).toEqual(["shop"]);
+
+    await stack.setAllConfig(providerConfig(emulator, third));
+    const error = await stack.preview().catch((e: unknown) => e);
+    expect(String(error)).toMatch(/lives at .*now points to/su);
+    expect(String(error)).toContain(second.url);
+  });
+});
+
+describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () => {
+  it("a project whose packages: points at node_modules/.bin runs the package's plugin with an empty plugin cache", async () => {
+    const local = await PulumiProject.create({
+      name: "broker-packages",
+      programDir,
+      fixture: inject("packageFixture"),
+      pulumiBin: inject("pulumiBin"),
+    });
+    try {
+      fs.writeFileSync(
+        path.join(local.dir, "Pulumi.yaml"),
+        "name: broker-packages\nruntime: nodejs\nmain: index.js\npackages:\n  broker: ./node_modules/.bin\n",
+      );
+      const stack = await local.stack("dev", specConfig(quickstart));
+      const preview = await stack.preview();
+      expect(preview.changeSummary).toEqual({ create: 7 });
+      expect(fs.readdirSync(local.homeDir)).not.toContain("plugins");
+    } finally {
+      local.remove();
+    }
+  });
+});
