@@ -68,6 +68,27 @@ function text(value: PropertyValue | undefined): string | undefined {
   }
 }
 
+/**
+ * The warning for an API key that reached `Configure` as a plain value (set without `--secret`, or
+ * passed to an explicit provider without `pulumi.secret()`), or `undefined`. `Configure` is the one
+ * call whose settings keep their secret marking, so this is where a plain key can be told apart.
+ */
+export function plainApiKeyWarning(args: PropertyMap): string | undefined {
+  const apiKey = args["apiKey"];
+  if (
+    apiKey === undefined ||
+    apiKey.kind === "secret" ||
+    apiKey.kind === "computed" ||
+    apiKey.kind === "null"
+  )
+    return undefined;
+  return (
+    `The broker API key (${CONFIG_KEYS.apiKey}) is not a secret. It is stored encrypted all the same, but set it ` +
+    `with \`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\` (or wrap it in pulumi.secret() for an ` +
+    "explicit provider) so that it is never shown or kept in plain text."
+  );
+}
+
 /** Reads the provider's inputs the way the connection-settings module reads stack config (`broker:<name>`). */
 export function configSource(inputs: PropertyMap): ConfigSource {
   return (key) => {
@@ -100,9 +121,8 @@ function problemWith(name: SettingName, value: string): string | undefined {
 }
 
 /**
- * `CheckConfig`: one failure per invalid setting (values not known yet are not checked), a
- * warning for settings this provider does not know, and a warning when `apiKey` is not a secret.
- * The API key is then recorded as a secret anyway: the engine stores these inputs as they are.
+ * `CheckConfig`: one failure per invalid setting (values not known yet are not checked) and a
+ * warning for settings this provider does not know. The API key is recorded as a secret.
  */
 export function checkConfig(news: PropertyMap): CheckedConfig {
   const failures: ConfigFailure[] = [];
@@ -127,20 +147,17 @@ export function checkConfig(news: PropertyMap): CheckedConfig {
         : problemWith(key, valueText);
     if (reason !== undefined) failures.push({ property: key, reason });
   }
+  // Recorded as a secret whatever arrived: the engine stores these inputs as they are. No warning
+  // here: the engine sends CheckConfig no secrets (a key set with --secret arrives plain too), so
+  // only Configure can tell a plain key (see plainApiKeyWarning).
   const apiKey = news["apiKey"];
   if (
     apiKey !== undefined &&
     apiKey.kind !== "secret" &&
     apiKey.kind !== "computed" &&
     apiKey.kind !== "null"
-  ) {
-    warnings.push(
-      `The broker API key (${CONFIG_KEYS.apiKey}) is not a secret. It is stored encrypted from now on, but set it ` +
-        `with \`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\` (or wrap it in pulumi.secret() for an ` +
-        "explicit provider) so that it is never shown or kept in plain text.",
-    );
+  )
     inputs.set("apiKey", pv.secret(apiKey));
-  }
   // In the schema's order, whatever order the engine sent the keys in.
   failures.sort((a, b) => SETTING_NAMES.indexOf(a.property) - SETTING_NAMES.indexOf(b.property));
   return { inputs: Object.fromEntries(inputs), failures, warnings };

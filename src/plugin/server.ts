@@ -40,7 +40,7 @@ import {
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
-import { checkConfig, diffConfig, ProviderConfiguration } from "./config";
+import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "./config";
 import { toDiffResponse } from "./diff";
 import { engineLog, type EngineLog } from "./engine-log";
 import { messageOf, toGrpcError, UnknownResourceTypeError, type ErrorContext } from "./errors";
@@ -192,13 +192,13 @@ class BrokerProvider {
         return toDiffResponse(diffConfig(decode(olds), decode(request.getNews())));
       }),
 
-      configure: this.unary<ConfigureRequest, ConfigureResponse>((request) => {
+      configure: this.unary<ConfigureRequest, ConfigureResponse>(async (request) => {
         // `args` keeps secrets as secrets; `variables` would hand us the API key as plain text.
+        const args = decode(request.getArgs());
+        const warning = plainApiKeyWarning(args);
+        if (warning !== undefined) await this.log.log("warning", warning);
         const previous = this.configuration;
-        this.configuration = new ProviderConfiguration(
-          decode(request.getArgs()),
-          this.options.env ?? process.env,
-        );
+        this.configuration = new ProviderConfiguration(args, this.options.env ?? process.env);
         // Its client finishes the requests in flight before it closes.
         void previous.close();
         return new ConfigureResponse()

@@ -131,7 +131,7 @@ describe("provider configuration", () => {
     expect(response.getFailuresList()[0]?.getReason()).toContain("Invalid broker API base URL");
   });
 
-  it("CheckConfig warns through the engine when the API key is not a secret, and returns it as a secret", async () => {
+  it("CheckConfig returns a plain API key as a secret, without a warning (the engine sends it no secrets)", async () => {
     const before = engine.messages.length;
     const response = await client.checkConfig(
       checkRequest(PROVIDER_URN, { baseUrl: emulator.url, apiKey: "bka_plain", timeoutMs: "30000" }),
@@ -142,12 +142,20 @@ describe("provider configuration", () => {
       apiKey: secret("bka_plain"),
       timeoutMs: "30000",
     });
+    expect(engine.messages.slice(before)).toEqual([]);
+  });
+
+  it("Configure warns through the engine when the API key arrives as a plain value, and not when it is a secret", async () => {
+    const before = engine.messages.length;
+    await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
+    expect(engine.messages.slice(before)).toEqual([]);
+    await configure({ baseUrl: emulator.url, apiKey: "bka_plain" });
     const logged: LoggedMessage[] = engine.messages.slice(before);
     expect(logged).toHaveLength(1);
     expect(logged[0]?.severity).toBe("warning");
-    expect(logged[0]?.urn).toBe(PROVIDER_URN);
     expect(logged[0]?.message).toContain("is not a secret");
     expect(logged[0]?.message).not.toContain("bka_plain");
+    await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
   });
 
   it("DiffConfig shows a baseUrl change as an update, never a replacement", async () => {
@@ -532,7 +540,7 @@ describe("attach", () => {
     const otherClient = providerClient(other.port);
     try {
       await otherClient.attach(new PluginAttach().setAddress(second.address));
-      await otherClient.checkConfig(checkRequest(PROVIDER_URN, { apiKey: "plain" }));
+      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
       expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
     } finally {
       otherClient.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeStruct, pv, type PropertyMap } from "../../src/plugin/codec";
-import { checkConfig, diffConfig, ProviderConfiguration } from "../../src/plugin/config";
+import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "../../src/plugin/config";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 const SIG = "4dabf18193072939515e22adb298388d";
@@ -60,12 +60,18 @@ describe("checkConfig", () => {
     ]);
   });
 
-  it("warns when the API key is not a secret, and records it as one", () => {
+  it("records a plain API key as a secret, without a warning (the engine sends CheckConfig no secrets)", () => {
     const checked = checkConfig(decode({ apiKey: "bka_plain" }));
     expect(checked.inputs).toEqual({ apiKey: pv.secret(pv.string("bka_plain")) });
-    expect(checked.warnings).toHaveLength(1);
-    expect(checked.warnings[0]).toContain("pulumi config set --secret broker:apiKey");
-    expect(checked.warnings[0]).not.toContain("bka_plain");
+    expect(checked.warnings).toEqual([]);
+  });
+
+  it("warns at Configure when the API key is not a secret, and only then", () => {
+    const warning = plainApiKeyWarning(decode({ apiKey: "bka_plain" }));
+    expect(warning).toContain("pulumi config set --secret broker:apiKey");
+    expect(warning).not.toContain("bka_plain");
+    expect(plainApiKeyWarning(decode({ apiKey: secret("bka_secret") }))).toBeUndefined();
+    expect(plainApiKeyWarning(decode({}))).toBeUndefined();
   });
 
   it("warns about a setting it does not know, and ignores the engine's own keys", () => {
