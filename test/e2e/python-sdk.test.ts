@@ -146,7 +146,8 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
     for (const name of ["ordersKey", "opsAdminKey", "ordersPrivateKey"]) expect(out[name]?.secret).toBe(true);
     expect(out["ordersKey"]?.value).toBe(service?.["key"]);
     expect(out["opsAdminKey"]?.value).toBe(account?.["key"]);
-    expect(out["ordersPublicKey"]).toMatchObject({ secret: false, value: expect.stringMatching(/\S{20}/u) });
+    expect(out["ordersPublicKey"]?.secret).toBe(false);
+    expect(out["ordersPublicKey"]?.value).toMatch(/\S{20}/u);
     expect(out["ordersPrivateKey"]?.value).toMatch(/\S{20}/u);
     scan.secrets(String(service?.["key"]), String(account?.["key"]), String(out["ordersPrivateKey"]?.value));
     scan.project("python stack", project);
