@@ -1,9 +1,16 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import {
+  allKeys,
+  allWorkspaces,
+  brokerApi,
+  installBrokerPlugin,
+  keyById,
+  NO_PERMISSIONS,
+} from "../../harness/broker-native.mts";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
@@ -51,7 +58,6 @@ const quickstart: Spec = {
 };
 
 const programDir = path.join(__dirname, "..", "programs", "native");
-const NO_PERMISSIONS = { send: [], receive: [], resources: {} };
 let emulator: EmulatorHandle;
 let project: PulumiProject;
 const secrets = new Set<string>();
@@ -65,36 +71,6 @@ function brokerConfig(target: EmulatorHandle): StackConfig {
     "broker:baseUrl": { value: target.url },
     "broker:apiKey": { value: target.adminKey, secret: true },
   };
-}
-
-async function api(
-  target: EmulatorHandle,
-  method: "GET" | "POST",
-  route: string,
-  body?: unknown,
-): Promise<Record<string, unknown>> {
-  const response = await fetch(`${target.url}${route}`, {
-    method,
-    headers: { "X-API-KEY": target.adminKey, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  const text = await response.text();
-  return text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
-}
-
-async function allKeys(target: EmulatorHandle): Promise<Record<string, unknown>[]> {
-  const body = await api(target, "GET", "/access-key?pageIndex=0&limit=100&order=ASC&orderBy=createdAt");
-  return body["results"] as Record<string, unknown>[];
-}
-
-async function allWorkspaces(target: EmulatorHandle): Promise<Record<string, unknown>[]> {
-  const body = await api(target, "GET", "/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name");
-  return body["results"] as Record<string, unknown>[];
-}
-
-function keyById(keys: Record<string, unknown>[], id: number): Record<string, unknown> | undefined {
-  return keys.find((k) => k["id"] === id);
 }
 
 /** A step of `pulumi preview --json`. */
@@ -125,18 +101,7 @@ beforeAll(async () => {
     pulumiBin: inject("pulumiBin"),
   });
   // The plugin goes into the project's own Pulumi home, with the command users run.
-  const cli = path.join(
-    project.dir,
-    "node_modules",
-    "pulumi-broker-config",
-    "dist",
-    "cli",
-    "broker-config.js",
-  );
-  execFileSync(process.execPath, [cli, "plugin", "install"], {
-    env: { ...process.env, PULUMI_HOME: project.homeDir },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  installBrokerPlugin(project);
 });
 
 afterAll(async () => {
@@ -287,9 +252,9 @@ describe("a stack of native resources through the Pulumi CLI", () => {
 
 describe("pulumi import of objects created outside Pulumi", () => {
   it("d. imports a workspace and an access key; the program declaring them previews with no changes", async () => {
-    await api(emulator, "POST", "/workspace", { name: "legacy" });
+    await brokerApi(emulator, "POST", "/workspace", { name: "legacy" });
     const workspace = (await allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
-    await api(emulator, "POST", "/access-key", {
+    await brokerApi(emulator, "POST", "/access-key", {
       name: "legacy-reader",
       type: "ACCOUNT",
       permissions: { send: [], receive: ["legacy/*"] },

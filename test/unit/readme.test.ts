@@ -7,8 +7,9 @@ import { parse as parseYaml } from "yaml";
 import { validateBrokerConfig } from "../../src/config-as-data";
 
 // Every code block of README.md is checked: TypeScript is type-checked against the built package
-// (as a user's program compiles), YAML and JSON are parsed, shell is syntax-checked and may only
-// call the tools the README tells users to have.
+// (as a user's program compiles), Python runs against the generated SDK (sdk/python) under Pulumi's
+// mocks, Go is the program the Go end-to-end test builds and runs, YAML and JSON are parsed, shell
+// is syntax-checked and may only call the tools the README tells users to have.
 
 const root = path.join(__dirname, "../..");
 const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
@@ -22,7 +23,7 @@ describe("README code blocks", () => {
   it("has blocks of every kind it uses, each with a language", () => {
     expect(blocks.length).toBeGreaterThan(5);
     expect(readme.match(/^```$/gmu)?.length).toBe(blocks.length);
-    expect(new Set(blocks.map((b) => b.language))).toEqual(new Set(["sh", "ts", "yaml"]));
+    expect(new Set(blocks.map((b) => b.language))).toEqual(new Set(["go", "python", "sh", "ts", "yaml"]));
   });
 
   it("type-checks every TypeScript block against the built package", () => {
@@ -85,8 +86,71 @@ describe("README code blocks", () => {
         if (line === "") continue;
         // Leading VAR=value assignments are part of a command line.
         const command = line.split(/\s+/u).find((word) => !/^[A-Z_]+=/u.test(word));
-        expect(["npm", "npx", "pulumi"]).toContain(command);
+        expect(["npm", "npx", "pulumi", "python3", "pip", "go"]).toContain(command);
       }
     }
+  });
+
+  it("runs every Python block against the generated SDK under Pulumi's mocks", () => {
+    // The venv of scripts/ensure-python-host.sh (PyPI pulumi at the CLI's version), ready since the
+    // global setup; the SDK is imported from sdk/python, without writing bytecode into it.
+    const venv = execFileSync("bash", [path.join(root, "scripts", "ensure-python-host.sh")], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-readme-python-"));
+    try {
+      // An unknown argument or class fails the block's constructor call: the mocks only stand in
+      // for the engine, the SDK's classes are the real ones.
+      fs.writeFileSync(
+        path.join(dir, "run_with_mocks.py"),
+        [
+          "import runpy, sys",
+          "import pulumi",
+          "class Mocks(pulumi.runtime.Mocks):",
+          "    def new_resource(self, args):",
+          "        return [f'{args.name}-id', dict(args.inputs)]",
+          "    def call(self, args):",
+          "        return {}",
+          "pulumi.runtime.set_mocks(Mocks(), preview=False)",
+          "runpy.run_path(sys.argv[1], run_name='__main__')",
+          "",
+        ].join("\n"),
+      );
+      // The SDK reads its own version from its installed distribution's metadata: a dist-info
+      // beside the source tree stands in for `pip install` (which builds the package from PyPI's
+      // setuptools, not for a unit test).
+      const version = /^\s*version = "([^"]+)"$/mu.exec(
+        fs.readFileSync(path.join(root, "sdk", "python", "pyproject.toml"), "utf8"),
+      )?.[1];
+      expect(version).toBeDefined();
+      const distInfo = path.join(dir, "site", `pulumi_broker-${version}.dist-info`);
+      fs.mkdirSync(distInfo, { recursive: true });
+      fs.writeFileSync(
+        path.join(distInfo, "METADATA"),
+        `Metadata-Version: 2.1\nName: pulumi_broker\nVersion: ${version}\n`,
+      );
+      const pythonPath = [path.join(root, "sdk", "python"), path.join(dir, "site")].join(path.delimiter);
+      const python = blocks.filter((b) => b.language === "python");
+      expect(python.length).toBeGreaterThan(0);
+      for (const block of python) {
+        const file = path.join(dir, `block${block.index}.py`);
+        fs.writeFileSync(file, block.code);
+        execFileSync(path.join(venv, "bin", "python"), [path.join(dir, "run_with_mocks.py"), file], {
+          env: { ...process.env, PYTHONPATH: pythonPath, PYTHONDONTWRITEBYTECODE: "1" },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("shows as its Go example the program that test/e2e/go-sdk.test.ts builds and runs", () => {
+    const program = fs.readFileSync(path.join(root, "test", "programs", "go-native", "main.go"), "utf8");
+    // The program's leading comment is about the test; from `package main` on, they are one text.
+    const go = blocks.filter((b) => b.language === "go");
+    expect(go.map((b) => b.code)).toEqual([program.slice(program.indexOf("package main"))]);
   });
 });

@@ -1,0 +1,122 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import {
+  allKeys,
+  allWorkspaces,
+  installBrokerPlugin,
+  keyById,
+  NO_PERMISSIONS,
+} from "../../harness/broker-native.mts";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
+import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
+
+// End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Go example
+// (test/programs/go-native), built with the generated Go SDK (sdk/go) and run by the `broker` plugin
+// that `broker-config plugin install` put into the project's Pulumi home (issue #13). The steps share
+// one stack and run in order.
+
+const programDir = path.join(__dirname, "..", "programs", "go-native");
+/** The SDK's module path (schema.json's `language.go.importBasePath` without its package). */
+const sdkModule = fs
+  .readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8")
+  .match(/^module (\S+)$/mu)![1]!;
+
+let emulator: EmulatorHandle;
+let project: PulumiProject;
+let stack: Stack;
+const scan = new SecretScan();
+
+function number(outputs: Record<string, { value: unknown }>, name: string): number {
+  const value = outputs[name]?.value;
+  if (typeof value !== "number")
+    throw new Error(`stack output ${name} is ${JSON.stringify(value)}, not a number`);
+  return value;
+}
+
+beforeAll(async () => {
+  // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
+  execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh")], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  emulator = await startEmulator({ controls: true });
+  scan.secrets(emulator.adminKey);
+  project = await PulumiProject.create({
+    name: "broker-go",
+    programDir,
+    fixture: inject("packageFixture"),
+    pulumiBin: inject("pulumiBin"),
+    // The module graph may need entries the committed go.sum lacks (another Go version): fetch them.
+    env: { GOFLAGS: "-mod=mod" },
+  });
+  // The SDK's module is not published: the program takes it from this checkout, as README says.
+  fs.appendFileSync(
+    path.join(project.dir, "go.mod"),
+    `\nreplace ${sdkModule} => ${path.join(REPO_ROOT, "sdk", "go")}\n`,
+  );
+  installBrokerPlugin(project);
+});
+
+afterAll(async () => {
+  await emulator.close();
+  project.remove();
+});
+
+describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
+  // The first run on a machine compiles the program, the Pulumi Go SDK and ours: minutes, not seconds.
+  it(
+    "previews a new stack with no credentials, listing the creates, without a request",
+    { timeout: 900_000 },
+    async () => {
+      stack = await project.stack("dev");
+      await emulator.controls!.clearRequests();
+      const preview = await stack.preview();
+      expect(preview.changeSummary).toEqual({ create: 4 }); // the stack, 2 workspaces, a key
+      expect(await emulator.controls!.requests()).toEqual([]);
+    },
+  );
+
+  it("up creates the workspace tree and the key; its value is a secret output", async () => {
+    await stack.setAllConfig({
+      "broker:baseUrl": { value: emulator.url },
+      "broker:apiKey": { value: emulator.adminKey, secret: true },
+    });
+    const up = await stack.up();
+    scan.text("up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ create: 4 });
+
+    const out = await stack.outputs();
+    const platform = (await allWorkspaces(emulator)).find((w) => w["name"] === "platform");
+    expect((await allWorkspaces(emulator)).find((w) => w["name"] === "orders")).toMatchObject({
+      id: number(out, "ordersId"),
+      parentId: platform?.["id"],
+    });
+    expect(out["ordersPath"]?.value).toBe("/platform/orders");
+    const key = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    expect(key).toMatchObject({
+      name: "orders-service",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: ["payments/*"], resources: {} },
+    });
+    expect(out["ordersKey"]).toEqual({ value: key?.["key"], secret: true });
+    scan.secrets(String(key?.["key"]));
+  });
+
+  it("destroy revokes the key and leaves no secret in plain text", async () => {
+    const id = number(await stack.outputs(), "ordersServiceId");
+    const destroy = await stack.destroy();
+    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+    expect(keyById(await allKeys(emulator), id)?.["permissions"]).toEqual(NO_PERMISSIONS);
+
+    scan.project("go stack", project);
+    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(scan.leaks()).toEqual([]);
+  });
+});

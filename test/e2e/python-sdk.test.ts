@@ -1,0 +1,270 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import {
+  allKeys,
+  allWorkspaces,
+  brokerApi,
+  installBrokerPlugin,
+  keyById,
+  NO_PERMISSIONS,
+} from "../../harness/broker-native.mts";
+import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
+import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
+
+// End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Python
+// quickstart (test/programs/python-native), written with the generated Python SDK `pulumi_broker`
+// (sdk/python, installed with pip as users install it) and run by the `broker` plugin that
+// `broker-config plugin install` put into the project's Pulumi home (issue #13). The steps share one
+// stack and run in order; CLI runs are kept few (each costs seconds).
+
+const programDir = path.join(__dirname, "..", "programs", "python-native");
+
+let emulator: EmulatorHandle;
+let project: PulumiProject;
+let stack: Stack;
+let venvRoot: string;
+const scan = new SecretScan();
+
+/**
+ * The wheel of sdk/python, built by pip from a copy of it (a build in place would leave `build/` and
+ * `*.egg-info` in the checkout) once per content of sdk/python, and cached outside the repository:
+ * later runs install it without building (the build fetches setuptools from PyPI).
+ */
+function sdkWheel(cachedPython: string, scratch: string): string {
+  const sdkDir = path.join(REPO_ROOT, "sdk", "python");
+  const hash = createHash("sha256");
+  const files = fs.readdirSync(sdkDir, { recursive: true, encoding: "utf8" }).sort();
+  for (const file of files) {
+    const full = path.join(sdkDir, file);
+    if (!fs.statSync(full).isFile()) continue;
+    hash.update(`${file}\0`).update(fs.readFileSync(full)).update("\0");
+  }
+  const cacheRoot = path.join(
+    process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache"),
+    "pulumi-broker-config",
+  );
+  const wheelDir = path.join(cacheRoot, "python", "pulumi-broker-sdk", hash.digest("hex").slice(0, 16));
+  const wheelIn = (dir: string): string | undefined => {
+    const wheel = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith(".whl")) : undefined;
+    return wheel === undefined ? undefined : path.join(dir, wheel);
+  };
+  const cached = wheelIn(wheelDir);
+  if (cached !== undefined) return cached;
+  const copy = path.join(scratch, "sdk-python");
+  fs.cpSync(sdkDir, copy, { recursive: true });
+  const built = path.join(scratch, "wheel");
+  execFileSync(
+    cachedPython,
+    ["-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--wheel-dir", built, copy],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  // By rename, so a concurrent run never sees half a directory; whichever run renames first wins.
+  fs.mkdirSync(path.dirname(wheelDir), { recursive: true });
+  try {
+    fs.renameSync(built, wheelDir);
+  } catch (error) {
+    if (wheelIn(wheelDir) === undefined) throw error;
+  }
+  const wheel = wheelIn(wheelDir);
+  if (wheel === undefined) throw new Error(`pip wheel built no wheel of ${sdkDir} into ${wheelDir}`);
+  return wheel;
+}
+
+/**
+ * A virtualenv of this test's own, with the SDK's wheel installed by pip. It sees the packages of the
+ * cached venv of scripts/ensure-python-host.sh (PyPI `pulumi` at the CLI's version, and the SDK's
+ * other dependencies) through a `.pth` file instead of installing them again, and never writes to
+ * that venv; `--no-index`: nothing is downloaded.
+ */
+function sdkVirtualenv(cachedVenv: string, dir: string): string {
+  const venv = path.join(dir, "venv");
+  const cachedPython = path.join(cachedVenv, "bin", "python");
+  const python = path.join(venv, "bin", "python");
+  const run = (file: string, args: string[]): string =>
+    execFileSync(file, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  const purelib = ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"];
+  run(cachedPython, ["-m", "venv", "--without-pip", venv]);
+  fs.writeFileSync(path.join(run(python, purelib), "cached-pulumi.pth"), `${run(cachedPython, purelib)}\n`);
+  const wheel = sdkWheel(cachedPython, dir);
+  run(cachedPython, [
+    "-m",
+    "pip",
+    "--python",
+    python,
+    "install",
+    "--quiet",
+    "--disable-pip-version-check",
+    "--no-index",
+    wheel,
+  ]);
+  return venv;
+}
+
+function brokerConfig(target: EmulatorHandle): StackConfig {
+  return {
+    "broker:baseUrl": { value: target.url },
+    "broker:apiKey": { value: target.adminKey, secret: true },
+  };
+}
+
+function number(outputs: Record<string, { value: unknown }>, name: string): number {
+  const value = outputs[name]?.value;
+  if (typeof value !== "number")
+    throw new Error(`stack output ${name} is ${JSON.stringify(value)}, not a number`);
+  return value;
+}
+
+beforeAll(async () => {
+  // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
+  const cachedVenv = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh")], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+  emulator = await startEmulator({ controls: true });
+  scan.secrets(emulator.adminKey);
+  venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-python-sdk-"));
+  const venv = sdkVirtualenv(cachedVenv, venvRoot);
+  const pulumiBin = inject("pulumiBin");
+  project = await PulumiProject.create({
+    name: "broker-python",
+    programDir,
+    fixture: inject("packageFixture"),
+    pulumiBin,
+    // The Python language host runs the first `python` on PATH: this test's venv.
+    env: { PATH: [path.join(venv, "bin"), pulumiBin, process.env["PATH"] ?? ""].join(path.delimiter) },
+  });
+  installBrokerPlugin(project);
+}, 300_000);
+
+afterAll(async () => {
+  await emulator.close();
+  project.remove();
+  fs.rmSync(venvRoot, { recursive: true, force: true });
+});
+
+describe("the Python quickstart with the generated SDK, through the Pulumi CLI", () => {
+  it("previews a new stack with no credentials, listing the creates, without a request", async () => {
+    stack = await project.stack("dev");
+    await emulator.controls!.clearRequests();
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ create: 6 }); // the stack, 2 workspaces, 2 keys, a pair
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
+  it("up creates the workspace tree, both keys with their permissions and the pair; secrets stay secret", async () => {
+    await stack.setAllConfig(brokerConfig(emulator));
+    const up = await stack.up();
+    scan.text("up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ create: 6 });
+
+    const out = await stack.outputs();
+    const workspaces = await allWorkspaces(emulator);
+    expect(workspaces.find((w) => w["name"] === "platform")?.["id"]).toBe(number(out, "platformId"));
+    expect(workspaces.find((w) => w["name"] === "orders")).toMatchObject({
+      id: number(out, "ordersId"),
+      parentId: number(out, "platformId"),
+    });
+    expect(out["ordersPath"]?.value).toBe("/platform/orders");
+
+    const keys = await allKeys(emulator);
+    const service = keyById(keys, number(out, "ordersServiceId"));
+    const account = keyById(keys, number(out, "opsAdminId"));
+    expect(service).toMatchObject({
+      name: "orders-service",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: ["payments/*"], resources: {} },
+    });
+    expect(account).toMatchObject({
+      name: "ops-admin",
+      type: "ACCOUNT",
+      permissions: { send: [], receive: ["audit/*"], resources: {} },
+    });
+
+    // Secret outputs, holding the values the server has; the pair's public key is plain.
+    for (const name of ["ordersKey", "opsAdminKey", "ordersPrivateKey"]) expect(out[name]?.secret).toBe(true);
+    expect(out["ordersKey"]?.value).toBe(service?.["key"]);
+    expect(out["opsAdminKey"]?.value).toBe(account?.["key"]);
+    expect(out["ordersPublicKey"]?.secret).toBe(false);
+    expect(out["ordersPublicKey"]?.value).toMatch(/\S{20}/u);
+    expect(out["ordersPrivateKey"]?.value).toMatch(/\S{20}/u);
+    scan.secrets(String(service?.["key"]), String(account?.["key"]), String(out["ordersPrivateKey"]?.value));
+    scan.project("python stack", project);
+    expect(scan.leaks()).toEqual([]);
+  });
+
+  it("a permissions change previews as an update of that key and up applies it in place", async () => {
+    const before = number(await stack.outputs(), "ordersServiceId");
+    await stack.setConfig("ordersSend", { value: JSON.stringify(["orders/created", "orders/cancelled"]) });
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ same: 5, update: 1 });
+
+    const up = await stack.up();
+    scan.text("permissions up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
+    expect(number(await stack.outputs(), "ordersServiceId")).toBe(before);
+    expect(keyById(await allKeys(emulator), before)?.["permissions"]).toEqual({
+      send: ["orders/cancelled", "orders/created"],
+      receive: ["payments/*"],
+      resources: {},
+    });
+  });
+
+  it("pulumi import takes over a key created through the API; its value is a secret in the state", async () => {
+    await brokerApi(emulator, "POST", "/access-key", {
+      name: "legacy-reader",
+      type: "ACCOUNT",
+      permissions: { send: [], receive: ["legacy/*"] },
+    });
+    const key = (await allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
+    scan.secrets(String(key["key"]));
+
+    await project.run([
+      "import",
+      "broker:index:AccessKey",
+      "legacy-reader",
+      String(key["id"]),
+      "--generate-code=false",
+      "--protect=false",
+      "--yes",
+      "--stack",
+      "dev",
+    ]);
+    // The Automation API exports with --show-secrets: the plaintext shows here, under the secret
+    // signature; the backend's files hold only its ciphertext (the scan below).
+    const exported = (await stack.exportStack()).deployment as {
+      resources: { type: string; id?: string; outputs?: Record<string, unknown> }[];
+    };
+    const imported = exported.resources.find(
+      (r) => r.type === "broker:index:AccessKey" && r.id === String(key["id"]),
+    );
+    const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
+    expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
+    expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
+    expect(imported?.outputs?.["permissions"]).toMatchObject({ receive: ["legacy/*"] });
+  });
+
+  it("destroy revokes every key, the imported one too, and leaves no secret in plain text", async () => {
+    const out = await stack.outputs();
+    const legacy = (await allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
+    const destroy = await stack.destroy();
+    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 7 });
+    expect(destroy.stdout).toMatch(/was revoked/u);
+    const keys = await allKeys(emulator);
+    for (const id of [number(out, "ordersServiceId"), number(out, "opsAdminId"), legacy["id"] as number])
+      expect(keyById(keys, id)?.["permissions"]).toEqual(NO_PERMISSIONS);
+
+    scan.text("pulumi import", project.transcript.join("\n"), "cli output");
+    scan.project("python stack after destroy", project);
+    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(scan.leaks()).toEqual([]);
+  });
+});
