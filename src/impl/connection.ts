@@ -1,12 +1,12 @@
 import type { ConfigureRequest } from "@pulumi/pulumi/dynamic";
-import { getBrokerClient, type BrokerClient, type RateLimitWaitEvent } from "../client";
+import { getBrokerClient, type BrokerClient } from "../client";
 import {
-  CONFIG_KEYS,
   configuredBaseUrl as baseUrlFromSettings,
   resolveConnection,
   STACK_SETTING_NAMES,
   type ConfigSource,
 } from "../connection";
+import { rateLimitNotifier } from "../core/rate-limit-notice";
 import { warn } from "./engine-log";
 
 /**
@@ -39,29 +39,11 @@ export function brokerClient(): BrokerClient {
   });
 }
 
-/** Waits shorter than this pass silently; `pulumi up` looks stuck only after a while. */
-const LONG_WAIT_MS = 5_000;
-
-/** At most one such note per this long: one 429 can hold up every resource of the stack at once. */
-const NOTE_EVERY_MS = 30_000;
-
-let lastNoteAt = Number.NEGATIVE_INFINITY;
-
 /**
- * Tells the user, through the engine's log, why `pulumi up` is not moving: the broker's rate limit
- * (a 429) or the pace kept below it holds requests back. One stable function, so that the client
- * cache sees one listener.
+ * Tells the user, through the engine's log, about long waits on the broker's rate limit. One
+ * listener for the process, so that the client cache sees one listener.
  */
-function tellAboutLongWaits(event: RateLimitWaitEvent): void {
-  if (event.waitMs < LONG_WAIT_MS) return;
-  const now = Date.now();
-  if (now - lastNoteAt < NOTE_EVERY_MS) return;
-  lastNoteAt = now;
-  const pace = event.pace === undefined ? "" : ` (pacing at ${Number(event.pace.toPrecision(3))} requests/s)`;
-  void warn(
-    `waiting on the broker's rate limit for ${Math.ceil(event.waitMs / 1000)} s${pace}; to avoid this, set ${CONFIG_KEYS.maxRequestsPerSecond} to the broker's limit`,
-  );
-}
+const tellAboutLongWaits = rateLimitNotifier((message) => void warn(message));
 
 /**
  * The configured base URL, normalised, or `undefined` when none is configured or it is invalid.

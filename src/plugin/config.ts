@@ -10,12 +10,13 @@
  */
 import { normalizeBaseUrl } from "../client/base-url";
 import type { CheckFailure } from "../core/results";
-import { BrokerClient } from "../client";
+import { BrokerClient, type RateLimitWaitEvent } from "../client";
 import { isBrokerSettingsError } from "../client/errors";
 import {
   CONFIG_KEYS,
   configuredBaseUrl,
   resolveConnection,
+  STACK_SETTING_NAMES,
   type ConfigSource,
   type ConnectionSettings,
 } from "../connection";
@@ -222,7 +223,15 @@ export class ProviderConfiguration {
    *   in plain text).
    * @param env The environment, for the `BROKER_BASE_URL` / `BROKER_API_KEY` fallbacks.
    */
-  constructor(args: PropertyMap, env: NodeJS.ProcessEnv = process.env) {
+  /**
+   * @param onRateLimitWait the client's listener for waits on the broker's rate limit (the server
+   *   passes one that tells the user through the engine's log).
+   */
+  constructor(
+    args: PropertyMap,
+    env: NodeJS.ProcessEnv = process.env,
+    private readonly onRateLimitWait?: (event: RateLimitWaitEvent) => void,
+  ) {
     this.source = configSource(args);
     this.env = env;
   }
@@ -243,7 +252,14 @@ export class ProviderConfiguration {
    * instance shares it, and with it the `maxConcurrency` cap.
    */
   client(): BrokerClient {
-    if (this.made === undefined || this.made.closed) this.made = new BrokerClient(this.connection());
+    if (this.made === undefined || this.made.closed) {
+      // The same messages as the dynamic providers: hints name the stack settings (broker:apiKey …).
+      this.made = new BrokerClient({
+        ...this.connection(),
+        settingNames: STACK_SETTING_NAMES,
+        ...(this.onRateLimitWait === undefined ? {} : { onRateLimitWait: this.onRateLimitWait }),
+      });
+    }
     return this.made;
   }
 

@@ -40,6 +40,7 @@ import {
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
+import { rateLimitNotifier } from "../core/rate-limit-notice";
 import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "./config";
 import { toDiffResponse } from "./diff";
 import { engineLog, type EngineLog } from "./engine-log";
@@ -198,7 +199,11 @@ class BrokerProvider {
         const warning = plainApiKeyWarning(args);
         if (warning !== undefined) await this.log.log("warning", warning);
         const previous = this.configuration;
-        this.configuration = new ProviderConfiguration(args, this.options.env ?? process.env);
+        this.configuration = new ProviderConfiguration(
+          args,
+          this.options.env ?? process.env,
+          rateLimitNotifier((message) => void this.log.log("warning", message)),
+        );
         // Its client finishes the requests in flight before it closes.
         void previous.close();
         return new ConfigureResponse()

@@ -190,6 +190,22 @@ describe("provider configuration", () => {
     expect(error.code).toBe(status.UNKNOWN);
     expect(error.details).toContain("broker:baseUrl");
   });
+
+  it("an API error names the stack settings, as the dynamic providers' messages do", async () => {
+    await configure({ baseUrl: emulator.url, apiKey: secret("bka_not-a-key-of-this-broker") });
+    const error = await failure(
+      client.create(
+        new CreateRequest()
+          .setUrn(WORKSPACE_URN)
+          .setType("broker:index:Workspace")
+          .setProperties(struct({ name: "x", parentId: 0, adopt: false })),
+      ),
+    );
+    expect(error.code).toBe(status.UNKNOWN);
+    expect(error.details).toContain("401");
+    expect(error.details).toContain("broker:apiKey (or BROKER_API_KEY)");
+    expect(error.details).not.toContain("bka_not-a-key-of-this-broker");
+  });
 });
 
 describe("resources against the emulator", () => {
