@@ -4,7 +4,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { expectDeclaredState, stackView, type StackView } from "./support/declared-state";
-import { injectFaultMix } from "./support/faults";
+import { injectFaultMix, SERVER_FAULTS } from "./support/faults";
 import { brokerConfig, resourceCount, specConfig, type KeySpec, type Spec } from "./support/spec";
 
 // Issue #11: the API's real limits. The emulator admits a few requests per second (answering the
@@ -86,7 +86,8 @@ describe("against a rate-limited API", () => {
       ...specConfig(spec),
       ...brokerConfig(emulator),
     });
-    await injectFaultMix(emulator.controls!, 0.2, 11);
+    // 503s and dropped connections: every 429 is the limit's own, so the limit is what is tested.
+    await injectFaultMix(emulator.controls!, 0.2, 11, SERVER_FAULTS);
     const up = await stack.up().catch((error: unknown) => {
       scan.text("rate limit + faults: failed up", errorText(error), "error");
       throw error;
