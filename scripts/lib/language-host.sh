@@ -1,0 +1,76 @@
+# Shared by scripts/ensure-python-host.sh and scripts/ensure-go-host.sh (sourced, not run): where the
+# Pulumi CLI's bin directory is, and how a language host gets into it.
+#
+# The caller sets `host_name` (for log lines) and `host_kind` (`python-host`, `go-host`: the cache
+# directory) before sourcing. Defines repo, version, bin_dir, cache_root and host_cache, and fails
+# when the CLI of scripts/ensure-pulumi-cli.sh is not there yet.
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
+pulumi_home=${PULUMI_HOME:-$HOME/.pulumi}
+bin_dir="$pulumi_home/versions/$version/bin"
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config"
+host_cache="$cache_root/pulumi-cli/v$version/$host_kind"
+log() { echo "ensure-$host_name: $*" >&2; }
+
+if [ ! -x "$bin_dir/pulumi" ]; then
+  log "no Pulumi CLI in $bin_dir: run scripts/ensure-pulumi-cli.sh first"
+  exit 1
+fi
+
+# Replaces a file in bin_dir only when it differs, by rename: overwriting a binary that a running
+# test is executing fails with "Text file busy".
+install_into_bin() {
+  local source=$1 target="$bin_dir/$(basename "$1")"
+  if ! cmp -s "$source" "$target"; then
+    cp "$source" "$target.tmp.$$"
+    chmod 755 "$target.tmp.$$"
+    mv -f "$target.tmp.$$" "$target"
+  fi
+}
+
+# Prints the path of language host $1 when it comes with a Pulumi install of our version rather than
+# from these scripts, and nothing otherwise: one the `pulumi` wrapper downloaded into bin_dir together
+# with the CLI (present there although no script built one), or a developer's install on PATH.
+own_install_host() {
+  if [ -x "$bin_dir/$1" ] && [ ! -e "$host_cache/$1" ]; then
+    echo "$bin_dir/$1"
+    return 0
+  fi
+  local found
+  found=$(command -v "$1" 2>/dev/null || true)
+  [ -n "$found" ] || return 0
+  found=$(readlink -f "$found")
+  if [ "$(dirname "$found")" != "$(readlink -f "$bin_dir")" ] &&
+    [ "$("$(dirname "$found")/pulumi" version 2>/dev/null)" = "v$version" ]; then
+    echo "$found"
+  fi
+}
+
+# Makes bin_dir's $2 a link to $1 unless $1 is that file already.
+link_into_bin() {
+  [ "$1" = "$bin_dir/$2" ] || ln -sfn "$1" "$bin_dir/$2"
+}
+
+# build_host_from_sdk SDK_VERSION PACKAGE BINARY: builds Go package PACKAGE of module
+# github.com/pulumi/pulumi/sdk/v3 at SDK_VERSION into $host_cache/BINARY, from an outer module in
+# $host_cache/module (whose module cache later steps can read with `go list -m`). Needs Go on PATH.
+build_host_from_sdk() {
+  local sdk_version=$1 package=$2 binary=$3 work="$host_cache/module"
+  if ! command -v go >/dev/null 2>&1; then
+    log "no Go toolchain on PATH to build $binary"
+    exit 1
+  fi
+  log "building $binary of sdk $sdk_version (once per machine)"
+  mkdir -p "$work"
+  printf 'module pulumi-broker-config.local/%s\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 %s\n' \
+    "$binary" "$sdk_version" >"$work/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$package" >"$work/tools.go"
+  (
+    cd "$work"
+    export CGO_ENABLED=0 GOFLAGS=-mod=mod
+    go mod tidy
+    go build -o "$host_cache/$binary.tmp" "$package"
+  )
+  mv "$host_cache/$binary.tmp" "$host_cache/$binary"
+}
