@@ -177,30 +177,25 @@ describe("provider configuration", () => {
     expect(response.getAcceptresources()).toBe(false);
   });
 
+  /** A real (not preview) create of workspace "x", which needs the API. */
+  const createWorkspaceX = () =>
+    client.create(
+      new CreateRequest()
+        .setUrn(WORKSPACE_URN)
+        .setType("broker:index:Workspace")
+        .setProperties(struct({ name: "x", parentId: 0, adopt: false })),
+    );
+
   it("a create without credentials fails with the settings message, naming broker:baseUrl", async () => {
     await configure({});
-    const error = await failure(
-      client.create(
-        new CreateRequest()
-          .setUrn(WORKSPACE_URN)
-          .setType("broker:index:Workspace")
-          .setProperties(struct({ name: "x", parentId: 0, adopt: false })),
-      ),
-    );
+    const error = await failure(createWorkspaceX());
     expect(error.code).toBe(status.UNKNOWN);
     expect(error.details).toContain("broker:baseUrl");
   });
 
   it("an API error names the stack settings, as the dynamic providers' messages do", async () => {
     await configure({ baseUrl: emulator.url, apiKey: secret("bka_not-a-key-of-this-broker") });
-    const error = await failure(
-      client.create(
-        new CreateRequest()
-          .setUrn(WORKSPACE_URN)
-          .setType("broker:index:Workspace")
-          .setProperties(struct({ name: "x", parentId: 0, adopt: false })),
-      ),
-    );
+    const error = await failure(createWorkspaceX());
     expect(error.code).toBe(status.UNKNOWN);
     expect(error.details).toContain("401");
     expect(error.details).toContain("broker:apiKey (or BROKER_API_KEY)");
