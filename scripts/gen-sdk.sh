@@ -34,23 +34,9 @@ if [ ! -f "$schema" ]; then
   log "no schema.json at the repository root: the SDKs are generated from the broker package's schema"
   exit 1
 fi
-if ! command -v go >/dev/null 2>&1; then
-  log "no Go toolchain on PATH: the SDK generators are Go packages (install Go 1.25 or newer)"
-  exit 1
-fi
-version=$(cd "$repo" && node -p 'require("./package.json").version')
-
 # --- the generator program, built once per source revision ----------------------------------------
-src="$repo/scripts/gen-sdk"
-key=$(cat "$src/go.mod" "$src/go.sum" "$src/main.go" | sha256sum | cut -c1-16)
-generator="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/gen-sdk/$key/gen-sdk"
-export CGO_ENABLED=0
-if [ ! -x "$generator" ]; then
-  log "building the SDK generator (about a minute, once per machine and generator revision)"
-  mkdir -p "$(dirname "$generator")"
-  (cd "$src" && GOFLAGS=-mod=readonly go build -o "$generator.tmp" .)
-  mv "$generator.tmp" "$generator"
-fi
+# shellcheck source=lib/sdk-generator.sh
+source "$repo/scripts/lib/sdk-generator.sh"
 
 # --- generate ----------------------------------------------------------------------------------------
 out=$(mktemp -d)
