@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { REPO_ROOT } from "./repo.mts";
+import { PULUMI_VERSION, REPO_ROOT } from "./repo.mts";
 
 /**
  * Installs the packed package into a new directory under `parent` and returns that directory; a
@@ -29,8 +29,6 @@ export function createPackageFixture(parent: string = os.tmpdir()): string {
   });
   const [packed] = JSON.parse(packOutput) as { filename: string }[];
   if (packed === undefined) throw new Error("npm pack reported no tarball");
-  const pulumiPackage = path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json");
-  const { version } = JSON.parse(fs.readFileSync(pulumiPackage, "utf8")) as { version: string };
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "pbc-fixture", private: true }));
   execFileSync(
     "npm",
@@ -42,7 +40,7 @@ export function createPackageFixture(parent: string = os.tmpdir()): string {
       "--ignore-scripts",
       "--no-package-lock",
       path.join(dir, packed.filename),
-      `@pulumi/pulumi@${version}`,
+      `@pulumi/pulumi@${PULUMI_VERSION}`,
     ],
     { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
   );

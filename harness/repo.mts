@@ -8,11 +8,22 @@
  * (`./repo.mts`), which Node needs and `rewriteRelativeImportExtensions` lets the type checker accept.
  */
 import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The version of the `@pulumi/pulumi` devDependency: the version the Pulumi CLI, its language hosts
+ * and the Python SDK are built or installed at.
+ */
+export const PULUMI_VERSION = (
+  JSON.parse(
+    fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
+  ) as { version: string }
+).version;
 
 /**
  * The directory holding the `pulumi` CLI, its Node.js language host and the dynamic-provider

@@ -4,8 +4,8 @@
  * and the engine's floor (the same inputs served by a no-op dynamic provider), with the state each
  * resource costs. Each program gets a fresh emulator process and a fresh stack per run.
  */
-import { execFileSync } from "node:child_process";
 import * as path from "node:path";
+import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { startEmulatorProcess } from "../../harness/emulator-process.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
@@ -62,18 +62,7 @@ async function upOnce(
   try {
     if (program === PROGRAMS.native) {
       // The plugin goes into the project's own Pulumi home, with the command users run.
-      const cli = path.join(
-        project.dir,
-        "node_modules",
-        "pulumi-broker-config",
-        "dist",
-        "cli",
-        "broker-config.js",
-      );
-      execFileSync(process.execPath, [cli, "plugin", "install"], {
-        env: { ...process.env, PULUMI_HOME: project.homeDir },
-        stdio: "ignore",
-      });
+      installBrokerPlugin(project);
     }
     await project.initStack("bench", {
       count: { value: String(n) },

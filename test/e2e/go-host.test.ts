@@ -1,24 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
+import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 
 // End-to-end: a Go Pulumi program runs through the real CLI offline, with the Go language host that
 // scripts/ensure-go-host.sh builds (issue #13). This is what the Go SDK of the `broker` package runs
 // on; the steps share one stack and run in order.
 
 const programDir = path.join(__dirname, "programs", "go-host");
-const pulumiVersion = (
-  JSON.parse(
-    fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
-  ) as {
-    version: string;
-  }
-).version;
 // Fresh per run, so finding it in the backend can only mean it was stored in plain text.
 const token = `go-token-${randomBytes(12).toString("hex")}`;
 
@@ -62,7 +54,7 @@ describe("a Go program through the Pulumi CLI", () => {
       expect(result.outputs["greeting"]).toEqual({ value: "hello from go", secret: false });
       expect(result.outputs["token"]).toEqual({ value: token, secret: true });
       // The program was built against the Go SDK at the CLI's version (its go.mod pins it).
-      expect(result.outputs["pulumiSdkVersion"]?.value).toBe(`v${pulumiVersion}`);
+      expect(result.outputs["pulumiSdkVersion"]?.value).toBe(`v${PULUMI_VERSION}`);
       expect(String(result.outputs["goVersion"]?.value)).toMatch(/^go1\.\d+/u);
       expect(project.producedText()).not.toContain(token);
     },

@@ -1,24 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
+import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 
 // End-to-end: a Python Pulumi program runs through the real CLI offline, with the Python language
 // host and the virtualenv that scripts/ensure-python-host.sh prepares (issue #13). This is what the
 // Python SDK of the `broker` package runs on; the steps share one stack and run in order.
 
 const programDir = path.join(__dirname, "programs", "python-host");
-const pulumiVersion = (
-  JSON.parse(
-    fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
-  ) as {
-    version: string;
-  }
-).version;
 // Fresh per run, so finding it in the backend can only mean it was stored in plain text.
 const token = `py-token-${randomBytes(12).toString("hex")}`;
 
@@ -64,7 +56,7 @@ describe("a Python program through the Pulumi CLI", () => {
     expect(result.outputs["greeting"]).toEqual({ value: "hello from python", secret: false });
     expect(result.outputs["token"]).toEqual({ value: token, secret: true });
     // The program ran under the venv's pulumi at the CLI's version, not some other install.
-    expect(result.outputs["pulumiSdkVersion"]?.value).toBe(pulumiVersion);
+    expect(result.outputs["pulumiSdkVersion"]?.value).toBe(PULUMI_VERSION);
     expect(String(result.outputs["pythonVersion"]?.value)).toMatch(/^3\.\d+\.\d+/u);
     expect(project.producedText()).not.toContain(token);
   });
