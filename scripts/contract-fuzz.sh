@@ -4,8 +4,9 @@
 # generated from the contract, and every answer must be one the contract describes (status, body,
 # headers), a schema-valid request must not be refused as invalid, an invalid one must be refused.
 #
-# Needs a built emulator (`npm run build`) and Python >= 3.10. Schemathesis is installed once per
-# machine into a virtual environment outside the repository and reused. The run is bounded
+# Needs a built emulator (`npm run build`) and Python >= 3.10. Schemathesis runs in a virtualenv
+# outside the repository that holds exactly scripts/python/schemathesis.lock, checked and repaired
+# by scripts/ensure-python-env.sh on every run. The run is bounded
 # (examples per operation) and reproducible (a fixed seed, no example database).
 #
 # Usage: bash scripts/contract-fuzz.sh [extra schemathesis run options]
@@ -13,8 +14,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-schemathesis_version=4.32.5
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/venv-schemathesis"
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/venvs/schemathesis"
 max_examples=${CONTRACT_FUZZ_MAX_EXAMPLES:-50}
 seed=${CONTRACT_FUZZ_SEED:-20261123}
 log() { echo "contract-fuzz: $*" >&2; }
@@ -24,24 +24,20 @@ if [ ! -f "$repo/dist/emulator/cli.js" ]; then
   exit 1
 fi
 
-if [ "$("$venv/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $schemathesis_version" ]; then
-  python=""
-  for candidate in python3.13 python3.12 python3.11 python3.10 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 &&
-      "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then
-      python=$candidate
-      break
-    fi
-  done
-  if [ -z "$python" ]; then
-    log "Schemathesis needs Python >= 3.10; none was found on PATH"
-    exit 1
+python=""
+for candidate in python3.13 python3.12 python3.11 python3.10 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 &&
+    "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then
+    python=$candidate
+    break
   fi
-  log "installing schemathesis $schemathesis_version into $venv (once per machine)"
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version"
+done
+if [ -z "$python" ]; then
+  log "Schemathesis needs Python >= 3.10; none was found on PATH"
+  exit 1
 fi
+PYTHON=$python bash "$repo/scripts/ensure-python-env.sh" "$venv" "$repo/scripts/python/schemathesis.lock" >/dev/null
+schemathesis_version=$("$venv/bin/schemathesis" --version)
 
 # The emulator prints one JSON line {"url","adminKey"} when it listens; a throwaway admin key.
 admin_key="bka_contractfuzz$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
@@ -53,7 +49,7 @@ if ! read -r -t 30 ready <&"${EMULATOR[0]}"; then
   exit 1
 fi
 url=$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).url)' "$ready")
-log "emulator at $url; schemathesis $schemathesis_version, $max_examples examples per operation, seed $seed"
+log "emulator at $url; $schemathesis_version, $max_examples examples per operation, seed $seed"
 
 # Run from a scratch directory: Schemathesis reads a schemathesis.toml and writes reports relative to
 # its working directory, and neither belongs in the repository.

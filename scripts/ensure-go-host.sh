@@ -14,11 +14,10 @@
 # Prints the bin directory on stdout; progress goes to stderr.
 set -euo pipefail
 
-host_name=go-host host_kind=go-host
+# The last verifiable sdk/v3 release whose module still contains the Go language host.
+host_name=go-host host_kind=go-host host_sdk_version=v3.66.0
 # shellcheck source=lib/language-host.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/language-host.sh"
-# The last verifiable sdk/v3 release whose module still contains the Go language host.
-host_sdk_version=v3.66.0
 
 # A developer's own Pulumi install at this version carries its Go host: that one is used.
 own_host=$(own_install_host pulumi-language-go)

@@ -81,7 +81,9 @@ if [ ! -x "$cache_dir/cli/pulumi" ]; then
     grep -E '^replace .*=> [^.]' "$pkg_gomod" | sort -u || true
   } >"$work/go.mod"
   printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"\n' >"$work/tools.go"
-  (cd "$work" && go mod tidy && go build -ldflags "$ldflags" -o "$cache_dir/cli/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
+  (cd "$work" && go mod tidy && go build -ldflags "$ldflags" -o "$cache_dir/cli/pulumi.tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
+  # By rename: an interrupted build leaves no binary that a later run would take for a finished one.
+  mv "$cache_dir/cli/pulumi.tmp" "$cache_dir/cli/pulumi"
 fi
 
 if [ ! -x "$cache_dir/cli/pulumi-language-nodejs" ]; then
@@ -94,7 +96,7 @@ if [ ! -x "$cache_dir/cli/pulumi-language-nodejs" ]; then
   printf 'module pulumi-broker-config.local/pulumi-language-nodejs\n\ngo 1.24\n' >"$work/go.mod"
   if [ -n "$commit" ] && (cd "$work" && go get "$host_module@$commit" >/dev/null 2>&1); then
     log "building the Node.js language host at $commit"
-    (cd "$work" && go build -ldflags "$ldflags" -o "$cache_dir/cli/pulumi-language-nodejs" "$host_module")
+    (cd "$work" && go build -ldflags "$ldflags" -o "$cache_dir/cli/pulumi-language-nodejs.tmp" "$host_module")
   else
     # Some module proxies do not serve the host's untagged module. Until v3.68.0 the host lived in
     # the tagged sdk module; its gRPC interface is still compatible with the CLI (the engine falls
@@ -102,8 +104,9 @@ if [ ! -x "$cache_dir/cli/pulumi-language-nodejs" ]; then
     log "the proxy does not serve $host_module; building the language host of sdk v3.68.0 instead"
     printf 'module pulumi-broker-config.local/pulumi-language-nodejs\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.68.0\n' >"$work/go.mod"
     printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs"\n' >"$work/tools.go"
-    (cd "$work" && go mod tidy && go build -o "$cache_dir/cli/pulumi-language-nodejs" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs)
+    (cd "$work" && go mod tidy && go build -o "$cache_dir/cli/pulumi-language-nodejs.tmp" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs)
   fi
+  mv "$cache_dir/cli/pulumi-language-nodejs.tmp" "$cache_dir/cli/pulumi-language-nodejs"
 fi
 
 mkdir -p "$bin_dir"

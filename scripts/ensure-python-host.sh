@@ -6,8 +6,9 @@
 #   - the Python language host `pulumi-language-python` and its `pulumi-language-python-exec` shim,
 #     put beside the CLI in $PULUMI_HOME/versions/<version>/bin (the `pulumi` wrapper puts that
 #     directory first on PATH, where the engine looks for language hosts);
-#   - a virtualenv with PyPI `pulumi` at the CLI's version (the version of our @pulumi/pulumi
-#     devDependency), cached outside the repository.
+#   - a virtualenv outside the repository holding exactly scripts/python/programs.lock: PyPI `pulumi`
+#     at the CLI's version (the version of our @pulumi/pulumi devDependency) and the generated Python
+#     SDK's other dependencies. scripts/ensure-python-env.sh checks and repairs it on every run.
 # A second run takes seconds.
 #
 # The Python language host is a Go program. Module proxies that do not serve its own untagged
@@ -21,16 +22,22 @@
 # Prints the virtualenv's directory on stdout; progress goes to stderr.
 set -euo pipefail
 
-host_name=python-host host_kind=python-host
+# The last sdk/v3 release whose module still contains the Python language host.
+host_name=python-host host_kind=python-host host_sdk_version=v3.68.0
 # shellcheck source=lib/language-host.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/language-host.sh"
-venv="$cache_root/python/pulumi-v$version/venv"
-# The last sdk/v3 release whose module still contains the Python language host.
-host_sdk_version=v3.68.0
+venv="$cache_root/venvs/programs"
+lock="$repo/scripts/python/programs.lock"
 
 python=${PYTHON:-python3}
 if ! command -v "$python" >/dev/null 2>&1; then
   log "no $python on PATH: Python Pulumi programs need Python 3 (set PYTHON to another interpreter)"
+  exit 1
+fi
+# `pulumi` in the venv must match the CLI: the SDK and the engine speak one protocol version.
+if ! grep -qx "pulumi==$version" "$lock"; then
+  log "$lock pins $(grep '^pulumi==' "$lock" || echo 'no pulumi'), the CLI is $version:" \
+    "set pulumi==$version in scripts/python/programs.in and run bash scripts/python/lock.sh programs"
   exit 1
 fi
 
@@ -54,23 +61,7 @@ else
 fi
 
 # --- the virtualenv ------------------------------------------------------------------------------
-# `pulumi` in the venv must match the CLI: the SDK and the engine speak one protocol version.
-installed=""
-if [ -x "$venv/bin/python" ]; then
-  installed=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("pulumi"))' 2>/dev/null || true)
-fi
-if [ "$installed" != "$version" ]; then
-  log "preparing a virtualenv with PyPI pulumi==$version in $venv"
-  rm -rf "$venv"
-  mkdir -p "$(dirname "$venv")"
-  "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pulumi==$version" >&2
-  installed=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("pulumi"))')
-  if [ "$installed" != "$version" ]; then
-    log "the virtualenv holds pulumi $installed, expected $version"
-    exit 1
-  fi
-fi
+PYTHON=$python bash "$repo/scripts/ensure-python-env.sh" "$venv" "$lock" >/dev/null
 
 log "Python language host and virtualenv (pulumi $version) ready"
 echo "$venv"

@@ -1,16 +1,17 @@
 # Shared by scripts/ensure-python-host.sh and scripts/ensure-go-host.sh (sourced, not run): where the
 # Pulumi CLI's bin directory is, and how a language host gets into it.
 #
-# The caller sets `host_name` (for log lines) and `host_kind` (`python-host`, `go-host`: the cache
-# directory) before sourcing. Defines repo, version, bin_dir, cache_root and host_cache, and fails
-# when the CLI of scripts/ensure-pulumi-cli.sh is not there yet.
+# The caller sets `host_name` (for log lines), `host_kind` (`python-host`, `go-host`) and
+# `host_sdk_version` (the sdk/v3 release the host is built from) before sourcing: a built host is
+# cached under both, the exact inputs of its build. Defines repo, version, bin_dir, cache_root and
+# host_cache, and fails when the CLI of scripts/ensure-pulumi-cli.sh is not there yet.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
 pulumi_home=${PULUMI_HOME:-$HOME/.pulumi}
 bin_dir="$pulumi_home/versions/$version/bin"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config"
-host_cache="$cache_root/pulumi-cli/v$version/$host_kind"
+host_cache="$cache_root/language-hosts/$host_kind-$host_sdk_version"
 log() { echo "ensure-$host_name: $*" >&2; }
 
 if [ ! -x "$bin_dir/pulumi" ]; then
