@@ -6,7 +6,7 @@
  * Two ways to run it: {@link PulumiProject.stack} through the Automation API (the tests), and
  * {@link PulumiProject.run}, the CLI command itself, so that timings are the CLI's own (the bench).
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -130,27 +130,41 @@ export class PulumiProject {
   /**
    * Runs `pulumi <args> --non-interactive` in the project, with the project's environment plus
    * `env`; rejects with {@link CliError} on a non-zero exit. `onStart` receives the CLI's process id
-   * as soon as it runs (to watch its memory).
+   * as soon as it runs (to watch its memory). With `ownProcessGroup`, the CLI leads a process group
+   * of its own, as a CI runner's job does, so a test can kill the group as a cancelled job is killed.
    */
   run(
     args: readonly string[],
     env: Record<string, string> = {},
     onStart?: (pid: number) => void,
+    { ownProcessGroup = false }: { ownProcessGroup?: boolean } = {},
   ): Promise<CliRun> {
     const started = performance.now();
     return new Promise((resolve, reject) => {
-      const child = execFile(
-        "pulumi",
-        [...args, "--non-interactive"],
-        { cwd: this.dir, env: { ...process.env, ...this.#env, ...env }, maxBuffer: 256 * 1024 * 1024 },
-        (error, stdout, stderr) => {
-          this.transcript.push(stdout, stderr);
-          const seconds = (performance.now() - started) / 1000;
-          if (error)
-            reject(new CliError(`pulumi ${args.join(" ")} failed: ${stderr || stdout}`, stdout, stderr));
-          else resolve({ stdout, stderr, seconds });
-        },
-      );
+      // spawn, not execFile: execFile does not pass `detached` on.
+      const child = spawn("pulumi", [...args, "--non-interactive"], {
+        cwd: this.dir,
+        env: { ...process.env, ...this.#env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: ownProcessGroup,
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+      child.on("error", reject);
+      child.on("close", (code, signal) => {
+        const stdout = Buffer.concat(out).toString("utf8");
+        const stderr = Buffer.concat(err).toString("utf8");
+        this.transcript.push(stdout, stderr);
+        const seconds = (performance.now() - started) / 1000;
+        if (code !== 0) {
+          const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+          reject(
+            new CliError(`pulumi ${args.join(" ")} failed (${how}): ${stderr || stdout}`, stdout, stderr),
+          );
+        } else resolve({ stdout, stderr, seconds });
+      });
       if (onStart !== undefined && child.pid !== undefined) onStart(child.pid);
     });
   }

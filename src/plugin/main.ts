@@ -5,9 +5,14 @@
  * The engine runs it as `pulumi-resource-broker [--logtostderr] [-v=N] [--tracing URL] <engine address>`,
  * reads the port from the first line of stdout, and talks gRPC to it until it kills the process.
  * Stdout therefore carries the port and nothing else; everything else goes to the engine's log.
+ * When the engine dies without stopping it (a `kill -9` of the CLI), the plugin exits on its own.
  */
+import { watchEngine } from "./engine-watch";
 import { startProviderServer, type RunningServer } from "./server";
 import { BROKER_RESOURCES } from "./resources";
+
+/** How long requests in flight may take to finish once the engine is gone, before the process exits. */
+const EXIT_GRACE_MS = 3000;
 
 /** The plugin's command line, once the engine's logging flags are set aside. */
 export interface PluginArgs {
@@ -52,6 +57,23 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const running = await startProviderServer({ engineAddress, resources: BROKER_RESOURCES });
   started.server = running;
   process.stdout.write(`${running.port}\n`);
+  // Only a plugin the engine started watches it: one started by hand (PULUMI_DEBUG_PROVIDERS) serves
+  // engine after engine through `Attach`, and outlives each of them on purpose.
+  if (engineAddress !== undefined) {
+    watchEngine({
+      address: engineAddress,
+      onGone: (reason) => {
+        process.stderr.write(`pulumi-resource-broker: ${reason}; exiting\n`);
+        running.failInFlight(new Error(reason));
+        // A request already sent (a create) may finish and be answered by the broker meanwhile;
+        // nobody is left to record it, but ending it half-way would help no one either.
+        void Promise.race([
+          running.close(),
+          new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS)),
+        ]).then(() => process.exit(0));
+      },
+    });
+  }
   return running;
 }
 

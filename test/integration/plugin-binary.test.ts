@@ -54,6 +54,30 @@ describe("pulumi-resource-broker (built)", () => {
     }
   });
 
+  it("exits on its own once the engine that started it stops answering", async () => {
+    const engine = await startFakeEngine();
+    child = spawn(process.execPath, [MAIN, engine.address], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => {
+      child?.on("exit", (code) => {
+        resolve(code);
+      });
+    });
+    const port = Number((await firstLine(child.stdout)).trim());
+    // Alive and serving while the engine is there.
+    const client = providerClient(port);
+    try {
+      await client.getPluginInfo(new Empty());
+    } finally {
+      client.close();
+    }
+    await engine.close();
+    expect(await exited).toBe(0);
+    expect(stderr).toContain(`the engine at ${engine.address} stopped answering`);
+  });
+
   it("exits non-zero and says why when a rejection goes unhandled", async () => {
     const preload = path.join(__dirname, "..", "fixtures", "plugin-crash-preload.cjs");
     child = spawn(process.execPath, ["--require", preload, MAIN, "127.0.0.1:1"], {

@@ -36,6 +36,32 @@ export function processesIn(dir: string, pattern: RegExp): ProcessInfo[] {
   return listProcesses().filter((p) => p.cwd === real && pattern.test(p.commandLine));
 }
 
+/**
+ * The processes whose environment holds `name=value` and whose command line matches `pattern`: a
+ * project's own `PULUMI_HOME` finds every process its CLI started, wherever their working directory.
+ */
+export function processesWithEnv(name: string, value: string, pattern: RegExp): ProcessInfo[] {
+  return listProcesses().filter((p) => {
+    try {
+      return (
+        pattern.test(p.commandLine) &&
+        fs.readFileSync(`/proc/${p.pid}/environ`, "utf8").split("\0").includes(`${name}=${value}`)
+      );
+    } catch {
+      return false; // Gone meanwhile.
+    }
+  });
+}
+
+/** Whether process `pid` still runs (a zombie no longer counts: it has exited). */
+export function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/u.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
 /** Polls `condition` every 100 ms until it returns a value other than undefined; fails after `timeoutMs`. */
 export async function waitFor<T>(
   what: string,

@@ -1,0 +1,107 @@
+import { Server, ServerCredentials, type ServiceDefinition } from "@grpc/grpc-js";
+import { afterEach, describe, expect, it } from "vitest";
+import { watchEngine, type EngineWatch } from "../../src/plugin/engine-watch";
+
+/** The gRPC health service's Check method, with raw bytes for messages (its answer: SERVING). */
+const HEALTH: ServiceDefinition = {
+  check: {
+    path: "/grpc.health.v1.Health/Check",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (bytes: Buffer) => bytes,
+    requestDeserialize: (bytes: Buffer) => bytes,
+    responseSerialize: (bytes: Buffer) => bytes,
+    responseDeserialize: (bytes: Buffer) => bytes,
+  },
+};
+/** HealthCheckResponse { status: SERVING (1) }. */
+const SERVING = Buffer.from([0x08, 0x01]);
+
+/** A stand-in for the engine's gRPC server: with the health service, or with no service at all. */
+async function startEngine(withHealth: boolean): Promise<{ address: string; stop: () => void }> {
+  const server = new Server();
+  if (withHealth) {
+    server.addService(HEALTH, {
+      check: (_call: unknown, callback: (error: null, response: Buffer) => void) => {
+        callback(null, SERVING);
+      },
+    });
+  }
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => {
+      if (error === null) resolve(bound);
+      else reject(error);
+    });
+  });
+  return {
+    address: `127.0.0.1:${port}`,
+    stop: () => {
+      server.forceShutdown();
+    },
+  };
+}
+
+const watches: EngineWatch[] = [];
+afterEach(() => {
+  for (const watch of watches.splice(0)) watch.stop();
+});
+
+/**
+ * Watches `address` with a short interval; resolves `alive` after `aliveChecks` successful checks
+ * in a row (failing if the engine was declared gone first) and `gone` with onGone's reason.
+ */
+function watch(address: string, aliveChecks: number) {
+  let resolveAlive: () => void = () => undefined;
+  let resolveGone: (reason: string) => void = () => undefined;
+  const alive = new Promise<void>((resolve) => (resolveAlive = resolve));
+  const gone = new Promise<string>((resolve) => (resolveGone = resolve));
+  const outcomes: boolean[] = [];
+  let inARow = 0;
+  watches.push(
+    watchEngine({
+      address,
+      intervalMs: 20,
+      onCheck: (ok) => {
+        outcomes.push(ok);
+        inARow = ok ? inARow + 1 : 0;
+        if (inARow === aliveChecks) resolveAlive();
+      },
+      onGone: resolveGone,
+    }),
+  );
+  return { alive, gone, outcomes };
+}
+
+describe("watchEngine", () => {
+  it("stays quiet while the engine answers, and reports it gone once it stops", async () => {
+    const engine = await startEngine(true);
+    let goneEarly = false;
+    const watched = watch(engine.address, 10);
+    void watched.gone.then(() => (goneEarly = true));
+    await watched.alive;
+    expect(goneEarly).toBe(false);
+    engine.stop();
+    expect(await watched.gone).toContain(`the engine at ${engine.address} stopped answering`);
+    // Two failed checks in a row, not one: a moment's hiccup is not a dead engine.
+    expect(watched.outcomes.slice(-2)).toEqual([false, false]);
+  });
+
+  it("takes an engine without the health service (UNIMPLEMENTED) for alive", async () => {
+    const engine = await startEngine(false);
+    let gone = false;
+    const watched = watch(engine.address, 5);
+    void watched.gone.then(() => (gone = true));
+    await watched.alive;
+    expect(gone).toBe(false);
+    engine.stop();
+    await watched.gone;
+  });
+
+  it("reports an engine that never listened as gone", async () => {
+    const engine = await startEngine(true);
+    engine.stop();
+    const watched = watch(engine.address, 1);
+    expect(await watched.gone).toMatch(/stopped answering/u);
+    expect(watched.outcomes).toEqual([false, false]);
+  });
+});
