@@ -13,6 +13,13 @@ import { BrokerSettingsError } from "./client/errors";
 import { countRule, isValidCount, isValidRate, RATE_RULE } from "./client/options";
 import { redactSecrets } from "./client/redact";
 import type { SettingNames } from "./client/setting-names";
+import {
+  CONFIG_KEYS,
+  ENV_VARS,
+  SETTINGS,
+  type RequiredSetting,
+  type SettingName,
+} from "./settings/declarations";
 
 /** The settings a broker client needs. */
 export interface ConnectionSettings {
@@ -35,43 +42,21 @@ export interface ConnectionSettings {
 /** Reads one namespaced stack config value, such as `broker:baseUrl`; `undefined` when unset. */
 export type ConfigSource = (key: string) => string | undefined;
 
-/** The settings without which no client can be made. */
-export type RequiredSetting = "baseUrl" | "apiKey";
+export type { RequiredSetting } from "./settings/declarations";
 
 /** The integer settings, read from explicit values or stack config only. */
 type CountSetting = "timeoutMs" | "maxRetries" | "maxConcurrency" | "rateLimitTimeoutSeconds";
 
-/** The stack config keys of each setting. */
-export const CONFIG_KEYS = {
-  baseUrl: "broker:baseUrl",
-  apiKey: "broker:apiKey",
-  timeoutMs: "broker:timeoutMs",
-  maxRetries: "broker:maxRetries",
-  maxConcurrency: "broker:maxConcurrency",
-  rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
-  maxRequestsPerSecond: "broker:maxRequestsPerSecond",
-} as const;
-
-/** The environment variables consulted when stack config does not set a value. */
-export const ENV_VARS = {
-  baseUrl: "BROKER_BASE_URL",
-  apiKey: "BROKER_API_KEY",
-  maxRequestsPerSecond: "BROKER_MAX_REQUESTS_PER_SECOND",
-} as const;
+// The stack config keys and environment variables come from the settings' one declaration.
+export { CONFIG_KEYS, ENV_VARS } from "./settings/declarations";
 
 /**
  * How the Pulumi providers name the settings in the client's error messages, such as
  * `check that broker:apiKey (or BROKER_API_KEY) holds an ACCOUNT access key`.
  */
-export const STACK_SETTING_NAMES: SettingNames = {
-  baseUrl: `${CONFIG_KEYS.baseUrl} (or ${ENV_VARS.baseUrl})`,
-  apiKey: `${CONFIG_KEYS.apiKey} (or ${ENV_VARS.apiKey})`,
-  timeoutMs: CONFIG_KEYS.timeoutMs,
-  maxRetries: CONFIG_KEYS.maxRetries,
-  maxConcurrency: CONFIG_KEYS.maxConcurrency,
-  rateLimitTimeoutSeconds: CONFIG_KEYS.rateLimitTimeoutSeconds,
-  maxRequestsPerSecond: `${CONFIG_KEYS.maxRequestsPerSecond} (or ${ENV_VARS.maxRequestsPerSecond})`,
-};
+export const STACK_SETTING_NAMES: SettingNames = Object.fromEntries(
+  SETTINGS.map((s) => [s.name, "env" in s ? `broker:${s.name} (or ${s.env})` : `broker:${s.name}`]),
+) as Record<SettingName, string>;
 
 /**
  * The message for missing required settings when they are set through stack config or the

@@ -45,7 +45,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["apiKey"] = (args?.apiKey ? pulumi.secret(args.apiKey) : undefined) ?? utilities.getEnv("BROKER_API_KEY");
             resourceInputs["baseUrl"] = (args?.baseUrl) ?? utilities.getEnv("BROKER_BASE_URL");
             resourceInputs["maxConcurrency"] = pulumi.output((args?.maxConcurrency) ?? 8).apply(JSON.stringify);
-            resourceInputs["maxRequestsPerSecond"] = pulumi.output(args?.maxRequestsPerSecond).apply(JSON.stringify);
+            resourceInputs["maxRequestsPerSecond"] = pulumi.output((args?.maxRequestsPerSecond) ?? utilities.getEnvNumber("BROKER_MAX_REQUESTS_PER_SECOND")).apply(JSON.stringify);
             resourceInputs["maxRetries"] = pulumi.output((args?.maxRetries) ?? 4).apply(JSON.stringify);
             resourceInputs["rateLimitTimeoutSeconds"] = pulumi.output((args?.rateLimitTimeoutSeconds) ?? 300).apply(JSON.stringify);
             resourceInputs["timeoutMs"] = pulumi.output((args?.timeoutMs) ?? 30000).apply(JSON.stringify);

@@ -12,13 +12,12 @@
  * this module never decrypts anything.
  */
 import { randomUUID } from "node:crypto";
+import { dynamicTypeToken, RESOURCES } from "../core/declarations";
 
 /** The dynamic resource types and the native type each one becomes. */
-export const NATIVE_TYPE_OF: Readonly<Record<string, string>> = {
-  "pulumi-nodejs:dynamic/broker:Workspace": "broker:index:Workspace",
-  "pulumi-nodejs:dynamic/broker:AccessKey": "broker:index:AccessKey",
-  "pulumi-nodejs:dynamic/broker:ServiceKeyPair": "broker:index:ServiceKeyPair",
-};
+export const NATIVE_TYPE_OF: Readonly<Record<string, string>> = Object.fromEntries(
+  RESOURCES.map((resource) => [dynamicTypeToken(resource), resource.token]),
+);
 
 /** The type of the provider that serves every dynamic resource. */
 const DYNAMIC_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";

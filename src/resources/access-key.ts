@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ACCESS_KEY, DYNAMIC_MODULE, secretFields } from "../core/declarations";
 import type { AccessKeyType } from "../client/types";
 import type { OnDelete } from "../impl/access-key";
 import * as accessKeyProvider from "../providers/access-key";
@@ -63,7 +64,7 @@ export interface AccessKeyArgs {
 }
 
 /** Outputs of {@link AccessKey} that hold credentials and are always stored as Pulumi secrets. */
-export const ACCESS_KEY_SECRET_OUTPUTS: readonly string[] = ["accessKey", "privateKey"];
+export const ACCESS_KEY_SECRET_OUTPUTS: readonly string[] = secretFields(ACCESS_KEY);
 
 /**
  * An access key of the broker, with its `send`/`receive` permissions.
@@ -133,8 +134,8 @@ export class AccessKey extends pulumi.dynamic.Resource {
       name,
       { ...outputs, ...args },
       withSecretOutputs(opts, ACCESS_KEY_SECRET_OUTPUTS),
-      "broker",
-      "AccessKey",
+      DYNAMIC_MODULE,
+      ACCESS_KEY.name,
     );
   }
 }

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { SERVICE_KEY_PAIR, DYNAMIC_MODULE, secretFields } from "../core/declarations";
 import * as serviceKeyPairProvider from "../providers/service-key-pair";
 import type { UnsetOutputs } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
@@ -25,7 +26,7 @@ export interface ServiceKeyPairArgs {
 }
 
 /** Outputs of {@link ServiceKeyPair} that hold credentials and are always stored as Pulumi secrets. */
-export const SERVICE_KEY_PAIR_SECRET_OUTPUTS: readonly string[] = ["accessKey", "privateKey"];
+export const SERVICE_KEY_PAIR_SECRET_OUTPUTS: readonly string[] = secretFields(SERVICE_KEY_PAIR);
 
 /**
  * The encryption key pair of a SERVICE access key, managed by rotation.
@@ -76,8 +77,8 @@ export class ServiceKeyPair extends pulumi.dynamic.Resource {
       // outputs, where additionalSecretOutputs alone would leave the inputs in plain text.
       { ...outputs, ...args, accessKey: pulumi.secret(args.accessKey) },
       withSecretOutputs(opts, SERVICE_KEY_PAIR_SECRET_OUTPUTS),
-      "broker",
-      "ServiceKeyPair",
+      DYNAMIC_MODULE,
+      SERVICE_KEY_PAIR.name,
     );
   }
 }

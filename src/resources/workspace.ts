@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { WORKSPACE, DYNAMIC_MODULE } from "../core/declarations";
 import * as workspaceProvider from "../providers/workspace";
 import type { UnsetOutputs } from "./outputs";
 
@@ -78,6 +79,6 @@ export class Workspace extends pulumi.dynamic.Resource {
       adopted: undefined,
       baseUrl: undefined,
     };
-    super(workspaceProvider, name, { ...outputs, ...args }, opts, "broker", "Workspace");
+    super(workspaceProvider, name, { ...outputs, ...args }, opts, DYNAMIC_MODULE, WORKSPACE.name);
   }
 }

@@ -41,6 +41,11 @@ func NewProvider(ctx *pulumi.Context,
 	if args.MaxConcurrency == nil {
 		args.MaxConcurrency = pulumi.IntPtr(8)
 	}
+	if args.MaxRequestsPerSecond == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvFloat, "BROKER_MAX_REQUESTS_PER_SECOND"); d != nil {
+			args.MaxRequestsPerSecond = pulumi.Float64Ptr(d.(float64))
+		}
+	}
 	if args.MaxRetries == nil {
 		args.MaxRetries = pulumi.IntPtr(4)
 	}

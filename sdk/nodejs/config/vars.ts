@@ -46,7 +46,7 @@ Object.defineProperty(exports, "maxConcurrency", {
 export declare const maxRequestsPerSecond: number | undefined;
 Object.defineProperty(exports, "maxRequestsPerSecond", {
     get() {
-        return __config.getObject<number>("maxRequestsPerSecond");
+        return __config.getObject<number>("maxRequestsPerSecond") ?? utilities.getEnvNumber("BROKER_MAX_REQUESTS_PER_SECOND");
     },
     enumerable: true,
 });

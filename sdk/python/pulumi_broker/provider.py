@@ -49,6 +49,8 @@ class ProviderArgs:
             max_concurrency = 8
         if max_concurrency is not None:
             pulumi.set(__self__, "max_concurrency", max_concurrency)
+        if max_requests_per_second is None:
+            max_requests_per_second = _utilities.get_env_float('BROKER_MAX_REQUESTS_PER_SECOND')
         if max_requests_per_second is not None:
             pulumi.set(__self__, "max_requests_per_second", max_requests_per_second)
         if max_retries is None:
@@ -225,6 +227,8 @@ class Provider(pulumi.ProviderResource):
             if max_concurrency is None:
                 max_concurrency = 8
             __props__.__dict__["max_concurrency"] = pulumi.Output.from_input(max_concurrency).apply(pulumi.runtime.to_json) if max_concurrency is not None else None
+            if max_requests_per_second is None:
+                max_requests_per_second = _utilities.get_env_float('BROKER_MAX_REQUESTS_PER_SECOND')
             __props__.__dict__["max_requests_per_second"] = pulumi.Output.from_input(max_requests_per_second).apply(pulumi.runtime.to_json) if max_requests_per_second is not None else None
             if max_retries is None:
                 max_retries = 4

@@ -50,7 +50,15 @@ func GetMaxConcurrency(ctx *pulumi.Context) int {
 
 // A known request quota of the broker: requests of this provider are paced below it from the start, so no 429 is ever seen. Unset: the pace is learned from 429 answers.
 func GetMaxRequestsPerSecond(ctx *pulumi.Context) float64 {
-	return config.GetFloat64(ctx, "broker:maxRequestsPerSecond")
+	v, err := config.TryFloat64(ctx, "broker:maxRequestsPerSecond")
+	if err == nil {
+		return v
+	}
+	var value float64
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvFloat, "BROKER_MAX_REQUESTS_PER_SECOND"); d != nil {
+		value = d.(float64)
+	}
+	return value
 }
 
 // Retries after the first attempt of a request.

@@ -46,7 +46,7 @@ class _ExportableConfig(types.ModuleType):
         """
         A known request quota of the broker: requests of this provider are paced below it from the start, so no 429 is ever seen. Unset: the pace is learned from 429 answers.
         """
-        return __config__.get_float('maxRequestsPerSecond')
+        return __config__.get_float('maxRequestsPerSecond') or _utilities.get_env_float('BROKER_MAX_REQUESTS_PER_SECOND')
 
     @_builtins.property
     def max_retries(self) -> int:

@@ -1,0 +1,74 @@
+/** `broker:index:AccessKey`, declared once: see `fields.ts` for what is derived from it. */
+import { DEFAULT_ADOPT, DEFAULT_ON_DELETE } from "../../model";
+import { ALLOW_ENDPOINT_CHANGE, BASE_URL } from "./endpoint-fields";
+import { BOOLEAN, INTEGER, STRING, typeRef, type ResourceDeclaration } from "./fields";
+import { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS } from "./types";
+
+/** An access key with its permissions; a SERVICE key's pair from its creation. */
+export const ACCESS_KEY: ResourceDeclaration = {
+  token: "broker:index:AccessKey",
+  name: "AccessKey",
+  doc: "An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.",
+  fields: {
+    name: {
+      kind: "input",
+      type: STRING,
+      doc: "The key's name. Changing it replaces the key (the API cannot rename keys).",
+      required: true,
+      replaceOnChange: true,
+    },
+    type: {
+      kind: "input",
+      type: typeRef(ACCESS_KEY_TYPE.token),
+      doc: "`SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.",
+      required: true,
+      replaceOnChange: true,
+    },
+    permissions: {
+      kind: "input",
+      type: typeRef(PERMISSIONS.token),
+      doc: "What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.",
+      outputDoc: "The permissions the server holds, normalised: lists sorted, without repeats.",
+    },
+    adopt: {
+      kind: "input",
+      type: BOOLEAN,
+      doc: "Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.",
+      default: DEFAULT_ADOPT,
+    },
+    onDelete: {
+      kind: "input",
+      type: typeRef(ON_DELETE.token),
+      doc: "What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.",
+      default: DEFAULT_ON_DELETE,
+    },
+    allowEndpointChange: ALLOW_ENDPOINT_CHANGE,
+    accessKey: { kind: "output", type: STRING, doc: "The access key value.", secret: true },
+    accessKeyId: { kind: "output", type: INTEGER, doc: "The numeric id of the key." },
+    createdAt: {
+      kind: "output",
+      type: STRING,
+      doc: "When the broker created the key (ISO 8601 UTC).",
+      optional: true,
+    },
+    publicKey: {
+      kind: "output",
+      type: STRING,
+      doc: "For a SERVICE key created by this stack: the public key of the pair returned at creation (base64).",
+      optional: true,
+    },
+    privateKey: {
+      kind: "output",
+      type: STRING,
+      doc: "For a SERVICE key created by this stack: the private key of that pair (base64).",
+      secret: true,
+      optional: true,
+    },
+    adopted: {
+      kind: "output",
+      type: BOOLEAN,
+      doc: "True when this stack adopted an existing key instead of creating it.",
+    },
+    baseUrl: BASE_URL,
+  },
+};

@@ -1,0 +1,119 @@
+/**
+ * The vocabulary of resource declarations: what a resource is made of, said once, from which the
+ * package schema (`schema.json`, and through it every generated SDK and the plugin), the dynamic
+ * resources' secret outputs and the migration's type map are derived.
+ *
+ * A declaration says what users see (types, documentation, defaults) and how the engine must treat
+ * each field (secret, replaced on change, set by the program or computed). The rules of the values
+ * themselves (names, event paths, permissions) stay in `src/model/`, and their checks in the core.
+ */
+
+/** A property's type, spelled as the Pulumi package schema spells it. */
+export type PropertyType =
+  | { readonly type: "string" | "integer" | "number" | "boolean" }
+  | { readonly $ref: string }
+  | { readonly type: "array"; readonly items: PropertyType }
+  | { readonly type: "object"; readonly additionalProperties: PropertyType };
+
+/** A string. */
+export const STRING: PropertyType = { type: "string" };
+/** A whole number. */
+export const INTEGER: PropertyType = { type: "integer" };
+/** Any number. */
+export const NUMBER: PropertyType = { type: "number" };
+/** `true` or `false`. */
+export const BOOLEAN: PropertyType = { type: "boolean" };
+/** Any value (a plain object's members, passed on as they are). */
+export const ANY: PropertyType = { $ref: "pulumi.json#/Any" };
+
+/** A list of `items`. */
+export function arrayOf(items: PropertyType): PropertyType {
+  return { type: "array", items };
+}
+
+/** A map from strings to `values`. */
+export function mapOf(values: PropertyType): PropertyType {
+  return { type: "object", additionalProperties: values };
+}
+
+/** A reference to the shared type `token` (an object or enum type of the package). */
+export function typeRef(token: string): PropertyType {
+  return { $ref: `#/types/${token}` };
+}
+
+/** What the program sets: an input, recorded among the outputs as well. */
+export interface InputField {
+  readonly kind: "input";
+  readonly type: PropertyType;
+  /** For the user, in every SDK and the schema. */
+  readonly doc: string;
+  /** The output's documentation, where the recorded value means something else than the input. */
+  readonly outputDoc?: string;
+  /** The program must set it. */
+  readonly required?: boolean;
+  /** The engine keeps it encrypted and masks it in every output. */
+  readonly secret?: boolean;
+  /** A change replaces the resource. */
+  readonly replaceOnChange?: boolean;
+  /** The value an absent input takes. */
+  readonly default?: string | number | boolean;
+}
+
+/** What the provider computes: an output only. */
+export interface OutputField {
+  readonly kind: "output";
+  readonly type: PropertyType;
+  /** For the user, in every SDK and the schema. */
+  readonly doc: string;
+  /** The engine keeps it encrypted and masks it in every output. */
+  readonly secret?: boolean;
+  /** Absent in some states (say when in `doc`); otherwise every recorded state has it. */
+  readonly optional?: boolean;
+}
+
+/** One field of a resource. */
+export type FieldDeclaration = InputField | OutputField;
+
+/** A resource: its token, documentation and fields (in the order users read them: inputs first). */
+export interface ResourceDeclaration {
+  /** The type token of the native provider, `broker:index:<name>`. */
+  readonly token: string;
+  /** The type name, as both doors spell it (`AccessKey`). */
+  readonly name: string;
+  /** For the user, in every SDK and the schema. */
+  readonly doc: string;
+  readonly fields: Readonly<Record<string, FieldDeclaration>>;
+}
+
+/** An object type shared by several fields (`broker:index:Permissions`). */
+export interface ObjectTypeDeclaration {
+  readonly kind: "object";
+  readonly token: string;
+  readonly doc: string;
+  /** Its members; none is required (the core fills in what is absent). */
+  readonly members: Readonly<Record<string, { readonly type: PropertyType; readonly doc: string }>>;
+}
+
+/** A string enum (`broker:index:AccessKeyType`). */
+export interface EnumTypeDeclaration {
+  readonly kind: "enum";
+  readonly token: string;
+  readonly doc: string;
+  /** Each value, with the name the SDKs give it and its documentation, in the order SDKs list them. */
+  readonly values: readonly { readonly name: string; readonly value: string; readonly doc: string }[];
+}
+
+/** A type shared by fields of the package's resources. */
+export type TypeDeclaration = ObjectTypeDeclaration | EnumTypeDeclaration;
+
+/** The names of the fields of `resource` that the engine keeps secret, outputs and inputs alike. */
+export function secretFields(resource: ResourceDeclaration): string[] {
+  return Object.entries(resource.fields)
+    .filter(([, field]) => field.secret === true)
+    .map(([name]) => name);
+}
+
+/** The names of `resource`'s fields, inputs and outputs, in declaration order. */
+export function fieldNames(resource: ResourceDeclaration): string[] {
+  return Object.keys(resource.fields);
+}

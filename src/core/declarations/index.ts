@@ -1,0 +1,22 @@
+/**
+ * The declarations of the package's resources and shared types: each resource's fields said once.
+ * Derived from them: `schema.json` (`package-schema.ts`; through it the plugin and every generated
+ * SDK), the dynamic resources' type names and secret outputs, and `migrate-state`'s type map.
+ * @packageDocumentation
+ */
+import type { ResourceDeclaration } from "./fields";
+
+export * from "./fields";
+export { ACCESS_KEY } from "./access-key";
+export { RESOURCES, renderPackageSchema } from "./package-schema";
+export { SERVICE_KEY_PAIR } from "./service-key-pair";
+export { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS, SHARED_TYPES } from "./types";
+export { WORKSPACE } from "./workspace";
+
+/** The module of the dynamic resources' type names: `pulumi-nodejs:dynamic/<module>:<name>`. */
+export const DYNAMIC_MODULE = "broker";
+
+/** The type token the engine records for the dynamic resource of `resource`. */
+export function dynamicTypeToken(resource: ResourceDeclaration): string {
+  return `pulumi-nodejs:dynamic/${DYNAMIC_MODULE}:${resource.name}`;
+}

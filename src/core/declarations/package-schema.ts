@@ -1,0 +1,146 @@
+/**
+ * The Pulumi package schema of the `broker` package, rendered from the declarations of its
+ * resources, shared types and provider settings. `schema.json` at the package root is this object,
+ * written by `npm run gen:schema` (CI checks that it is current); the plugin serves it at
+ * `GetSchema`, and Pulumi's generators make every SDK from it.
+ */
+import { SETTINGS, type SettingDeclaration } from "../../settings/declarations";
+import { ACCESS_KEY } from "./access-key";
+import type { FieldDeclaration, PropertyType, ResourceDeclaration, TypeDeclaration } from "./fields";
+import { SERVICE_KEY_PAIR } from "./service-key-pair";
+import { SHARED_TYPES } from "./types";
+import { WORKSPACE } from "./workspace";
+
+/** Every resource of the package, in the order the schema lists them. */
+export const RESOURCES: readonly ResourceDeclaration[] = [WORKSPACE, ACCESS_KEY, SERVICE_KEY_PAIR];
+
+/** A JSON value, as the schema is made of. */
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+/** The package's identity and language settings: what no declaration of a resource says. */
+const PACKAGE = {
+  name: "broker",
+  displayName: "Broker configuration",
+  description: "Workspaces, access keys and service key pairs of the message-broker configuration API.",
+  keywords: ["pulumi", "broker", "category/cloud", "kind/native"],
+  license: "Apache-2.0",
+  publisher: "pulumi-broker-config",
+  meta: { moduleFormat: "(.*)", supportPack: true },
+} satisfies JsonObject;
+
+const LANGUAGE = {
+  nodejs: {
+    packageName: "pulumi-broker-config",
+    packageDescription:
+      "The broker Pulumi package: workspaces, access keys and service key pairs of the message-broker configuration API.",
+    respectSchemaVersion: true,
+    dependencies: { "@pulumi/pulumi": "^3.139.0" },
+  },
+  python: {
+    packageName: "pulumi_broker",
+    respectSchemaVersion: true,
+    pyproject: { enabled: true },
+    requires: { pulumi: ">=3.139.0,<4.0.0" },
+  },
+  go: {
+    importBasePath: "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker",
+    generateResourceContainerTypes: true,
+    respectSchemaVersion: true,
+  },
+} satisfies JsonObject;
+
+const PROVIDER_DOC =
+  "The provider of the `broker` package: which configuration API to talk to and with which key. Several providers let one program manage several environments.";
+
+function typeSpec(type: PropertyType): JsonObject {
+  if ("$ref" in type) return { $ref: type.$ref };
+  if ("items" in type) return { type: "array", items: typeSpec(type.items) };
+  if ("additionalProperties" in type)
+    return { type: "object", additionalProperties: typeSpec(type.additionalProperties) };
+  return { type: type.type };
+}
+
+function inputProperty(field: FieldDeclaration & { kind: "input" }): JsonObject {
+  return {
+    ...typeSpec(field.type),
+    description: field.doc,
+    ...(field.secret === true ? { secret: true } : {}),
+    ...(field.default === undefined ? {} : { default: field.default }),
+    ...(field.replaceOnChange === true ? { replaceOnChanges: true, willReplaceOnChanges: true } : {}),
+  };
+}
+
+function outputProperty(field: FieldDeclaration): JsonObject {
+  return {
+    ...typeSpec(field.type),
+    description: field.kind === "input" ? (field.outputDoc ?? field.doc) : field.doc,
+    ...(field.secret === true ? { secret: true } : {}),
+  };
+}
+
+function resourceSchema(resource: ResourceDeclaration): JsonObject {
+  const fields = Object.entries(resource.fields);
+  const inputs = fields.filter((entry): entry is [string, FieldDeclaration & { kind: "input" }] => {
+    return entry[1].kind === "input";
+  });
+  return {
+    description: resource.doc,
+    inputProperties: Object.fromEntries(inputs.map(([name, field]) => [name, inputProperty(field)])),
+    requiredInputs: inputs.filter(([, field]) => field.required === true).map(([name]) => name),
+    properties: Object.fromEntries(fields.map(([name, field]) => [name, outputProperty(field)])),
+    required: fields
+      .filter(([, field]) => field.kind === "input" || field.optional !== true)
+      .map(([name]) => name),
+  };
+}
+
+function typeSchema(type: TypeDeclaration): JsonObject {
+  if (type.kind === "enum") {
+    return {
+      type: "string",
+      description: type.doc,
+      enum: type.values.map((v) => ({ name: v.name, value: v.value, description: v.doc })),
+    };
+  }
+  return {
+    type: "object",
+    description: type.doc,
+    properties: Object.fromEntries(
+      Object.entries(type.members).map(([name, member]) => [
+        name,
+        { ...typeSpec(member.type), description: member.doc },
+      ]),
+    ),
+  };
+}
+
+function settingSchema(setting: SettingDeclaration): JsonObject {
+  return {
+    type: setting.type,
+    description: setting.doc,
+    ...(setting.secret === true ? { secret: true } : {}),
+    ...(setting.default === undefined ? {} : { default: setting.default }),
+    ...(setting.env === undefined ? {} : { defaultInfo: { environment: [setting.env] } }),
+  };
+}
+
+/** The package schema, without `version` (the plugin adds the package's own at `GetSchema`). */
+export function renderPackageSchema(): JsonObject {
+  const settings = Object.fromEntries(SETTINGS.map((s) => [s.name, settingSchema(s)]));
+  return {
+    ...PACKAGE,
+    config: { variables: settings },
+    provider: {
+      description: PROVIDER_DOC,
+      inputProperties: settings,
+      // A provider resource's outputs: its identity, the settings no client can do without.
+      properties: Object.fromEntries(
+        SETTINGS.filter((s) => "required" in s).map((s) => [s.name, settingSchema(s)]),
+      ),
+    },
+    types: Object.fromEntries(SHARED_TYPES.map((t) => [t.token, typeSchema(t)])),
+    resources: Object.fromEntries(RESOURCES.map((r) => [r.token, resourceSchema(r)])),
+    language: LANGUAGE,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The provider settings, declared once: each one's name, type, documentation, default, secrecy and
+ * environment variable. The stack config keys (`broker:<name>`), the names in messages, and the
+ * package schema's `config` and `provider` sections are derived from this list; add a setting here
+ * first.
+ */
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_MS,
+} from "../client/constants";
+
+/** One provider setting. */
+export interface SettingDeclaration {
+  /** How it is spelled in code, and in stack config after `broker:`. */
+  readonly name: string;
+  /** Its type, as the package schema spells it. */
+  readonly type: "string" | "integer" | "number";
+  /** For the user, in every SDK and the schema. */
+  readonly doc: string;
+  /** The engine keeps it encrypted; messages never show it. */
+  readonly secret?: boolean;
+  /** The environment variable read when neither the provider's arguments nor stack config set it. */
+  readonly env?: string;
+  /** The value an unset setting takes (the client's default). */
+  readonly default?: number;
+  /**
+   * No client can be made without it. The required settings are the provider's identity: the
+   * outputs of a `Provider` resource.
+   */
+  readonly required?: boolean;
+}
+
+/** Every provider setting, in the order users read them. */
+export const SETTINGS = [
+  {
+    name: "baseUrl",
+    type: "string",
+    doc: "The API base URL: an http(s) URL ending in `/v1`, such as `https://broker.example.com/v1`.",
+    env: "BROKER_BASE_URL",
+    required: true,
+  },
+  {
+    name: "apiKey",
+    type: "string",
+    doc: "An ACCOUNT access key of the configuration API. Set it with `pulumi config set --secret broker:apiKey <key>`.",
+    secret: true,
+    env: "BROKER_API_KEY",
+    required: true,
+  },
+  {
+    name: "timeoutMs",
+    type: "integer",
+    doc: "Per-request timeout in milliseconds.",
+    default: DEFAULT_TIMEOUT_MS,
+  },
+  {
+    name: "maxRetries",
+    type: "integer",
+    doc: "Retries after the first attempt of a request.",
+    default: DEFAULT_MAX_RETRIES,
+  },
+  {
+    name: "maxConcurrency",
+    type: "integer",
+    doc: "Requests in flight at once.",
+    default: DEFAULT_MAX_CONCURRENCY,
+  },
+  {
+    name: "rateLimitTimeoutSeconds",
+    type: "integer",
+    doc: "How long, in seconds, one call may wait out the broker's rate limit (429 answers) before it fails. 429s do not count against `maxRetries`.",
+    default: DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+  },
+  {
+    name: "maxRequestsPerSecond",
+    type: "number",
+    doc: "A known request quota of the broker: requests of this provider are paced below it from the start, so no 429 is ever seen. Unset: the pace is learned from 429 answers.",
+    env: "BROKER_MAX_REQUESTS_PER_SECOND",
+  },
+] as const satisfies readonly SettingDeclaration[];
+
+/** The name of a provider setting. */
+export type SettingName = (typeof SETTINGS)[number]["name"];
+
+/** The settings without which no client can be made. */
+export type RequiredSetting = Extract<(typeof SETTINGS)[number], { required: true }>["name"];
+
+/** The settings that have an environment variable. */
+type EnvSetting = Extract<(typeof SETTINGS)[number], { env: string }>;
+
+/** The stack config key of each setting: `broker:<name>`. */
+export const CONFIG_KEYS = Object.fromEntries(SETTINGS.map((s) => [s.name, `broker:${s.name}`])) as {
+  readonly [S in (typeof SETTINGS)[number] as S["name"]]: `broker:${S["name"]}`;
+};
+
+/** The environment variable of each setting that has one. */
+export const ENV_VARS = Object.fromEntries(
+  SETTINGS.flatMap((s) => ("env" in s ? [[s.name, s.env]] : [])),
+) as { readonly [S in EnvSetting as S["name"]]: S["env"] };
