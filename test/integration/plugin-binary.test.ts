@@ -29,6 +29,21 @@ function firstLine(stream: Readable): Promise<string> {
   });
 }
 
+/** Starts the built plugin with `args`; `stderr()` is what it wrote there so far, `exited` its exit code. */
+function startPlugin(args: string[]): { stderr: () => string; exited: Promise<number | null> } {
+  const started = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child = started;
+  let stderr = "";
+  started.stderr.setEncoding("utf8");
+  started.stderr.on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => {
+    started.on("exit", (code) => {
+      resolve(code);
+    });
+  });
+  return { stderr: () => stderr, exited };
+}
+
 describe("pulumi-resource-broker (built)", () => {
   it("starts with the engine's flags, prints only its port, and serves the provider there", async () => {
     const engine = await startFakeEngine();
@@ -56,16 +71,8 @@ describe("pulumi-resource-broker (built)", () => {
 
   it("exits on its own once the engine that started it stops answering", async () => {
     const engine = await startFakeEngine();
-    child = spawn(process.execPath, [MAIN, engine.address], { stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => {
-      child?.on("exit", (code) => {
-        resolve(code);
-      });
-    });
-    const port = Number((await firstLine(child.stdout)).trim());
+    const plugin = startPlugin([MAIN, engine.address]);
+    const port = Number((await firstLine(child!.stdout)).trim());
     // Alive and serving while the engine is there.
     const client = providerClient(port);
     try {
@@ -74,25 +81,15 @@ describe("pulumi-resource-broker (built)", () => {
       client.close();
     }
     await engine.close();
-    expect(await exited).toBe(0);
-    expect(stderr).toContain(`the engine at ${engine.address} stopped answering`);
+    expect(await plugin.exited).toBe(0);
+    expect(plugin.stderr()).toContain(`the engine at ${engine.address} stopped answering`);
   });
 
   it("exits non-zero and says why when a rejection goes unhandled", async () => {
     const preload = path.join(__dirname, "..", "fixtures", "plugin-crash-preload.cjs");
-    child = spawn(process.execPath, ["--require", preload, MAIN, "127.0.0.1:1"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => {
-      child?.on("exit", (code) => {
-        resolve(code);
-      });
-    });
-    expect(await firstLine(child.stdout)).toMatch(/^\d+\n$/);
-    expect(await exited).toBe(1);
-    expect(stderr).toContain("pulumi-resource-broker crashed: Error: simulated defect");
+    const plugin = startPlugin(["--require", preload, MAIN, "127.0.0.1:1"]);
+    expect(await firstLine(child!.stdout)).toMatch(/^\d+\n$/);
+    expect(await plugin.exited).toBe(1);
+    expect(plugin.stderr()).toContain("pulumi-resource-broker crashed: Error: simulated defect");
   });
 });

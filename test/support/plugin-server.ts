@@ -52,6 +52,16 @@ export interface LoggedMessage {
   urn: string;
 }
 
+/** Binds `server` to a free port of 127.0.0.1 (insecure, as the engine's servers are) and resolves the port. */
+export function listenOnLoopback(server: Server): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => {
+      if (error === null) resolve(bound);
+      else reject(error);
+    });
+  });
+}
+
 /** An engine that only answers `Log`, recording each message. */
 export async function startFakeEngine(): Promise<{
   address: string;
@@ -76,12 +86,7 @@ export async function startFakeEngine(): Promise<{
       callback(null, new Empty());
     },
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => {
-      if (error === null) resolve(bound);
-      else reject(error);
-    });
-  });
+  const port = await listenOnLoopback(server);
   return {
     address: `127.0.0.1:${port}`,
     messages,

@@ -1,6 +1,7 @@
-import { Server, ServerCredentials, type ServiceDefinition } from "@grpc/grpc-js";
+import { Server, type ServiceDefinition } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { watchEngine, type EngineWatch } from "../../src/plugin/engine-watch";
+import { listenOnLoopback } from "../support/plugin-server";
 
 /** The gRPC health service's Check method, with raw bytes for messages (its answer: SERVING). */
 const HEALTH: ServiceDefinition = {
@@ -27,12 +28,7 @@ async function startEngine(withHealth: boolean): Promise<{ address: string; stop
       },
     });
   }
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => {
-      if (error === null) resolve(bound);
-      else reject(error);
-    });
-  });
+  const port = await listenOnLoopback(server);
   return {
     address: `127.0.0.1:${port}`,
     stop: () => {
