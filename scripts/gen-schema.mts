@@ -12,10 +12,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as prettier from "prettier";
-// From the build: Node runs this script as TypeScript, but not the extensionless imports of src/.
-import { renderPackageSchema } from "../dist/core/declarations/package-schema.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// From the build: Node runs this script as TypeScript, but not src/'s extensionless imports.
+const { renderPackageSchema } = (await import(
+  path.join(root, "dist", "core", "declarations", "package-schema.js")
+)) as { renderPackageSchema: () => unknown };
 const file = path.join(root, "schema.json");
 const options = (await prettier.resolveConfig(file)) ?? {};
 const text = await prettier.format(JSON.stringify(renderPackageSchema(), null, 2), {
