@@ -20,14 +20,17 @@ import {
   type ConfigSource,
   type ConnectionSettings,
 } from "../connection";
+import { SETTINGS, type SettingDeclaration, type SettingName } from "../settings/declarations";
 import { buildDiff, type ChangeEntry, type DiffResult } from "./diff";
 import { containsComputed, pv, type PropertyMap, type PropertyValue } from "./codec";
 
-/** The provider's settings, by their name in the schema. */
-export type SettingName = keyof typeof CONFIG_KEYS;
+export type { SettingName } from "../settings/declarations";
 
 /** The settings in the order the schema lists them. */
-export const SETTING_NAMES: readonly SettingName[] = Object.keys(CONFIG_KEYS) as SettingName[];
+export const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((setting) => setting.name);
+
+/** Each setting's declaration, by name. */
+const DECLARED: ReadonlyMap<string, SettingDeclaration> = new Map(SETTINGS.map((s) => [s.name, s]));
 
 /** Keys the engine adds to every provider's inputs; they are not settings of ours. */
 const ENGINE_KEYS: ReadonlySet<string> = new Set(["version", "pluginDownloadURL"]);
@@ -144,21 +147,19 @@ export function checkConfig(news: PropertyMap): CheckedConfig {
     const valueText = text(value);
     const reason =
       valueText === undefined
-        ? `${CONFIG_KEYS[key]} must be ${key === "baseUrl" || key === "apiKey" ? "a string" : "a number"}`
+        ? `${CONFIG_KEYS[key]} must be ${DECLARED.get(key)?.type === "string" ? "a string" : "a number"}`
         : problemWith(key, valueText);
     if (reason !== undefined) failures.push({ property: key, reason });
   }
-  // Recorded as a secret whatever arrived: the engine stores these inputs as they are. No warning
-  // here: the engine sends CheckConfig no secrets (a key set with --secret arrives plain too), so
-  // only Configure can tell a plain key (see plainApiKeyWarning).
-  const apiKey = news["apiKey"];
-  if (
-    apiKey !== undefined &&
-    apiKey.kind !== "secret" &&
-    apiKey.kind !== "computed" &&
-    apiKey.kind !== "null"
-  )
-    inputs.set("apiKey", pv.secret(apiKey));
+  // Secret settings (the API key) are recorded as secrets whatever arrived: the engine stores these
+  // inputs as they are. No warning here: the engine sends CheckConfig no secrets (a key set with
+  // --secret arrives plain too), so only Configure can tell a plain key (see plainApiKeyWarning).
+  for (const setting of SETTINGS) {
+    if (!("secret" in setting)) continue;
+    const value = news[setting.name];
+    if (value !== undefined && value.kind !== "secret" && value.kind !== "computed" && value.kind !== "null")
+      inputs.set(setting.name, pv.secret(value));
+  }
   // In the schema's order, whatever order the engine sent the keys in.
   failures.sort((a, b) => SETTING_NAMES.indexOf(a.property) - SETTING_NAMES.indexOf(b.property));
   return { inputs: Object.fromEntries(inputs), failures, warnings };
