@@ -93,7 +93,10 @@ function pulumi(bin: string, env: NodeJS.ProcessEnv, args: string[], input?: str
 }
 
 async function main(): Promise<void> {
-  fs.mkdirSync(path.join(demoDir, "state"), { recursive: true });
+  // .demo/ holds the emulator's database (key values in plain text) and the demo stack's state, whose
+  // passphrase is printed below: only its owner may read it, whatever the umask.
+  fs.mkdirSync(path.join(demoDir, "state"), { recursive: true, mode: 0o700 });
+  fs.chmodSync(demoDir, 0o700);
   linkPackageIntoItself();
   say(
     "Making sure the Pulumi CLI is available (built offline the first time; see scripts/ensure-pulumi-cli.sh)",

@@ -62,8 +62,12 @@ export interface EmulatorHandle {
   close(): Promise<void>;
 }
 
-function openStore(dbFile: string | undefined): Store {
-  return dbFile === undefined ? new MemoryStore() : new SqliteStore(dbFile);
+function openStore(options: EmulatorOptions): Store {
+  if (options.dbFile === undefined) return new MemoryStore();
+  return new SqliteStore(
+    options.dbFile,
+    options.warn ?? ((message) => process.stderr.write(`broker-config-emulator: warning: ${message}\n`)),
+  );
 }
 
 function reportError(error: unknown): void {
@@ -81,7 +85,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     options.rateLimit === undefined ? undefined : parseRateLimitSpec(options.rateLimit, "options.rateLimit"),
     options.clock,
   );
-  const store = openStore(options.dbFile);
+  const store = openStore(options);
   const timers = new Timers();
   let broker: Broker;
   try {

@@ -24,8 +24,16 @@ export interface EmulatorOptions {
   port?: number;
   /** Interface to listen on. @default "127.0.0.1" */
   host?: string;
-  /** SQLite database file to persist to (created when missing); without it everything stays in memory. */
+  /**
+   * SQLite database file to persist to (created when missing, with its directory, readable by the
+   * owner only: it holds key values in plain text); without it everything stays in memory.
+   */
   dbFile?: string;
+  /**
+   * Told about problems that do not stop the emulator, such as a database file others can read.
+   * @default a line on stderr
+   */
+  warn?: (message: string) => void;
   /**
    * Value of the bootstrap ACCOUNT key named `admin`; created when not yet stored. Without it, the key
    * stored in `dbFile` is reused, or a new one generated.

@@ -3,6 +3,7 @@
  * SIGINT, SIGTERM or a crash never loses a write the API already confirmed.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import { databaseFiles, existingFiles, prepareDatabaseFile, restrictNewCompanions } from "./private-files";
 import type { Store } from "./store";
 import type { AccessKeyType, KeyPair, Permissions, StoredAccessKey, StoredWorkspace } from "./types";
 
@@ -70,18 +71,28 @@ function toWorkspace(row: Row): StoredWorkspace {
   };
 }
 
-/** A {@link Store} in an SQLite database file, created when missing. */
+/**
+ * A {@link Store} in an SQLite database file, created when missing, readable by its owner only (it
+ * holds key values and private keys): see `private-files.ts`.
+ */
 export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
 
-  constructor(file: string) {
+  /**
+   * @param file the database file; it and a missing directory are created owner-only.
+   * @param warn told about existing database files that others can read.
+   */
+  constructor(file: string, warn: (message: string) => void = () => undefined) {
     // Loaded lazily so that the in-memory mode works without node:sqlite.
     const { DatabaseSync: Database } = require("node:sqlite") as typeof import("node:sqlite");
+    for (const warning of prepareDatabaseFile(file)) warn(warning);
+    const existing = existingFiles(databaseFiles(file));
     this.db = new Database(file);
     // WAL with synchronous=NORMAL survives a process crash (not a power cut), which is what we need.
     // busy_timeout: a second process on the same file waits for a write lock instead of failing.
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
+    restrictNewCompanions(file, existing);
     this.db.exec(SCHEMA);
   }
 

@@ -2,7 +2,7 @@
  * `dbFile` persistence: everything written before a close is there after a restart on the same file,
  * including key pairs, permissions, workspaces, id counters and the admin key.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -125,5 +125,40 @@ describe("dbFile persistence", () => {
     };
     await first.emulator.close();
     await expect(startEmulator({ dbFile, adminKey: service.accessKey })).rejects.toThrow(/SERVICE/);
+  });
+});
+
+describe("database file permissions", () => {
+  const mode = (file: string): string => (statSync(file).mode & 0o777).toString(8);
+  let umask: number;
+  beforeEach(() => {
+    umask = process.umask(0o022);
+  });
+  afterEach(() => {
+    process.umask(umask);
+  });
+
+  it("creates the database, its -wal and -shm files 0600 and its directory 0700 under umask 022", async () => {
+    const nested = path.join(directory, "data", "emulator.db");
+    const warnings: string[] = [];
+    const emulator = await startEmulator({ dbFile: nested, warn: (m) => warnings.push(m) });
+    running.push(emulator);
+    // A write, so that SQLite has made its companions.
+    await new ApiCaller(emulator.url, emulator.adminKey).post("/workspace", { name: "w" });
+    expect(mode(path.join(directory, "data"))).toBe("700");
+    expect([nested, `${nested}-wal`, `${nested}-shm`].map(mode)).toEqual(["600", "600", "600"]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("warns about an existing database file others can read, and leaves its mode alone", async () => {
+    writeFileSync(dbFile, "");
+    chmodSync(dbFile, 0o644);
+    const warnings: string[] = [];
+    running.push(await startEmulator({ dbFile, warn: (m) => warnings.push(m) }));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`${dbFile} holds key values and private keys in plain text`);
+    expect(warnings[0]).toContain("(mode 0644)");
+    expect(warnings[0]).toContain(`chmod 600 ${dbFile}`);
+    expect(mode(dbFile)).toBe("644");
   });
 });
