@@ -36,8 +36,13 @@ export function prepareDatabaseFile(file: string): string[] {
 }
 
 /**
- * After SQLite has opened `file` in WAL mode: makes the companions it has just created (`-wal`,
- * `-shm`) owner-only too. Files that existed before the open (`existing`) are left as they are.
+ * Once SQLite has created the companions of `file` (`-wal`, `-shm`: at its first read or write in WAL
+ * mode, not when the mode is set), makes the ones it created owner-only too. Files that existed
+ * before the open (`existing`) are left as they are.
+ *
+ * SQLite's unix VFS creates them with the database file's own mode, also when it makes them again
+ * later (each close removes them), so for a database created 0600 this changes nothing; it is for an
+ * existing database others can read (warned about), whose new companions would copy its mode.
  */
 export function restrictNewCompanions(file: string, existing: ReadonlySet<string>): void {
   for (const companion of databaseFiles(file).slice(1)) {

@@ -71,6 +71,9 @@ function toWorkspace(row: Row): StoredWorkspace {
   };
 }
 
+/** SQLite's name for a database that lives in memory only. */
+const IN_MEMORY = ":memory:";
+
 /**
  * A {@link Store} in an SQLite database file, created when missing, readable by its owner only (it
  * holds key values and private keys): see `private-files.ts`.
@@ -86,14 +89,18 @@ export class SqliteStore implements Store {
   constructor(file: string, warn: (message: string) => void = () => undefined) {
     // Loaded lazily so that the in-memory mode works without node:sqlite.
     const { DatabaseSync: Database } = require("node:sqlite") as typeof import("node:sqlite");
-    for (const warning of prepareDatabaseFile(file)) warn(warning);
-    const existing = existingFiles(databaseFiles(file));
+    // ":memory:" is SQLite's name for a database in memory: no file to make or guard.
+    const onDisk = file !== IN_MEMORY;
+    if (onDisk) for (const warning of prepareDatabaseFile(file)) warn(warning);
+    const existing = onDisk ? existingFiles(databaseFiles(file)) : new Set<string>();
     this.db = new Database(file);
     // WAL with synchronous=NORMAL survives a process crash (not a power cut), which is what we need.
     // busy_timeout: a second process on the same file waits for a write lock instead of failing.
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
-    restrictNewCompanions(file, existing);
     this.db.exec(SCHEMA);
+    // Only now do the -wal and -shm files surely exist: SQLite makes them at the first read in WAL
+    // mode (a database with tables: the pragma above) or the first write (an empty file: the schema).
+    if (onDisk) restrictNewCompanions(file, existing);
   }
 
   private run(sql: string, ...params: SQLInputValue[]): void {

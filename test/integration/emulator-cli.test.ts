@@ -5,7 +5,16 @@
  * directory, so the test neither depends on nor disturbs the shared dist/ folder.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -160,6 +169,43 @@ describe("broker-config-emulator", () => {
       second.child.kill("SIGINT");
       expect((await second.exit).code).toBe(0);
     } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("--db makes the file 0600 and its directory 0700 under umask 022, and warns on stderr when others can read it", async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), "emulator-cli-db-"));
+    const db = path.join(directory, "data", "broker.db");
+    const mode = (file: string): string => (statSync(file).mode & 0o777).toString(8);
+    // The child inherits the umask of the process that spawns it.
+    const umask = process.umask(0o022);
+    try {
+      const first = run(["--json", "--port", "0", "--db", db]);
+      await first.firstLine;
+      expect([path.dirname(db), db, `${db}-wal`, `${db}-shm`].map(mode)).toEqual([
+        "700",
+        "600",
+        "600",
+        "600",
+      ]);
+      first.child.kill("SIGTERM");
+      expect((await first.exit).code).toBe(0);
+      expect(first.stderr()).toBe("");
+
+      chmodSync(db, 0o644);
+      const second = run(["--json", "--port", "0", "--db", db]);
+      const line = await second.firstLine;
+      expect(second.stderr()).toBe(
+        `broker-config-emulator: warning: ${db} holds key values and private keys in plain text but is ` +
+          `readable by others (mode 0644); restrict it with \`chmod 600 ${db}\`.\n`,
+      );
+      // The warning stays off stdout, which --json keeps to its one line.
+      expect(second.stdout()).toBe(`${line}\n`);
+      expect(mode(db)).toBe("644");
+      second.child.kill("SIGTERM");
+      expect((await second.exit).code).toBe(0);
+    } finally {
+      process.umask(umask);
       rmSync(directory, { recursive: true, force: true });
     }
   });

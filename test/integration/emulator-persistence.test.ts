@@ -2,7 +2,7 @@
  * `dbFile` persistence: everything written before a close is there after a restart on the same file,
  * including key pairs, permissions, workspaces, id counters and the admin key.
  */
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -19,6 +19,12 @@ async function start(
   const emulator = await startEmulator({ dbFile, controls: true, ...options });
   running.push(emulator);
   return { emulator, api: new ApiCaller(emulator.url, emulator.adminKey) };
+}
+
+async function startInMemory(): Promise<{ api: ApiCaller }> {
+  const emulator = await startEmulator({ dbFile: ":memory:" });
+  running.push(emulator);
+  return { api: new ApiCaller(emulator.url, emulator.adminKey) };
 }
 
 async function snapshot(api: ApiCaller): Promise<{ keys: unknown; workspaces: unknown }> {
@@ -150,15 +156,59 @@ describe("database file permissions", () => {
     expect(warnings).toEqual([]);
   });
 
-  it("warns about an existing database file others can read, and leaves its mode alone", async () => {
-    writeFileSync(dbFile, "");
-    chmodSync(dbFile, 0o644);
+  // An empty file (made by hand, say) gets its companions from the schema's first write; a database
+  // with tables gets them from the first read in WAL mode. Both must end up 0600.
+  it.each([
+    [
+      "an empty one",
+      (): Promise<void> => {
+        writeFileSync(dbFile, "");
+        return Promise.resolve();
+      },
+    ],
+    [
+      "one with data",
+      async (): Promise<void> => {
+        await (await startEmulator({ dbFile })).close();
+      },
+    ],
+  ])(
+    "warns about an existing database file others can read (%s), leaves its mode alone, and makes its new -wal and -shm 0600",
+    async (_, make) => {
+      await make();
+      chmodSync(dbFile, 0o644);
+      const warnings: string[] = [];
+      running.push(await startEmulator({ dbFile, warn: (m) => warnings.push(m) }));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`${dbFile} holds key values and private keys in plain text`);
+      expect(warnings[0]).toContain("(mode 0644)");
+      expect(warnings[0]).toContain(`chmod 600 ${dbFile}`);
+      expect([dbFile, `${dbFile}-wal`, `${dbFile}-shm`].map(mode)).toEqual(["644", "600", "600"]);
+    },
+  );
+
+  it('takes dbFile ":memory:" as SQLite does, a database in memory, and makes no file of that name', async () => {
+    const cwd = process.cwd();
+    process.chdir(directory);
+    try {
+      const { api } = await startInMemory();
+      expect((await api.post("/workspace", { name: "w" })).status).toBe(201);
+      expect(readdirSync(directory)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it("warns about an existing -wal file others can read, and leaves its mode alone", async () => {
+    // A second emulator on the same file while the first runs finds the first one's -wal and -shm.
+    running.push(await startEmulator({ dbFile }));
+    chmodSync(`${dbFile}-wal`, 0o640);
     const warnings: string[] = [];
     running.push(await startEmulator({ dbFile, warn: (m) => warnings.push(m) }));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`${dbFile} holds key values and private keys in plain text`);
-    expect(warnings[0]).toContain("(mode 0644)");
-    expect(warnings[0]).toContain(`chmod 600 ${dbFile}`);
-    expect(mode(dbFile)).toBe("644");
+    expect(warnings[0]).toContain(`${dbFile}-wal holds key values`);
+    expect(warnings[0]).toContain("(mode 0640)");
+    expect(warnings[0]).toContain(`chmod 600 ${dbFile}-wal`);
+    expect([dbFile, `${dbFile}-wal`, `${dbFile}-shm`].map(mode)).toEqual(["600", "640", "600"]);
   });
 });
