@@ -11,7 +11,7 @@
 #   - only the TypeScript sources are kept (the generator's package.json, tsconfig.json, README.md
 #     and git files describe a separate package);
 #   - utilities.ts reads the version from this package's package.json (two levels up from
-#     sdk/nodejs and dist/native), so resources ask the engine for resource-broker-v<our version>;
+#     sdk/nodejs and dist/native-sdk), so resources ask the engine for resource-broker-v<our version>;
 #   - this package's stricter compiler settings get what they require: `export type` for re-exported
 #     interfaces (isolatedModules) and `override` on `isInstance` (noImplicitOverride).
 set -euo pipefail

@@ -11,7 +11,7 @@ export {
   type WorkspaceArgs,
   type WorkspaceInputs,
   type WorkspaceOutputs,
-} from "./resources/workspace";
+} from "./dynamic/resources/workspace";
 export {
   AccessKey,
   ACCESS_KEY_SECRET_OUTPUTS,
@@ -20,15 +20,15 @@ export {
   type AccessKeyOutputs,
   type OnDelete,
   type PermissionsArgs,
-} from "./resources/access-key";
+} from "./dynamic/resources/access-key";
 export {
   ServiceKeyPair,
   SERVICE_KEY_PAIR_SECRET_OUTPUTS,
   type ServiceKeyPairArgs,
   type ServiceKeyPairInputs,
   type ServiceKeyPairOutputs,
-} from "./resources/service-key-pair";
-export { resolveConnection, type ConnectionSettings, type ConfigSource } from "./connection";
+} from "./dynamic/resources/service-key-pair";
+export { resolveConnection, type ConnectionSettings, type ConfigSource } from "./settings/connection";
 export {
   BrokerError,
   BrokerApiError,
@@ -42,7 +42,7 @@ export {
 } from "./client/errors";
 export type { AccessKeyType, Permissions } from "./client/types";
 export { eventPathProblem } from "./model";
-export { BrokerConfig, type BrokerConfigArgs } from "./resources/broker-config";
+export { BrokerConfig, type BrokerConfigArgs } from "./dynamic/resources/broker-config";
 export {
   BROKER_CONFIG_SCHEMA,
   BROKER_CONFIG_VERSION,

@@ -32,7 +32,7 @@ import { isValidRate, RATE_RULE } from "../client/options";
 import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
 import { DEFAULT_SETTING_NAMES, type SettingNames } from "../client/setting-names";
-import { ENV_VARS, resolveSettings, type RequiredSetting } from "../connection";
+import { ENV_VARS, resolveSettings, type RequiredSetting } from "../settings/connection";
 import { exportBrokerConfig, type ExportProgress } from "../export/document";
 import {
   BROKER_CONFIG_FORMATS,
@@ -40,7 +40,7 @@ import {
   formatOfFile,
   type BrokerConfigFormat,
 } from "../export/format";
-import { packageVersion } from "../plugin/schema";
+import { packageVersion } from "../native/schema";
 import { migrateDeployment, MigrateStateError } from "./migrate-state";
 import { installPlugin, uninstallPlugin } from "./plugin-install";
 

@@ -11,7 +11,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { packageVersion } from "../plugin/schema";
+import { packageVersion } from "../native/schema";
 
 /** The plugin's name as the engine knows it (`pulumi:providers:broker`, `broker:index:*`). */
 export const PLUGIN_NAME = "broker";
@@ -23,7 +23,7 @@ export const PLUGIN_EXECUTABLE = `pulumi-resource-${PLUGIN_NAME}`;
  * The compiled plugin entry point of this package. It lies at the same place relative to the
  * package root whether this module runs from `src/cli` (tests) or `dist/cli` (the installed package).
  */
-export const DEFAULT_PLUGIN_MAIN = path.join(__dirname, "..", "..", "dist", "plugin", "main.js");
+export const DEFAULT_PLUGIN_MAIN = path.join(__dirname, "..", "..", "dist", "native", "main.js");
 
 /** Where and what to install; every field has a default taken from the running package and process. */
 export interface PluginInstallOptions {
@@ -33,7 +33,7 @@ export interface PluginInstallOptions {
   readonly version?: string;
   /** The Node.js executable that runs the plugin. Default: the one running this command (`process.execPath`). */
   readonly nodePath?: string;
-  /** The plugin's JavaScript entry point. Default: this package's `dist/plugin/main.js`. */
+  /** The plugin's JavaScript entry point. Default: this package's `dist/native/main.js`. */
   readonly pluginMain?: string;
 }
 

@@ -1,5 +1,5 @@
 import type { RateLimitWaitEvent } from "../client";
-import { CONFIG_KEYS } from "../connection";
+import { CONFIG_KEYS } from "../settings/connection";
 
 /** Waits shorter than this pass silently; `pulumi up` looks stuck only after a while. */
 export const LONG_WAIT_MS = 5_000;

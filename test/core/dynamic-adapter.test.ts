@@ -1,12 +1,12 @@
 /**
- * The dynamic adapter (`src/impl/*`, what the shims require) in-process: the mapping of the core's
+ * The dynamic adapter (`src/dynamic/impl/*`, what the shims require) in-process: the mapping of the core's
  * typed results to `dynamic.*` results. The provider host tests drive the same code through the
  * real host; these check the mapping in seconds.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import * as accessKey from "../../src/impl/access-key";
-import * as serviceKeyPair from "../../src/impl/service-key-pair";
-import * as workspace from "../../src/impl/workspace";
+import * as accessKey from "../../src/dynamic/impl/access-key";
+import * as serviceKeyPair from "../../src/dynamic/impl/service-key-pair";
+import * as workspace from "../../src/dynamic/impl/workspace";
 import { UNKNOWN } from "../../src/core/unknown";
 import { useCoreEmulator } from "./support";
 

@@ -15,7 +15,7 @@ import { isRunning, killHard, processesWithEnv, waitFor } from "../reliability/s
 /** Longer than the 10 s within which a plugin whose engine died must exit. */
 const PAUSE_MS = 12_000;
 /** The command line of the plugin as `broker-config plugin install` runs it. */
-const PLUGIN = /dist\/plugin\/main\.js/u;
+const PLUGIN = /dist\/native\/main\.js/u;
 
 let emulator: EmulatorHandle;
 let project: PulumiProject;

@@ -19,7 +19,7 @@ import {
   type EmulatorExchange,
   type EmulatorHandle,
 } from "../../src/emulator";
-import { STACK_SETTING_NAMES } from "../../src/connection";
+import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 import { exchangeProblems } from "../support/emulator";
 
 let emulator: EmulatorHandle;

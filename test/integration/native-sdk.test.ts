@@ -15,7 +15,7 @@ describe("pulumi-broker-config/native (built)", () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
       version: string;
     };
-    const utilities = load(path.join(root, "dist", "native", "utilities.js")) as {
+    const utilities = load(path.join(root, "dist", "native-sdk", "utilities.js")) as {
       getVersion: () => string;
       resourceOptsDefaults: () => { version?: string };
     };
@@ -24,7 +24,7 @@ describe("pulumi-broker-config/native (built)", () => {
   });
 
   it("exports the provider and the three resources under the schema's type tokens", () => {
-    const sdk = load(path.join(root, "dist", "native", "index.js")) as Record<
+    const sdk = load(path.join(root, "dist", "native-sdk", "index.js")) as Record<
       string,
       { __pulumiType?: string }
     >;
@@ -39,8 +39,8 @@ describe("pulumi-broker-config/native (built)", () => {
       exports: Record<string, { default?: string; types?: string }>;
     };
     expect(manifest.exports["./native"]).toEqual({
-      types: "./dist/native/index.d.ts",
-      default: "./dist/native/index.js",
+      types: "./dist/native-sdk/index.d.ts",
+      default: "./dist/native-sdk/index.js",
     });
   });
 });

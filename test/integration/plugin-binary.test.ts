@@ -5,7 +5,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import { providerClient, startFakeEngine } from "../support/plugin-server";
 
-const MAIN = path.join(__dirname, "..", "..", "dist", "plugin", "main.js");
+const MAIN = path.join(__dirname, "..", "..", "dist", "native", "main.js");
 
 let child: ChildProcessByStdio<null, Readable, Readable> | undefined;
 

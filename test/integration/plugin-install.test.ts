@@ -103,7 +103,7 @@ describe("broker-config plugin install (installed package) with the Pulumi CLI",
     const shim = fs.readFileSync(path.join(pluginDirectory(home, version), "pulumi-resource-broker"), "utf8");
     // The engine runs the installed package's plugin with this Node, not whatever `node` is on its PATH.
     expect(shim).toContain(
-      `'${process.execPath}' '${path.join(fs.realpathSync(fixture), "node_modules", "pulumi-broker-config", "dist", "plugin", "main.js")}'`,
+      `'${process.execPath}' '${path.join(fs.realpathSync(fixture), "node_modules", "pulumi-broker-config", "dist", "native", "main.js")}'`,
     );
 
     const listed = await run("pulumi", ["plugin", "ls", "--json"], { env, cwd: home });

@@ -23,8 +23,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BrokerClient } from "../../src/client";
 import { checkWorkspace } from "../../src/core/workspace";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { BROKER_RESOURCES } from "../../src/plugin/resources";
-import { startProviderServer, type RunningServer } from "../../src/plugin/server";
+import { BROKER_RESOURCES } from "../../src/native/resources";
+import { startProviderServer, type RunningServer } from "../../src/native/server";
 import {
   failure,
   providerClient,

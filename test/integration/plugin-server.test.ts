@@ -22,10 +22,10 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { pv } from "../../src/plugin/codec";
-import { BROKER_RESOURCES } from "../../src/plugin/resources";
-import type { ResourceAdapter } from "../../src/plugin/resource-adapter";
-import { startProviderServer, type RunningServer } from "../../src/plugin/server";
+import { pv } from "../../src/native/codec";
+import { BROKER_RESOURCES } from "../../src/native/resources";
+import type { ResourceAdapter } from "../../src/native/resource-adapter";
+import { startProviderServer, type RunningServer } from "../../src/native/server";
 import {
   failure,
   providerClient,

@@ -19,6 +19,20 @@ const blocks = [...readme.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gmu)].map((m, ind
   code: m[2]!,
 }));
 
+/** A TypeScript `paths` entry for each subpath of the package's `exports` that has types. */
+function exportedTypes(): Record<string, string[]> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+    exports: Record<string, string | { types?: string }>;
+  };
+  return Object.fromEntries(
+    Object.entries(manifest.exports).flatMap(([subpath, target]) =>
+      typeof target === "object" && target.types !== undefined
+        ? [[path.posix.join("pulumi-broker-config", subpath), [target.types]]]
+        : [],
+    ),
+  );
+}
+
 describe("README code blocks", () => {
   it("has blocks of every kind it uses, each with a language", () => {
     expect(blocks.length).toBeGreaterThan(5);
@@ -50,11 +64,8 @@ describe("README code blocks", () => {
             types: ["node"],
             typeRoots: [path.join(root, "node_modules/@types")],
             baseUrl: root,
-            paths: {
-              "pulumi-broker-config": ["dist/index.d.ts"],
-              "pulumi-broker-config/*": ["dist/*"],
-              "@pulumi/pulumi": ["node_modules/@pulumi/pulumi"],
-            },
+            // Each subpath the package exports, resolved as its `exports` map says.
+            paths: { ...exportedTypes(), "@pulumi/pulumi": ["node_modules/@pulumi/pulumi"] },
           },
           files,
         }),

@@ -17,7 +17,7 @@ import {
   isBrokerResultError,
   isBrokerSettingsError,
 } from "../../src/client";
-import { STACK_SETTING_NAMES } from "../../src/connection";
+import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 
 const API_KEY = "bka_unit_admin_secret";
 

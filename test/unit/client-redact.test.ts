@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 import { networkError, scrubbedCause, type CallFacts } from "../../src/client/error-mapping";
 import { REDACTED, redactSecrets } from "../../src/client/redact";
-import { STACK_SETTING_NAMES } from "../../src/connection";
+import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 
 describe("redactSecrets", () => {
   it("replaces every occurrence of every secret", () => {

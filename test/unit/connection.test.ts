@@ -9,7 +9,7 @@ import {
   resolveSettings,
   STACK_SETTING_NAMES,
   type ConfigSource,
-} from "../../src/connection";
+} from "../../src/settings/connection";
 
 const KEY = "bka_config_secret";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import * as accessKey from "../../src/impl/access-key";
-import * as serviceKeyPair from "../../src/impl/service-key-pair";
+import * as accessKey from "../../src/dynamic/impl/access-key";
+import * as serviceKeyPair from "../../src/dynamic/impl/service-key-pair";
 import { UNKNOWN } from "../../src/core/unknown";
 import { CheckFailures, checkEventPaths, checkName } from "../../src/core/validation";
-import * as workspace from "../../src/impl/workspace";
+import * as workspace from "../../src/dynamic/impl/workspace";
 
 // The pure parts of the providers: validation, normalisation and diffs (no request is involved).
 

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import * as prettier from "prettier";
 import { describe, expect, it } from "vitest";
 import { NATIVE_TYPE_OF } from "../../src/cli/migrate-state";
-import { CONFIG_KEYS, ENV_VARS, STACK_SETTING_NAMES } from "../../src/connection";
+import { CONFIG_KEYS, ENV_VARS, STACK_SETTING_NAMES } from "../../src/settings/connection";
 import {
   ACCESS_KEY,
   ACCESS_KEY_TYPE,

@@ -11,7 +11,7 @@ import {
   toCore,
   UNKNOWN_VALUE,
   type PropertyMap,
-} from "../../src/plugin/codec";
+} from "../../src/native/codec";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";

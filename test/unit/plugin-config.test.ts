@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeStruct, pv, type PropertyMap } from "../../src/plugin/codec";
-import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "../../src/plugin/config";
+import { decodeStruct, pv, type PropertyMap } from "../../src/native/codec";
+import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "../../src/native/config";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 const SIG = "4dabf18193072939515e22adb298388d";

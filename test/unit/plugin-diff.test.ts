@@ -1,6 +1,6 @@
 import { DiffResponse, PropertyDiff } from "@pulumi/pulumi/proto/provider_pb";
 import { describe, expect, it } from "vitest";
-import { buildDiff, toDiffResponse, topLevelKey } from "../../src/plugin/diff";
+import { buildDiff, toDiffResponse, topLevelKey } from "../../src/native/diff";
 
 describe("buildDiff", () => {
   it("reports no change when nothing changed, keeping the stable outputs", () => {

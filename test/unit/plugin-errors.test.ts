@@ -4,14 +4,14 @@ import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { describe, expect, it } from "vitest";
 import { BrokerApiError, BrokerSettingsError } from "../../src/client/errors";
 import { NotImportableError } from "../../src/core/import";
-import { CodecError, fromCore, pv } from "../../src/plugin/codec";
+import { CodecError, fromCore, pv } from "../../src/native/codec";
 import {
   INIT_FAILED_TYPE,
   ResourceInitFailedError,
   STATUS_DETAILS_KEY,
   toGrpcError,
   UnknownResourceTypeError,
-} from "../../src/plugin/errors";
+} from "../../src/native/errors";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseArgs } from "../../src/plugin/main";
+import { parseArgs } from "../../src/native/main";
 
 describe("parseArgs", () => {
   it.each([

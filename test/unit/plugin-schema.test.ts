@@ -1,4 +1,4 @@
-import { CONFIG_KEYS } from "../../src/connection";
+import { CONFIG_KEYS } from "../../src/settings/connection";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import Ajv2020 from "ajv/dist/2020";
@@ -36,7 +36,7 @@ interface PackageSchema {
 
 /** The argument names of `interface <name>Args` and the `declare readonly` outputs in a dynamic resource file. */
 function dynamicShape(file: string, argsInterface: string): { inputs: string[]; outputs: string[] } {
-  const text = readFileSync(path.join(root, "src", "resources", file), "utf8");
+  const text = readFileSync(path.join(root, "src", "dynamic", "resources", file), "utf8");
   const body = new RegExp(`export interface ${argsInterface} \\{([\\s\\S]*?)\\n\\}`).exec(text)?.[1] ?? "";
   const inputs = [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1] ?? "");
   const outputs = [...text.matchAll(/declare readonly (\w+):/g)].map((m) => m[1] ?? "");

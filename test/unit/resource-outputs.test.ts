@@ -3,19 +3,19 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AccessKey } from "../../src/resources/access-key";
-import { BrokerConfig } from "../../src/resources/broker-config";
-import { ServiceKeyPair } from "../../src/resources/service-key-pair";
-import { Workspace } from "../../src/resources/workspace";
+import { AccessKey } from "../../src/dynamic/resources/access-key";
+import { BrokerConfig } from "../../src/dynamic/resources/broker-config";
+import { ServiceKeyPair } from "../../src/dynamic/resources/service-key-pair";
+import { Workspace } from "../../src/dynamic/resources/workspace";
 
 // The resource classes as a program constructs them, under Pulumi's mocks (no engine, no provider
 // host). What is checked here is the registration (which outputs exist, which inputs are secret),
 // not the provider's serialization, which only a real `node` process can check (test/host).
 
-const resourcesDir = path.join(__dirname, "../../src/resources");
+const resourcesDir = path.join(__dirname, "../../src/dynamic/resources");
 
 /**
- * The outputs each exported class of src/resources declares (`pulumi.Output<…>` properties), read
+ * The outputs each exported class of src/dynamic/resources declares (`pulumi.Output<…>` properties), read
  * from the source so that an output added later is checked without touching this test.
  */
 function declaredOutputs(): Map<string, string[]> {

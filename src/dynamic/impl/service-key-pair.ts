@@ -8,11 +8,11 @@
  * with the shims stored in existing stacks: never rename or remove them.
  * @packageDocumentation
  */
-import { serviceKeyPairOperations } from "../core/service-key-pair";
+import { serviceKeyPairOperations } from "../../core/service-key-pair";
 import { dynamicOperations } from "./dynamic-provider";
 
-export { configure } from "./connection";
-export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../core/service-key-pair";
+export { configure } from "./configured-client";
+export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../../core/service-key-pair";
 
 /**
  * What the engine calls, through the shim: check, diff, create, read (refresh), update and delete

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 
-/** The package root: `schema.json` and `package.json` sit two levels above both `src/plugin` and `dist/plugin`. */
+/** The package root: `schema.json` and `package.json` sit two levels above both `src/native` and `dist/native`. */
 const PACKAGE_ROOT = path.join(__dirname, "..", "..");
 
 /** The parts of a property's schema the plugin reads. */

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { WORKSPACE, DYNAMIC_MODULE } from "../core/declarations";
+import { WORKSPACE, DYNAMIC_MODULE } from "../../core/declarations";
 import * as workspaceProvider from "../providers/workspace";
 import type { UnsetOutputs } from "./outputs";
 

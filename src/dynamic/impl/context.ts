@@ -1,6 +1,6 @@
-import type { CoreContext } from "../core/context";
-import { brokerClient, configuredBaseUrl } from "./connection";
-import { warn } from "./engine-log";
+import type { CoreContext } from "../../core/context";
+import { brokerClient, configuredBaseUrl } from "./configured-client";
+import { warn } from "./host-log";
 
 /**
  * The core's context in the dynamic provider host: the connection of this process (from the stack

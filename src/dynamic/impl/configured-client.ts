@@ -1,13 +1,13 @@
 import type { ConfigureRequest } from "@pulumi/pulumi/dynamic";
-import { getBrokerClient, type BrokerClient } from "../client";
+import { getBrokerClient, type BrokerClient } from "../../client";
 import {
   configuredBaseUrl as baseUrlFromSettings,
   resolveConnection,
   STACK_SETTING_NAMES,
   type ConfigSource,
-} from "../connection";
-import { rateLimitNotifier } from "../core/rate-limit-notice";
-import { warn } from "./engine-log";
+} from "../../settings/connection";
+import { rateLimitNotifier } from "../../core/rate-limit-notice";
+import { warn } from "./host-log";
 
 /**
  * The connection every provider of this process uses.

@@ -1,4 +1,4 @@
-import { errorMessage } from "../core/messages";
+import { errorMessage } from "../../core/messages";
 
 /**
  * The error the engine understands as "the object was created, but a later step failed": its `id`,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ACCESS_KEY, DYNAMIC_MODULE, secretFields } from "../core/declarations";
-import type { AccessKeyType } from "../client/types";
+import { ACCESS_KEY, DYNAMIC_MODULE, secretFields } from "../../core/declarations";
+import type { AccessKeyType } from "../../client/types";
 import type { OnDelete } from "../impl/access-key";
 import * as accessKeyProvider from "../providers/access-key";
 import type { UnsetOutputs } from "./outputs";

@@ -8,18 +8,18 @@
  * The Pulumi providers use {@link resolveConnection}; the `broker-config` CLI, which has flags and
  * no stack, uses {@link resolveSettings} with its own names.
  */
-import { normalizeBaseUrl } from "./client/base-url";
-import { BrokerSettingsError } from "./client/errors";
-import { countRule, isValidCount, isValidRate, RATE_RULE } from "./client/options";
-import { redactSecrets } from "./client/redact";
-import type { SettingNames } from "./client/setting-names";
+import { normalizeBaseUrl } from "../client/base-url";
+import { BrokerSettingsError } from "../client/errors";
+import { countRule, isValidCount, isValidRate, RATE_RULE } from "../client/options";
+import { redactSecrets } from "../client/redact";
+import type { SettingNames } from "../client/setting-names";
 import {
   CONFIG_KEYS,
   ENV_VARS,
   SETTINGS,
   type RequiredSetting,
   type SettingName,
-} from "./settings/declarations";
+} from "./declarations";
 
 /** The settings a broker client needs. */
 export interface ConnectionSettings {
@@ -42,13 +42,13 @@ export interface ConnectionSettings {
 /** Reads one namespaced stack config value, such as `broker:baseUrl`; `undefined` when unset. */
 export type ConfigSource = (key: string) => string | undefined;
 
-export type { RequiredSetting } from "./settings/declarations";
+export type { RequiredSetting } from "./declarations";
 
 /** The integer settings, read from explicit values or stack config only. */
 type CountSetting = "timeoutMs" | "maxRetries" | "maxConcurrency" | "rateLimitTimeoutSeconds";
 
 // The stack config keys and environment variables come from the settings' one declaration.
-export { CONFIG_KEYS, ENV_VARS } from "./settings/declarations";
+export { CONFIG_KEYS, ENV_VARS } from "./declarations";
 
 /**
  * How the Pulumi providers name the settings in the client's error messages, such as

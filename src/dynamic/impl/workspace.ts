@@ -7,11 +7,11 @@
  * shims stored in existing stacks: never rename or remove them.
  * @packageDocumentation
  */
-import { workspaceOperations } from "../core/workspace";
+import { workspaceOperations } from "../../core/workspace";
 import { dynamicOperations } from "./dynamic-provider";
 
-export { configure } from "./connection";
-export type { WorkspaceInputs, WorkspaceOutputs } from "../core/workspace";
+export { configure } from "./configured-client";
+export type { WorkspaceInputs, WorkspaceOutputs } from "../../core/workspace";
 
 /**
  * What the engine calls, through the shim: check, diff, create, read (refresh), update and delete

@@ -19,7 +19,7 @@ import {
   STACK_SETTING_NAMES,
   type ConfigSource,
   type ConnectionSettings,
-} from "../connection";
+} from "../settings/connection";
 import { SETTINGS, type SettingDeclaration, type SettingName } from "../settings/declarations";
 import { buildDiff, type ChangeEntry, type DiffResult } from "./diff";
 import { containsComputed, pv, type PropertyMap, type PropertyValue } from "./codec";

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { SERVICE_KEY_PAIR, DYNAMIC_MODULE, secretFields } from "../core/declarations";
+import { SERVICE_KEY_PAIR, DYNAMIC_MODULE, secretFields } from "../../core/declarations";
 import * as serviceKeyPairProvider from "../providers/service-key-pair";
 import type { UnsetOutputs } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";

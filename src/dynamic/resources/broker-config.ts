@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { BrokerConfigDocumentError } from "../config-as-data/errors";
-import { loadBrokerConfig } from "../config-as-data/load";
-import { planBrokerConfig } from "../config-as-data/plan";
-import type { BrokerConfigDocument } from "../config-as-data/types";
+import { BrokerConfigDocumentError } from "../../config-as-data/errors";
+import { loadBrokerConfig } from "../../config-as-data/load";
+import { planBrokerConfig } from "../../config-as-data/plan";
+import type { BrokerConfigDocument } from "../../config-as-data/types";
 import { AccessKey } from "./access-key";
 import { Workspace } from "./workspace";
 

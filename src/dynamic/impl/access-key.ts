@@ -7,12 +7,12 @@
  * shims stored in existing stacks: never rename or remove them.
  * @packageDocumentation
  */
-import { accessKeyOperations } from "../core/access-key";
+import { accessKeyOperations } from "../../core/access-key";
 import { dynamicOperations } from "./dynamic-provider";
 
-export { configure } from "./connection";
-export { ON_DELETE_VALUES } from "../core/access-key";
-export type { AccessKeyInputs, AccessKeyOutputs, OnDelete } from "../core/access-key";
+export { configure } from "./configured-client";
+export { ON_DELETE_VALUES } from "../../core/access-key";
+export type { AccessKeyInputs, AccessKeyOutputs, OnDelete } from "../../core/access-key";
 
 /**
  * What the engine calls, through the shim: check, diff, create, read (refresh), update and delete

@@ -3,8 +3,8 @@
  * dynamic provider host calls, so each `impl/<resource>.ts` only names its table.
  */
 import type { dynamic, ID } from "@pulumi/pulumi";
-import type { ResourceOperations } from "../core/operations";
-import { isEmptyState, toPropertyBag, type PropertyBag } from "../core/state";
+import type { ResourceOperations } from "../../core/operations";
+import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
 import {
   recordedBaseUrl,

@@ -1,8 +1,8 @@
 /** Maps the core's typed results to the dynamic provider host's `dynamic.*` results. */
 import type { dynamic } from "@pulumi/pulumi";
-import { isPartiallyCreatedError } from "../core/partial-failure";
-import type { CheckResult, CreateResult, DiffResult, ReadResult } from "../core/results";
-import { toPropertyBag, type PropertyBag } from "../core/state";
+import { isPartiallyCreatedError } from "../../core/partial-failure";
+import type { CheckResult, CreateResult, DiffResult, ReadResult } from "../../core/results";
+import { toPropertyBag, type PropertyBag } from "../../core/state";
 import { CreatedButFailedError } from "./partial-failure";
 
 /**
