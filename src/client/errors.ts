@@ -25,7 +25,13 @@ export type BrokerErrorCode =
   | "BROKER_SETTINGS_MISSING"
   | "BROKER_SETTINGS_INVALID"
   /** An invalid configuration document (config-as-data); see `BrokerConfigDocumentError`. */
-  | "BROKER_CONFIG_INVALID";
+  | "BROKER_CONFIG_INVALID"
+  /** A look-up function's arguments are invalid; no request was sent. */
+  | "BROKER_LOOKUP_INVALID"
+  /** A look-up function found nothing matching. */
+  | "BROKER_LOOKUP_NOT_FOUND"
+  /** A look-up function found more than one match (names are not unique in the API). */
+  | "BROKER_LOOKUP_AMBIGUOUS";
 
 const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
 const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");

@@ -39,3 +39,4 @@ export {
 export { codePointLength } from "./text";
 export { describeValue, isPlainObject } from "./values";
 export { isParentId, TOP_LEVEL_PARENT_ID, workspacePath } from "./workspaces";
+export { WORKSPACE_PATH_HINT, workspacePathNames, workspacePathProblem } from "./workspace-paths";

@@ -20,3 +20,11 @@ export const DYNAMIC_MODULE = "broker";
 export function dynamicTypeToken(resource: ResourceDeclaration): string {
   return `pulumi-nodejs:dynamic/${DYNAMIC_MODULE}:${resource.name}`;
 }
+export {
+  FUNCTIONS,
+  RESULT_TYPES,
+  secretOutputs,
+  type FunctionDeclaration,
+  type FunctionProperty,
+  type ResultTypeDeclaration,
+} from "./functions";

@@ -6,6 +6,7 @@
  */
 import { SETTINGS, type SettingDeclaration } from "../../settings/declarations";
 import { ACCESS_KEY } from "./access-key";
+import { renderFunctions, renderResultTypes } from "./function-schema";
 import type { FieldDeclaration, PropertyType, ResourceDeclaration, TypeDeclaration } from "./fields";
 import { SERVICE_KEY_PAIR } from "./service-key-pair";
 import { SHARED_TYPES } from "./types";
@@ -139,8 +140,12 @@ export function renderPackageSchema(): JsonObject {
         SETTINGS.filter((s) => "required" in s).map((s) => [s.name, settingSchema(s)]),
       ),
     },
-    types: Object.fromEntries(SHARED_TYPES.map((t) => [t.token, typeSchema(t)])),
+    types: {
+      ...Object.fromEntries(SHARED_TYPES.map((t) => [t.token, typeSchema(t)])),
+      ...renderResultTypes(),
+    },
     resources: Object.fromEntries(RESOURCES.map((r) => [r.token, resourceSchema(r)])),
+    functions: renderFunctions(),
     language: LANGUAGE,
   };
 }
