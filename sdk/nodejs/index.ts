@@ -10,6 +10,26 @@ export type AccessKey = import("./accessKey").AccessKey;
 export const AccessKey: typeof import("./accessKey").AccessKey = null as any;
 utilities.lazyLoad(exports, ["AccessKey"], () => require("./accessKey"));
 
+export { GetAccessKeyArgs, GetAccessKeyResult, GetAccessKeyOutputArgs } from "./getAccessKey";
+export const getAccessKey: typeof import("./getAccessKey").getAccessKey = null as any;
+export const getAccessKeyOutput: typeof import("./getAccessKey").getAccessKeyOutput = null as any;
+utilities.lazyLoad(exports, ["getAccessKey","getAccessKeyOutput"], () => require("./getAccessKey"));
+
+export { GetAccessKeysArgs, GetAccessKeysResult, GetAccessKeysOutputArgs } from "./getAccessKeys";
+export const getAccessKeys: typeof import("./getAccessKeys").getAccessKeys = null as any;
+export const getAccessKeysOutput: typeof import("./getAccessKeys").getAccessKeysOutput = null as any;
+utilities.lazyLoad(exports, ["getAccessKeys","getAccessKeysOutput"], () => require("./getAccessKeys"));
+
+export { GetWorkspaceArgs, GetWorkspaceResult, GetWorkspaceOutputArgs } from "./getWorkspace";
+export const getWorkspace: typeof import("./getWorkspace").getWorkspace = null as any;
+export const getWorkspaceOutput: typeof import("./getWorkspace").getWorkspaceOutput = null as any;
+utilities.lazyLoad(exports, ["getWorkspace","getWorkspaceOutput"], () => require("./getWorkspace"));
+
+export { GetWorkspacesArgs, GetWorkspacesResult, GetWorkspacesOutputArgs } from "./getWorkspaces";
+export const getWorkspaces: typeof import("./getWorkspaces").getWorkspaces = null as any;
+export const getWorkspacesOutput: typeof import("./getWorkspaces").getWorkspacesOutput = null as any;
+utilities.lazyLoad(exports, ["getWorkspaces","getWorkspacesOutput"], () => require("./getWorkspaces"));
+
 export type { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;
@@ -19,6 +39,11 @@ export type { ServiceKeyPairArgs } from "./serviceKeyPair";
 export type ServiceKeyPair = import("./serviceKeyPair").ServiceKeyPair;
 export const ServiceKeyPair: typeof import("./serviceKeyPair").ServiceKeyPair = null as any;
 utilities.lazyLoad(exports, ["ServiceKeyPair"], () => require("./serviceKeyPair"));
+
+export { VerifyAccessKeyArgs, VerifyAccessKeyResult, VerifyAccessKeyOutputArgs } from "./verifyAccessKey";
+export const verifyAccessKey: typeof import("./verifyAccessKey").verifyAccessKey = null as any;
+export const verifyAccessKeyOutput: typeof import("./verifyAccessKey").verifyAccessKeyOutput = null as any;
+utilities.lazyLoad(exports, ["verifyAccessKey","verifyAccessKeyOutput"], () => require("./verifyAccessKey"));
 
 export type { WorkspaceArgs } from "./workspace";
 export type Workspace = import("./workspace").Workspace;

@@ -13,6 +13,80 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
+// An access key of the broker as `getAccessKeys` lists it: everything but its value (look one key up with `getAccessKey` for that).
+type AccessKeyInfo struct {
+	// When the broker created the key (ISO 8601 UTC).
+	CreatedAt string `pulumi:"createdAt"`
+	// The key's numeric id.
+	Id int `pulumi:"id"`
+	// The key's name.
+	Name string `pulumi:"name"`
+	// The key's `send`/`receive` event paths and resource permissions, as the broker holds them.
+	Permissions Permissions `pulumi:"permissions"`
+	// `SERVICE` or `ACCOUNT`.
+	Type AccessKeyType `pulumi:"type"`
+}
+
+// An access key of the broker as `getAccessKeys` lists it: everything but its value (look one key up with `getAccessKey` for that).
+type AccessKeyInfoOutput struct{ *pulumi.OutputState }
+
+func (AccessKeyInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*AccessKeyInfo)(nil)).Elem()
+}
+
+func (o AccessKeyInfoOutput) ToAccessKeyInfoOutput() AccessKeyInfoOutput {
+	return o
+}
+
+func (o AccessKeyInfoOutput) ToAccessKeyInfoOutputWithContext(ctx context.Context) AccessKeyInfoOutput {
+	return o
+}
+
+// When the broker created the key (ISO 8601 UTC).
+func (o AccessKeyInfoOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v AccessKeyInfo) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// The key's numeric id.
+func (o AccessKeyInfoOutput) Id() pulumi.IntOutput {
+	return o.ApplyT(func(v AccessKeyInfo) int { return v.Id }).(pulumi.IntOutput)
+}
+
+// The key's name.
+func (o AccessKeyInfoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v AccessKeyInfo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The key's `send`/`receive` event paths and resource permissions, as the broker holds them.
+func (o AccessKeyInfoOutput) Permissions() PermissionsOutput {
+	return o.ApplyT(func(v AccessKeyInfo) Permissions { return v.Permissions }).(PermissionsOutput)
+}
+
+// `SERVICE` or `ACCOUNT`.
+func (o AccessKeyInfoOutput) Type() AccessKeyTypeOutput {
+	return o.ApplyT(func(v AccessKeyInfo) AccessKeyType { return v.Type }).(AccessKeyTypeOutput)
+}
+
+type AccessKeyInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (AccessKeyInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]AccessKeyInfo)(nil)).Elem()
+}
+
+func (o AccessKeyInfoArrayOutput) ToAccessKeyInfoArrayOutput() AccessKeyInfoArrayOutput {
+	return o
+}
+
+func (o AccessKeyInfoArrayOutput) ToAccessKeyInfoArrayOutputWithContext(ctx context.Context) AccessKeyInfoArrayOutput {
+	return o
+}
+
+func (o AccessKeyInfoArrayOutput) Index(i pulumi.IntInput) AccessKeyInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) AccessKeyInfo {
+		return vs[0].([]AccessKeyInfo)[vs[1].(int)]
+	}).(AccessKeyInfoOutput)
+}
+
 // Event-path permissions of an access key. Lists compare as sets: order and repeats don't matter.
 type Permissions struct {
 	// Event paths the key may subscribe to, in the same form as `send`.
@@ -191,9 +265,94 @@ func (o PermissionsPtrOutput) Send() pulumi.StringArrayOutput {
 	}).(pulumi.StringArrayOutput)
 }
 
+// A workspace of the broker, as the look-up functions return it.
+type WorkspaceInfo struct {
+	// The ids of its direct children, ascending.
+	ChildIds []int `pulumi:"childIds"`
+	// When the broker created the workspace (ISO 8601 UTC).
+	CreatedAt string `pulumi:"createdAt"`
+	// The workspace's numeric id: pass it as a Workspace's `parentId`.
+	Id int `pulumi:"id"`
+	// The workspace's name.
+	Name string `pulumi:"name"`
+	// The parent workspace's id; 0 for a top-level workspace.
+	ParentId int `pulumi:"parentId"`
+	// The full path, such as `/platform/orders`.
+	Path string `pulumi:"path"`
+}
+
+// A workspace of the broker, as the look-up functions return it.
+type WorkspaceInfoOutput struct{ *pulumi.OutputState }
+
+func (WorkspaceInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WorkspaceInfo)(nil)).Elem()
+}
+
+func (o WorkspaceInfoOutput) ToWorkspaceInfoOutput() WorkspaceInfoOutput {
+	return o
+}
+
+func (o WorkspaceInfoOutput) ToWorkspaceInfoOutputWithContext(ctx context.Context) WorkspaceInfoOutput {
+	return o
+}
+
+// The ids of its direct children, ascending.
+func (o WorkspaceInfoOutput) ChildIds() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v WorkspaceInfo) []int { return v.ChildIds }).(pulumi.IntArrayOutput)
+}
+
+// When the broker created the workspace (ISO 8601 UTC).
+func (o WorkspaceInfoOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v WorkspaceInfo) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// The workspace's numeric id: pass it as a Workspace's `parentId`.
+func (o WorkspaceInfoOutput) Id() pulumi.IntOutput {
+	return o.ApplyT(func(v WorkspaceInfo) int { return v.Id }).(pulumi.IntOutput)
+}
+
+// The workspace's name.
+func (o WorkspaceInfoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v WorkspaceInfo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The parent workspace's id; 0 for a top-level workspace.
+func (o WorkspaceInfoOutput) ParentId() pulumi.IntOutput {
+	return o.ApplyT(func(v WorkspaceInfo) int { return v.ParentId }).(pulumi.IntOutput)
+}
+
+// The full path, such as `/platform/orders`.
+func (o WorkspaceInfoOutput) Path() pulumi.StringOutput {
+	return o.ApplyT(func(v WorkspaceInfo) string { return v.Path }).(pulumi.StringOutput)
+}
+
+type WorkspaceInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (WorkspaceInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]WorkspaceInfo)(nil)).Elem()
+}
+
+func (o WorkspaceInfoArrayOutput) ToWorkspaceInfoArrayOutput() WorkspaceInfoArrayOutput {
+	return o
+}
+
+func (o WorkspaceInfoArrayOutput) ToWorkspaceInfoArrayOutputWithContext(ctx context.Context) WorkspaceInfoArrayOutput {
+	return o
+}
+
+func (o WorkspaceInfoArrayOutput) Index(i pulumi.IntInput) WorkspaceInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) WorkspaceInfo {
+		return vs[0].([]WorkspaceInfo)[vs[1].(int)]
+	}).(WorkspaceInfoOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*PermissionsInput)(nil)).Elem(), PermissionsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PermissionsPtrInput)(nil)).Elem(), PermissionsArgs{})
+	pulumi.RegisterOutputType(AccessKeyInfoOutput{})
+	pulumi.RegisterOutputType(AccessKeyInfoArrayOutput{})
 	pulumi.RegisterOutputType(PermissionsOutput{})
 	pulumi.RegisterOutputType(PermissionsPtrOutput{})
+	pulumi.RegisterOutputType(WorkspaceInfoOutput{})
+	pulumi.RegisterOutputType(WorkspaceInfoArrayOutput{})
 }

@@ -23,3 +23,4 @@ export interface PermissionsArgs {
      */
     send?: pulumi.Input<pulumi.Input<string>[] | undefined>;
 }
+

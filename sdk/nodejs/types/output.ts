@@ -7,6 +7,32 @@ import * as outputs from "../types/output";
 import * as enums from "../types/enums";
 
 /**
+ * An access key of the broker as `getAccessKeys` lists it: everything but its value (look one key up with `getAccessKey` for that).
+ */
+export interface AccessKeyInfo {
+    /**
+     * When the broker created the key (ISO 8601 UTC).
+     */
+    createdAt: string;
+    /**
+     * The key's numeric id.
+     */
+    id: number;
+    /**
+     * The key's name.
+     */
+    name: string;
+    /**
+     * The key's `send`/`receive` event paths and resource permissions, as the broker holds them.
+     */
+    permissions: outputs.Permissions;
+    /**
+     * `SERVICE` or `ACCOUNT`.
+     */
+    type: enums.AccessKeyType;
+}
+
+/**
  * Event-path permissions of an access key. Lists compare as sets: order and repeats don't matter.
  */
 export interface Permissions {
@@ -22,5 +48,35 @@ export interface Permissions {
      * Event paths the key may publish to: `/`-separated segments such as `orders/created`, with `*` allowed only as the whole last segment (`orders/*`).
      */
     send?: string[];
+}
+
+/**
+ * A workspace of the broker, as the look-up functions return it.
+ */
+export interface WorkspaceInfo {
+    /**
+     * The ids of its direct children, ascending.
+     */
+    childIds: number[];
+    /**
+     * When the broker created the workspace (ISO 8601 UTC).
+     */
+    createdAt: string;
+    /**
+     * The workspace's numeric id: pass it as a Workspace's `parentId`.
+     */
+    id: number;
+    /**
+     * The workspace's name.
+     */
+    name: string;
+    /**
+     * The parent workspace's id; 0 for a top-level workspace.
+     */
+    parentId: number;
+    /**
+     * The full path, such as `/platform/orders`.
+     */
+    path: string;
 }
 

@@ -8,8 +8,13 @@ import typing
 # Export this package's modules as members:
 from ._enums import *
 from .access_key import *
+from .get_access_key import *
+from .get_access_keys import *
+from .get_workspace import *
+from .get_workspaces import *
 from .provider import *
 from .service_key_pair import *
+from .verify_access_key import *
 from .workspace import *
 from ._inputs import *
 from . import outputs

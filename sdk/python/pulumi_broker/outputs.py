@@ -13,11 +13,81 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
 from ._enums import *
 
 __all__ = [
+    'AccessKeyInfo',
     'Permissions',
+    'WorkspaceInfo',
 ]
+
+@pulumi.output_type
+class AccessKeyInfo(dict):
+    """
+    An access key of the broker as `getAccessKeys` lists it: everything but its value (look one key up with `getAccessKey` for that).
+    """
+    def __init__(__self__, *,
+                 created_at: _builtins.str,
+                 id: _builtins.int,
+                 name: _builtins.str,
+                 permissions: 'outputs.Permissions',
+                 type: 'AccessKeyType'):
+        """
+        An access key of the broker as `getAccessKeys` lists it: everything but its value (look one key up with `getAccessKey` for that).
+
+        :param _builtins.str created_at: When the broker created the key (ISO 8601 UTC).
+        :param _builtins.int id: The key's numeric id.
+        :param _builtins.str name: The key's name.
+        :param 'Permissions' permissions: The key's `send`/`receive` event paths and resource permissions, as the broker holds them.
+        :param 'AccessKeyType' type: `SERVICE` or `ACCOUNT`.
+        """
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "permissions", permissions)
+        pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When the broker created the key (ISO 8601 UTC).
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.int:
+        """
+        The key's numeric id.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The key's name.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def permissions(self) -> 'outputs.Permissions':
+        """
+        The key's `send`/`receive` event paths and resource permissions, as the broker holds them.
+        """
+        return pulumi.get(self, "permissions")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> 'AccessKeyType':
+        """
+        `SERVICE` or `ACCOUNT`.
+        """
+        return pulumi.get(self, "type")
+
 
 @pulumi.output_type
 class Permissions(dict):
@@ -65,5 +135,83 @@ class Permissions(dict):
         Event paths the key may publish to: `/`-separated segments such as `orders/created`, with `*` allowed only as the whole last segment (`orders/*`).
         """
         return pulumi.get(self, "send")
+
+
+@pulumi.output_type
+class WorkspaceInfo(dict):
+    """
+    A workspace of the broker, as the look-up functions return it.
+    """
+    def __init__(__self__, *,
+                 child_ids: Sequence[_builtins.int],
+                 created_at: _builtins.str,
+                 id: _builtins.int,
+                 name: _builtins.str,
+                 parent_id: _builtins.int,
+                 path: _builtins.str):
+        """
+        A workspace of the broker, as the look-up functions return it.
+
+        :param Sequence[_builtins.int] child_ids: The ids of its direct children, ascending.
+        :param _builtins.str created_at: When the broker created the workspace (ISO 8601 UTC).
+        :param _builtins.int id: The workspace's numeric id: pass it as a Workspace's `parentId`.
+        :param _builtins.str name: The workspace's name.
+        :param _builtins.int parent_id: The parent workspace's id; 0 for a top-level workspace.
+        :param _builtins.str path: The full path, such as `/platform/orders`.
+        """
+        pulumi.set(__self__, "child_ids", child_ids)
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "parent_id", parent_id)
+        pulumi.set(__self__, "path", path)
+
+    @_builtins.property
+    @pulumi.getter(name="childIds")
+    def child_ids(self) -> Sequence[_builtins.int]:
+        """
+        The ids of its direct children, ascending.
+        """
+        return pulumi.get(self, "child_ids")
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When the broker created the workspace (ISO 8601 UTC).
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.int:
+        """
+        The workspace's numeric id: pass it as a Workspace's `parentId`.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The workspace's name.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="parentId")
+    def parent_id(self) -> _builtins.int:
+        """
+        The parent workspace's id; 0 for a top-level workspace.
+        """
+        return pulumi.get(self, "parent_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> _builtins.str:
+        """
+        The full path, such as `/platform/orders`.
+        """
+        return pulumi.get(self, "path")
 
 
