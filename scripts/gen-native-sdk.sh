@@ -51,7 +51,7 @@ rewrite() {
   fi
 }
 rewrite utilities.ts "s#require\('./package.json'\)#require('../../package.json')#" "require('./package.json')"
-rewrite index.ts 's/^export \{ (\w+Args) \} from/export type { \1 } from/mg' "export { XArgs } from"
+rewrite index.ts 's/^export \{ ((?:\w+Args|\w+Result)(?:, \w+)*) \} from/export type { \1 } from/mg' "export { XArgs } from"
 for file in accessKey.ts provider.ts serviceKeyPair.ts workspace.ts; do
   rewrite "$file" 's/public static isInstance\(/public static override isInstance(/' "isInstance"
 done

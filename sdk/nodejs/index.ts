@@ -10,22 +10,22 @@ export type AccessKey = import("./accessKey").AccessKey;
 export const AccessKey: typeof import("./accessKey").AccessKey = null as any;
 utilities.lazyLoad(exports, ["AccessKey"], () => require("./accessKey"));
 
-export { GetAccessKeyArgs, GetAccessKeyResult, GetAccessKeyOutputArgs } from "./getAccessKey";
+export type { GetAccessKeyArgs, GetAccessKeyResult, GetAccessKeyOutputArgs } from "./getAccessKey";
 export const getAccessKey: typeof import("./getAccessKey").getAccessKey = null as any;
 export const getAccessKeyOutput: typeof import("./getAccessKey").getAccessKeyOutput = null as any;
 utilities.lazyLoad(exports, ["getAccessKey","getAccessKeyOutput"], () => require("./getAccessKey"));
 
-export { GetAccessKeysArgs, GetAccessKeysResult, GetAccessKeysOutputArgs } from "./getAccessKeys";
+export type { GetAccessKeysArgs, GetAccessKeysResult, GetAccessKeysOutputArgs } from "./getAccessKeys";
 export const getAccessKeys: typeof import("./getAccessKeys").getAccessKeys = null as any;
 export const getAccessKeysOutput: typeof import("./getAccessKeys").getAccessKeysOutput = null as any;
 utilities.lazyLoad(exports, ["getAccessKeys","getAccessKeysOutput"], () => require("./getAccessKeys"));
 
-export { GetWorkspaceArgs, GetWorkspaceResult, GetWorkspaceOutputArgs } from "./getWorkspace";
+export type { GetWorkspaceArgs, GetWorkspaceResult, GetWorkspaceOutputArgs } from "./getWorkspace";
 export const getWorkspace: typeof import("./getWorkspace").getWorkspace = null as any;
 export const getWorkspaceOutput: typeof import("./getWorkspace").getWorkspaceOutput = null as any;
 utilities.lazyLoad(exports, ["getWorkspace","getWorkspaceOutput"], () => require("./getWorkspace"));
 
-export { GetWorkspacesArgs, GetWorkspacesResult, GetWorkspacesOutputArgs } from "./getWorkspaces";
+export type { GetWorkspacesArgs, GetWorkspacesResult, GetWorkspacesOutputArgs } from "./getWorkspaces";
 export const getWorkspaces: typeof import("./getWorkspaces").getWorkspaces = null as any;
 export const getWorkspacesOutput: typeof import("./getWorkspaces").getWorkspacesOutput = null as any;
 utilities.lazyLoad(exports, ["getWorkspaces","getWorkspacesOutput"], () => require("./getWorkspaces"));
@@ -40,7 +40,7 @@ export type ServiceKeyPair = import("./serviceKeyPair").ServiceKeyPair;
 export const ServiceKeyPair: typeof import("./serviceKeyPair").ServiceKeyPair = null as any;
 utilities.lazyLoad(exports, ["ServiceKeyPair"], () => require("./serviceKeyPair"));
 
-export { VerifyAccessKeyArgs, VerifyAccessKeyResult, VerifyAccessKeyOutputArgs } from "./verifyAccessKey";
+export type { VerifyAccessKeyArgs, VerifyAccessKeyResult, VerifyAccessKeyOutputArgs } from "./verifyAccessKey";
 export const verifyAccessKey: typeof import("./verifyAccessKey").verifyAccessKey = null as any;
 export const verifyAccessKeyOutput: typeof import("./verifyAccessKey").verifyAccessKeyOutput = null as any;
 utilities.lazyLoad(exports, ["verifyAccessKey","verifyAccessKeyOutput"], () => require("./verifyAccessKey"));

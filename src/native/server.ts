@@ -4,7 +4,8 @@
  *
  * Each method is thin: decode the request (`codec.ts`), ask the provider configuration
  * (`config.ts`) or the resource type's adapter (`resources/`), encode the answer, and map any error
- * through `errors.ts`. RPCs this provider does not have (`Invoke`, `Call`, `Construct`,
+ * through `errors.ts`. `Invoke` runs the look-up functions (`functions.ts`). RPCs this provider does
+ * not have (`Call`, `Construct`,
  * `Parameterize`, `Handshake`, `GetMapping(s)`) are left out, so the server answers them
  * `UNIMPLEMENTED`, which the engine expects and handles (for `Handshake`, by calling `Configure`).
  */
@@ -26,6 +27,7 @@ import {
   ConfigureResponse,
   CreateResponse,
   GetSchemaResponse,
+  InvokeResponse,
   ReadResponse,
   UpdateResponse,
   type CheckRequest,
@@ -34,6 +36,7 @@ import {
   type DeleteRequest,
   type DiffRequest,
   type GetSchemaRequest,
+  type InvokeRequest,
   type ReadRequest,
   type UpdateRequest,
 } from "@pulumi/pulumi/proto/provider_pb";
@@ -43,6 +46,7 @@ import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
 import { rateLimitNotifier } from "../core/rate-limit-notice";
 import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "./config";
 import { toDiffResponse } from "./diff";
+import { invokeFunction } from "./functions";
 import { engineLog, type EngineLog } from "./engine-log";
 import { messageOf, toGrpcError, UnknownResourceTypeError, type ErrorContext } from "./errors";
 import type { OperationContext, ResourceAdapter } from "./resource-adapter";
@@ -211,6 +215,11 @@ class BrokerProvider {
           .setSupportspreview(true)
           .setAcceptresources(false)
           .setAcceptoutputs(false);
+      }),
+
+      invoke: this.unary<InvokeRequest, InvokeResponse>(async (request) => {
+        const result = await invokeFunction(request.getTok(), decode(request.getArgs()), this.configuration);
+        return new InvokeResponse().setReturn(encodeStruct(result));
       }),
 
       cancel: this.unary<Empty, Empty>(() => new Empty()),

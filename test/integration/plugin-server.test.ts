@@ -9,7 +9,6 @@ import {
   DiffResponse,
   ErrorResourceInitFailed,
   GetSchemaRequest,
-  InvokeRequest,
   PropertyDiff,
   ProviderHandshakeRequest,
   ReadRequest,
@@ -116,9 +115,6 @@ describe("plugin information", () => {
 describe("RPCs the provider does not have", () => {
   it("answer UNIMPLEMENTED, which the engine handles (Handshake falls back to Configure)", async () => {
     expect((await failure(client.handshake(new ProviderHandshakeRequest()))).code).toBe(status.UNIMPLEMENTED);
-    expect((await failure(client.invoke(new InvokeRequest().setTok("broker:index:getKeys")))).code).toBe(
-      status.UNIMPLEMENTED,
-    );
   });
 });
 
