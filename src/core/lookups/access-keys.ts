@@ -48,7 +48,7 @@ export interface GetAccessKeyResult extends AccessKeyInfo {
 }
 
 /** Which access keys to list: absent filters list every key. */
-export interface GetAccessKeysArgs extends AccessKeyFilter {}
+export type GetAccessKeysArgs = AccessKeyFilter;
 
 /** Every key that matched, without values, in the API's order (creation). */
 export interface GetAccessKeysResult {

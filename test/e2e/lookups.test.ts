@@ -1,0 +1,205 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { BrokerClient } from "../../src/client";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.mts";
+import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { sdkVirtualenv } from "../../harness/python-sdk.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
+import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
+
+// The look-up functions (issue #18) through the real Pulumi CLI, offline, against two emulators, in
+// three programs that do the same: test/programs/lookups-native (JavaScript, native SDK and the
+// `broker` plugin), lookups-dynamic (JavaScript, the dynamic door) and lookups-python (the generated
+// Python SDK and the plugin). The objects they look up are made through the API beforehand, as
+// another team's tooling would.
+
+const programs = path.join(__dirname, "..", "programs");
+/** How `pulumi stack export` writes a secret: this signature, and a ciphertext. */
+const SIG = "4dabf18193072939515e22adb298388d";
+
+let main: EmulatorHandle;
+let other: EmulatorHandle;
+const made = { platformId: 0, keyId: 0, keyValue: "", twinIds: [] as number[] };
+let venvRoot: string | undefined;
+
+beforeAll(async () => {
+  main = await startEmulator({ controls: true });
+  other = await startEmulator();
+  const api = new BrokerClient({ baseUrl: main.url, apiKey: main.adminKey });
+  const otherApi = new BrokerClient({ baseUrl: other.url, apiKey: other.adminKey });
+  try {
+    made.platformId = (await api.createWorkspaceAndFind({ name: "platform" })).id;
+    const key = await api.createAccessKeyOnce({
+      name: "orders-svc",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: ["payments/*"] },
+    });
+    made.keyId = key.record.id;
+    made.keyValue = key.record.key;
+    for (let i = 0; i < 2; i++)
+      made.twinIds.push(
+        (await api.createAccessKeyOnce({ name: "twin", type: "ACCOUNT", permissions: {} })).record.id,
+      );
+    await otherApi.createWorkspaceAndFind({ name: "elsewhere" });
+  } finally {
+    await api.close();
+    await otherApi.close();
+  }
+});
+
+afterAll(async () => {
+  await main.close();
+  await other.close();
+  if (venvRoot !== undefined) fs.rmSync(venvRoot, { recursive: true, force: true });
+});
+
+function settings(mode: string, withCredentials = true): StackConfig {
+  return {
+    mode: { value: mode },
+    otherUrl: { value: other.url },
+    otherKey: { value: other.adminKey, secret: true },
+    ...(withCredentials
+      ? {
+          "broker:baseUrl": { value: main.url },
+          "broker:apiKey": { value: main.adminKey, secret: true },
+        }
+      : {}),
+  };
+}
+
+/** A Python virtualenv with the generated SDK, made once for the file. */
+function pythonPath(pulumiBin: string): string {
+  const cachedVenv = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh")], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+  venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-lookups-python-"));
+  const venv = sdkVirtualenv(cachedVenv, venvRoot);
+  return [path.join(venv, "bin"), pulumiBin, process.env["PATH"] ?? ""].join(path.delimiter);
+}
+
+interface Door {
+  readonly name: string;
+  readonly program: string;
+  /** Whether the program runs on the `broker` plugin (installed into the project's Pulumi home). */
+  readonly plugin: boolean;
+  readonly python?: boolean;
+}
+
+const DOORS: readonly Door[] = [
+  { name: "TypeScript program, native SDK", program: "lookups-native", plugin: true },
+  { name: "TypeScript program, dynamic door", program: "lookups-dynamic", plugin: false },
+  { name: "Python program, generated SDK", program: "lookups-python", plugin: true, python: true },
+];
+
+describe.each(DOORS)("look-ups in a $name", (door) => {
+  let project: PulumiProject;
+  let stack: Stack;
+  const scan = new SecretScan();
+
+  beforeAll(async () => {
+    scan.secrets(main.adminKey, other.adminKey, made.keyValue);
+    const pulumiBin = inject("pulumiBin");
+    project = await PulumiProject.create({
+      name: door.program,
+      programDir: path.join(programs, door.program),
+      fixture: inject("packageFixture"),
+      pulumiBin,
+      ...(door.python === true ? { env: { PATH: pythonPath(pulumiBin) } } : {}),
+    });
+    if (door.plugin) installBrokerPlugin(project);
+  }, 300_000);
+
+  afterAll(() => {
+    project.remove();
+  });
+
+  /** The text of a preview that must fail, added to the scan as CLI output. */
+  async function failedPreview(stackName: string, config: StackConfig): Promise<string> {
+    const failing = await project.stack(stackName, config);
+    const error = await failing.preview().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error, "the preview succeeded").toBeDefined();
+    const text = errorText(error);
+    scan.text(`${stackName} preview`, text, "cli output");
+    return text;
+  }
+
+  it("a missing path fails the preview, naming the path and the base URL", async () => {
+    const text = await failedPreview("missing", settings("missing"));
+    expect(text).toContain("/platform/nowhere");
+    expect(text).toContain(main.url);
+  });
+
+  it("a duplicate name fails the preview listing both ids, with the hint to look up by id", async () => {
+    const text = await failedPreview("duplicate", settings("duplicate"));
+    expect(text).toContain(`ids ${made.twinIds.join(", ")}`);
+    expect(text).toContain("look the one you mean up by id");
+  });
+
+  it("without credentials, the preview fails naming the function that needed them", async () => {
+    const text = await failedPreview("nocreds", settings("deploy", false));
+    expect(text).toMatch(/broker:index:get\w+ reads the broker API, also during `pulumi preview`/u);
+    expect(text).toContain("broker:apiKey");
+  });
+
+  it("up: a workspace made outside Pulumi parents a new one; the key is read as a secret and verified", async () => {
+    stack = await project.stack("dev", settings("deploy"));
+    const up = await stack.up();
+    scan.text("up", up.stdout + up.stderr, "cli output");
+    expect(up.stdout + up.stderr).not.toContain(made.keyValue);
+
+    const out = await stack.outputs();
+    expect(out["platformId"]?.value).toBe(made.platformId);
+    expect(out["teamParentId"]?.value).toBe(made.platformId);
+    const team = (await allWorkspaces(main)).find((w) => w["name"] === "team");
+    expect(team?.["parentId"]).toBe(made.platformId);
+
+    expect(out["keyValue"]).toEqual({ value: made.keyValue, secret: true });
+    expect(out["keyPermissions"]?.value).toEqual({
+      send: ["orders/created"],
+      receive: ["payments/*"],
+      resources: {},
+    });
+    expect(out["keyValid"]?.value).toBe(true);
+    expect(out["unknownValid"]?.value).toBe(false);
+    // The explicit provider (or explicit settings) read the second emulator.
+    expect(out["otherPath"]?.value).toBe("/elsewhere");
+    expect(out["workspaceNames"]?.value).toEqual(expect.arrayContaining(["platform"]));
+    expect(out["serviceKeyNames"]?.value).toEqual(["orders-svc"]);
+  });
+
+  it("the key value is [secret] in `stack output` and encrypted in the state", async () => {
+    const shown = await project.cli(["stack", "output", "keyValue", "--stack", "dev"]);
+    scan.text("stack output", shown.stdout + shown.stderr, "cli output");
+    expect(shown.stdout.trim()).toBe("[secret]");
+    const exported = await project.cli(["stack", "export", "--stack", "dev"]);
+    scan.text("stack export", exported.stdout, "cli output");
+    const deployment = (
+      JSON.parse(exported.stdout) as {
+        deployment: { resources: { type: string; outputs?: Record<string, unknown> }[] };
+      }
+    ).deployment;
+    const stackOutputs = deployment.resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs;
+    const keyValue = stackOutputs?.["keyValue"] as Record<string, unknown> | undefined;
+    expect(keyValue?.[SIG]).toBe("1b47061264138c4ac30d75fd1eb44270");
+    expect(typeof keyValue?.["ciphertext"]).toBe("string");
+  });
+
+  it("destroy; no key value in state, history, backups or CLI output", async () => {
+    const destroy = await stack.destroy();
+    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    scan.text("transcript", project.transcript.join("\n"), "cli output");
+    scan.project(door.program, project);
+    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(scan.leaks()).toEqual([]);
+  });
+});
