@@ -58,9 +58,11 @@ afterAll(async () => {
   if (venvRoot !== undefined) fs.rmSync(venvRoot, { recursive: true, force: true });
 });
 
-function settings(mode: string, withCredentials = true): StackConfig {
+/** The stack config of a program; `teamName` differs per program, as the API cannot delete workspaces. */
+function settings(program: string, mode: string, withCredentials = true): StackConfig {
   return {
     mode: { value: mode },
+    teamName: { value: `team-${program}` },
     otherUrl: { value: other.url },
     otherKey: { value: other.adminKey, secret: true },
     ...(withCredentials
@@ -134,25 +136,25 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
   }
 
   it("a missing path fails the preview, naming the path and the base URL", async () => {
-    const text = await failedPreview("missing", settings("missing"));
+    const text = await failedPreview("missing", settings(door.program, "missing"));
     expect(text).toContain("/platform/nowhere");
     expect(text).toContain(main.url);
   });
 
   it("a duplicate name fails the preview listing both ids, with the hint to look up by id", async () => {
-    const text = await failedPreview("duplicate", settings("duplicate"));
+    const text = await failedPreview("duplicate", settings(door.program, "duplicate"));
     expect(text).toContain(`ids ${made.twinIds.join(", ")}`);
     expect(text).toContain("look the one you mean up by id");
   });
 
   it("without credentials, the preview fails naming the function that needed them", async () => {
-    const text = await failedPreview("nocreds", settings("deploy", false));
-    expect(text).toMatch(/broker:index:get\w+ reads the broker API, also during `pulumi preview`/u);
+    const text = await failedPreview("nocreds", settings(door.program, "deploy", false));
+    expect(text).toMatch(/broker:index:\w+ reads the broker API, also during `pulumi preview`/u);
     expect(text).toContain("broker:apiKey");
   });
 
   it("up: a workspace made outside Pulumi parents a new one; the key is read as a secret and verified", async () => {
-    stack = await project.stack("dev", settings("deploy"));
+    stack = await project.stack("dev", settings(door.program, "deploy"));
     const up = await stack.up();
     scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.stdout + up.stderr).not.toContain(made.keyValue);
@@ -160,7 +162,7 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     const out = await stack.outputs();
     expect(out["platformId"]?.value).toBe(made.platformId);
     expect(out["teamParentId"]?.value).toBe(made.platformId);
-    const team = (await allWorkspaces(main)).find((w) => w["name"] === "team");
+    const team = (await allWorkspaces(main)).find((w) => w["name"] === `team-${door.program}`);
     expect(team?.["parentId"]).toBe(made.platformId);
 
     expect(out["keyValue"]).toEqual({ value: made.keyValue, secret: true });

@@ -14,7 +14,7 @@ if (mode === "missing") {
   exports.twin = broker.getAccessKeyOutput({ name: "twin" }).id;
 } else {
   const platform = broker.getWorkspaceOutput({ path: "/platform" });
-  const team = new broker.Workspace("team", { name: "team", parentId: platform.id });
+  const team = new broker.Workspace("team", { name: config.require("teamName"), parentId: platform.id });
   const key = broker.getAccessKeyOutput({ name: "orders-svc" });
   const other = { baseUrl: config.require("otherUrl"), apiKey: config.requireSecret("otherKey") };
   exports.platformId = platform.id;

@@ -12,7 +12,7 @@ elif mode == "duplicate":
     pulumi.export("twin", broker.get_access_key_output(name="twin").id)
 else:
     platform = broker.get_workspace_output(path="/platform")
-    team = broker.Workspace("team", name="team", parent_id=platform.id)
+    team = broker.Workspace("team", name=config.require("teamName"), parent_id=platform.id)
     key = broker.get_access_key_output(name="orders-svc")
     other = broker.Provider(
         "other", base_url=config.require("otherUrl"), api_key=config.require_secret("otherKey")
