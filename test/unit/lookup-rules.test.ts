@@ -96,6 +96,7 @@ describe("match rules", () => {
       workspace(1, "/orders"),
       workspace(2, "/platform/orders"),
       workspace(3, "/other/orders"),
+      workspace(4, "/team/platform/orders"),
     ];
     expect(workspacesAtPath(records, "/platform/orders").map((w) => w.id)).toEqual([2]);
   });
