@@ -33,6 +33,12 @@ function exportedTypes(): Record<string, string[]> {
   );
 }
 
+/** The Go program test/e2e/go-sdk.test.ts builds and runs, from `package main` on (its leading comment is about the test). */
+function goExample(): string {
+  const program = fs.readFileSync(path.join(root, "test", "programs", "go-native", "main.go"), "utf8");
+  return program.slice(program.indexOf("package main"));
+}
+
 describe("README code blocks", () => {
   it("has blocks of every kind it uses, each with a language", () => {
     expect(blocks.length).toBeGreaterThan(5);
@@ -159,9 +165,40 @@ describe("README code blocks", () => {
   });
 
   it("shows as its Go example the program that test/e2e/go-sdk.test.ts builds and runs", () => {
-    const program = fs.readFileSync(path.join(root, "test", "programs", "go-native", "main.go"), "utf8");
-    // The program's leading comment is about the test; from `package main` on, they are one text.
     const go = blocks.filter((b) => b.language === "go");
-    expect(go.map((b) => b.code)).toEqual([program.slice(program.indexOf("package main"))]);
+    expect(go.map((b) => b.code)).toContain(goExample());
   });
+
+  it(
+    "builds every further Go block as a program against the generated SDK (sdk/go)",
+    { timeout: 600_000 },
+    () => {
+      const further = blocks.filter((b) => b.language === "go" && b.code !== goExample());
+      expect(further.length).toBeGreaterThan(0);
+      const programDir = path.join(root, "test", "programs", "go-native");
+      for (const block of further) {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-readme-go-"));
+        try {
+          // The Go example's module, with the SDK taken from this checkout as the README says.
+          for (const file of ["go.mod", "go.sum"])
+            fs.copyFileSync(path.join(programDir, file), path.join(dir, file));
+          const sdkModule = /^module (\S+)$/mu.exec(
+            fs.readFileSync(path.join(root, "sdk", "go", "go.mod"), "utf8"),
+          )?.[1];
+          fs.appendFileSync(
+            path.join(dir, "go.mod"),
+            `\nreplace ${sdkModule} => ${path.join(root, "sdk", "go")}\n`,
+          );
+          fs.writeFileSync(path.join(dir, "main.go"), block.code);
+          execFileSync("go", ["build", "-o", os.devNull, "."], {
+            cwd: dir,
+            env: { ...process.env, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" },
+            stdio: ["ignore", "ignore", "inherit"],
+          });
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      }
+    },
+  );
 });
