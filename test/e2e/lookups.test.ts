@@ -58,10 +58,19 @@ afterAll(async () => {
   if (venvRoot !== undefined) fs.rmSync(venvRoot, { recursive: true, force: true });
 });
 
-/** The stack config of a program; `teamName` differs per program, as the API cannot delete workspaces. */
+/**
+ * The stack config of a program; `teamName` differs per program, as the API cannot delete workspaces.
+ * The YAML program, which cannot branch, gets what to look up instead of a mode.
+ */
 function settings(program: string, mode: string, withCredentials = true): StackConfig {
+  const yaml = program === "lookups-yaml";
   return {
-    mode: { value: mode },
+    ...(yaml
+      ? {
+          ...(mode === "missing" ? { platformPath: { value: "/platform/nowhere" } } : {}),
+          ...(mode === "duplicate" ? { keyName: { value: "twin" } } : {}),
+        }
+      : { mode: { value: mode } }),
     teamName: { value: `team-${program}` },
     otherUrl: { value: other.url },
     otherKey: { value: other.adminKey, secret: true },
@@ -92,12 +101,15 @@ interface Door {
   /** Whether the program runs on the `broker` plugin (installed into the project's Pulumi home). */
   readonly plugin: boolean;
   readonly python?: boolean;
+  /** A Pulumi YAML program: the YAML language host must be beside the CLI. */
+  readonly yaml?: boolean;
 }
 
 const DOORS: readonly Door[] = [
   { name: "TypeScript program, native SDK", program: "lookups-native", plugin: true },
   { name: "TypeScript program, dynamic door", program: "lookups-dynamic", plugin: false },
   { name: "Python program, generated SDK", program: "lookups-python", plugin: true, python: true },
+  { name: "Pulumi YAML program", program: "lookups-yaml", plugin: true, yaml: true },
 ];
 
 describe.each(DOORS)("look-ups in a $name", (door) => {
@@ -116,6 +128,11 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
       ...(door.python === true ? { env: { PATH: pythonPath(pulumiBin) } } : {}),
     });
     if (door.plugin) installBrokerPlugin(project);
+    if (door.yaml === true)
+      execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh")], {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "ignore", "inherit"],
+      });
   }, 300_000);
 
   afterAll(() => {
