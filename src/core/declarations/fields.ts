@@ -36,6 +36,22 @@ export function mapOf(values: PropertyType): PropertyType {
   return { type: "object", additionalProperties: values };
 }
 
+/** A property type as the package schema spells it, for the schema's JSON. */
+export type PropertyTypeSchema =
+  | { type: "string" | "integer" | "number" | "boolean" }
+  | { $ref: string }
+  | { type: "array"; items: PropertyTypeSchema }
+  | { type: "object"; additionalProperties: PropertyTypeSchema };
+
+/** `type` as a fresh JSON object of the schema (the declarations' objects are shared and frozen in spirit). */
+export function propertyTypeSchema(type: PropertyType): PropertyTypeSchema {
+  if ("$ref" in type) return { $ref: type.$ref };
+  if ("items" in type) return { type: "array", items: propertyTypeSchema(type.items) };
+  if ("additionalProperties" in type)
+    return { type: "object", additionalProperties: propertyTypeSchema(type.additionalProperties) };
+  return { type: type.type };
+}
+
 /** A reference to the shared type `token` (an object or enum type of the package). */
 export function typeRef(token: string): PropertyType {
   return { $ref: `#/types/${token}` };

@@ -1,17 +1,9 @@
 /** The `functions` of the package schema and their result types, rendered from `functions.ts`. */
-import type { PropertyType } from "./fields";
+import { propertyTypeSchema } from "./fields";
 import { FUNCTIONS, RESULT_TYPES, type FunctionProperty } from "./functions";
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
-
-function typeSpec(type: PropertyType): JsonObject {
-  if ("$ref" in type) return { $ref: type.$ref };
-  if ("items" in type) return { type: "array", items: typeSpec(type.items) };
-  if ("additionalProperties" in type)
-    return { type: "object", additionalProperties: typeSpec(type.additionalProperties) };
-  return { type: type.type };
-}
 
 function objectSpec(properties: Readonly<Record<string, FunctionProperty>>): JsonObject {
   const entries = Object.entries(properties);
@@ -19,7 +11,7 @@ function objectSpec(properties: Readonly<Record<string, FunctionProperty>>): Jso
     properties: Object.fromEntries(
       entries.map(([name, p]) => [
         name,
-        { ...typeSpec(p.type), description: p.doc, ...(p.secret === true ? { secret: true } : {}) },
+        { ...propertyTypeSchema(p.type), description: p.doc, ...(p.secret === true ? { secret: true } : {}) },
       ]),
     ),
     required: entries.filter(([, p]) => p.required === true).map(([name]) => name),

@@ -7,7 +7,13 @@
 import { SETTINGS, type SettingDeclaration } from "../../settings/declarations";
 import { ACCESS_KEY } from "./access-key";
 import { renderFunctions, renderResultTypes } from "./function-schema";
-import type { FieldDeclaration, PropertyType, ResourceDeclaration, TypeDeclaration } from "./fields";
+import {
+  propertyTypeSchema,
+  type FieldDeclaration,
+  type PropertyType,
+  type ResourceDeclaration,
+  type TypeDeclaration,
+} from "./fields";
 import { SERVICE_KEY_PAIR } from "./service-key-pair";
 import { SHARED_TYPES } from "./types";
 import { WORKSPACE } from "./workspace";
@@ -55,11 +61,7 @@ const PROVIDER_DOC =
   "The provider of the `broker` package: which configuration API to talk to and with which key. Several providers let one program manage several environments.";
 
 function typeSpec(type: PropertyType): JsonObject {
-  if ("$ref" in type) return { $ref: type.$ref };
-  if ("items" in type) return { type: "array", items: typeSpec(type.items) };
-  if ("additionalProperties" in type)
-    return { type: "object", additionalProperties: typeSpec(type.additionalProperties) };
-  return { type: type.type };
+  return propertyTypeSchema(type);
 }
 
 function inputProperty(field: FieldDeclaration & { kind: "input" }): JsonObject {
