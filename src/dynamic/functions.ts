@@ -91,8 +91,11 @@ function outputForm<A, R>(
   args: OutputArgs<A> | undefined,
   options: LookupOutputOptions | undefined,
 ): pulumi.Output<R> {
+  // The API key only authenticates the requests and never reaches a result, so a secret key does not
+  // make the result secret (as with an explicit provider in the native SDK); secret arguments do.
+  const settings = pulumi.unsecret(pulumi.output(options ?? {}));
   return pulumi
-    .all([pulumi.output(args ?? {}), pulumi.output(options ?? {})])
+    .all([pulumi.output(args ?? {}), settings])
     .apply(([a, o]) => plain(a as A, o as LookupOptions));
 }
 
