@@ -11,7 +11,7 @@ import {
   type RawArgs,
 } from "./args";
 import { lookupClient, type LookupContext } from "./context";
-import { accessKeyMatches, describeKeyLookup, exactlyOne, type AccessKeyFilter } from "./match";
+import { accessKeyMatches, describeKeyLookup, exactlyOne, found, type AccessKeyFilter } from "./match";
 
 /** The token of {@link getAccessKey}. */
 export const GET_ACCESS_KEY = "broker:index:getAccessKey";
@@ -119,15 +119,10 @@ export async function getAccessKey(context: LookupContext, raw: RawArgs): Promis
   const client = lookupClient(GET_ACCESS_KEY, context);
   let record: AccessKeyRecord;
   if (args.id !== undefined) {
-    const found = await client.findAccessKeyById(args.id);
-    const matches = found !== undefined && accessKeyMatches(found, { type: args.type }) ? [found] : [];
+    const byId = await client.findAccessKeyById(args.id);
+    const match = byId !== undefined && accessKeyMatches(byId, { type: args.type }) ? byId : undefined;
     const ofType = args.type === undefined ? "" : ` of type ${args.type}`;
-    record = exactlyOne(
-      GET_ACCESS_KEY,
-      matches,
-      { description: `access key with id ${args.id}${ofType}`, plural: "" },
-      client.baseUrl,
-    );
+    record = found(GET_ACCESS_KEY, match, `access key with id ${args.id}${ofType}`, client.baseUrl);
   } else {
     const name = args.name ?? "";
     const matches: AccessKeyRecord[] = [];

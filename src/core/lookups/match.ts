@@ -29,6 +29,16 @@ export function exactlyOne<T extends { readonly id: number }>(
   return first;
 }
 
+/** `record` (looked up by id: at most one), or the not-found error naming `description` at `baseUrl`. */
+export function found<T extends { readonly id: number }>(
+  fn: string,
+  record: T | undefined,
+  description: string,
+  baseUrl: string,
+): T {
+  return exactlyOne(fn, record === undefined ? [] : [record], { description, plural: description }, baseUrl);
+}
+
 /** The workspaces whose full path is exactly `path` (the API matches names only). */
 export function workspacesAtPath(records: readonly WorkspaceRecord[], path: string): WorkspaceRecord[] {
   return records.filter((record) => record.path === path);

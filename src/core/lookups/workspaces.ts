@@ -11,7 +11,7 @@ import {
   type RawArgs,
 } from "./args";
 import { lookupClient, type LookupContext } from "./context";
-import { exactlyOne, workspacesAtPath } from "./match";
+import { exactlyOne, found, workspacesAtPath } from "./match";
 
 /** The token of {@link getWorkspace}. */
 export const GET_WORKSPACE = "broker:index:getWorkspace";
@@ -90,15 +90,7 @@ export async function getWorkspace(context: LookupContext, raw: RawArgs): Promis
   const client = lookupClient(GET_WORKSPACE, context);
   if (args.id !== undefined) {
     const record = await client.getWorkspace(args.id);
-    const found = record === undefined ? [] : [record];
-    return info(
-      exactlyOne(
-        GET_WORKSPACE,
-        found,
-        { description: `workspace with id ${args.id}`, plural: "" },
-        client.baseUrl,
-      ),
-    );
+    return info(found(GET_WORKSPACE, record, `workspace with id ${args.id}`, client.baseUrl));
   }
   const path = args.path ?? "";
   // The API filters by name only: list the workspaces named like the last segment, keep the path.
