@@ -29,19 +29,11 @@ import {
   checkOptionalEnum,
   checkPermissions,
 } from "./validation";
-import type { CheckContext, CoreContext } from "./context";
-import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
-import {
-  assertSameEndpoint,
-  checkEndpoint,
-  decodeEndpointInputs,
-  endpointMoved,
-  recordedEndpoint,
-  type EndpointInputsOf,
-} from "./endpoint";
+import type { CoreContext } from "./context";
+import { DiffBuilder, listChanges, valueChanged } from "./diff";
+import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
-import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
 import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
@@ -49,8 +41,8 @@ import { NOT_KNOWN, type NotKnown } from "./unknown";
 
 export { ON_DELETE_VALUES, type OnDelete };
 
-/** Access key inputs; `U` is what a value not known yet becomes (nothing, once known). */
-export interface AccessKeyInputsOf<U = never> extends EndpointInputsOf<U> {
+/** An access key's own inputs (the endpoint aside); `U` is what a value not known yet becomes. */
+interface OwnInputsOf<U> {
   name: string | U;
   type: AccessKeyType | U;
   /** Normalised: lists sorted, without repeats. */
@@ -59,6 +51,12 @@ export interface AccessKeyInputsOf<U = never> extends EndpointInputsOf<U> {
   onDelete: OnDelete | U;
 }
 
+/** An access key's own checked inputs. */
+type OwnInputs = OwnInputsOf<never>;
+
+/** Access key inputs; `U` is what a value not known yet becomes (nothing, once known). */
+export type AccessKeyInputsOf<U = never> = OwnInputsOf<U> & EndpointInputsOf<U>;
+
 /** Access key inputs after `check`: defaults filled in, permissions normalised. */
 export type AccessKeyInputs = AccessKeyInputsOf;
 
@@ -66,7 +64,10 @@ export type AccessKeyInputs = AccessKeyInputsOf;
 export type ProposedAccessKeyInputs = AccessKeyInputsOf<NotKnown>;
 
 /** What the engine records for an access key. `accessKey` and `privateKey` are secrets. */
-export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
+export type AccessKeyOutputs = OwnOutputs & EndpointInputs;
+
+/** An access key's own outputs (the endpoint aside). */
+interface OwnOutputs extends Omit<OwnInputs, "permissions"> {
   /**
    * The permissions the server holds, normalised. Absent only while the key is kept in the stack by
    * a create whose read-back failed (then `createdAt` is absent too, and the next update finishes it).
@@ -87,14 +88,13 @@ export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
 
 const WHAT = "Access key";
 
-function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
+function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
   return {
     name: r.string("name"),
     type: r.oneOf("type", ACCESS_KEY_TYPES),
     permissions: r.permissions("permissions"),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
     onDelete: r.oneOf("onDelete", ON_DELETE_VALUES, DEFAULT_ON_DELETE),
-    ...decodeEndpointInputs(r),
   };
 }
 
@@ -102,10 +102,10 @@ function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
 /**
- * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
+ * Decodes an access key's own recorded state, as this or any earlier version of the package wrote it.
  * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
  */
-export function decodeAccessKeyOutputs(bag: PropertyBag, id?: string): AccessKeyOutputs {
+function decodeOwnOutputs(bag: PropertyBag, id?: string): OwnOutputs {
   const r = knownReader(bag, WHAT);
   const { permissions: _inputs, ...inputs } = decodeInputs(r);
   const permissions = r.optionalPermissions("permissions");
@@ -125,7 +125,7 @@ export function decodeAccessKeyOutputs(bag: PropertyBag, id?: string): AccessKey
 }
 
 /** The settings that only the stack holds: the server knows nothing of them. */
-type AccessKeySettings = Pick<AccessKeyInputs, "adopt" | "onDelete" | "allowEndpointChange">;
+type AccessKeySettings = Pick<OwnInputs, "adopt" | "onDelete">;
 
 /** What the server says about a key, or what we know of it. */
 interface AccessKeyFacts {
@@ -134,7 +134,6 @@ interface AccessKeyFacts {
   accessKey: string;
   accessKeyId: number;
   adopted: boolean;
-  baseUrl: string | undefined;
   /** Absent while the key could not be read back. */
   permissions?: Permissions;
   /** Absent while the key could not be read back. */
@@ -144,7 +143,7 @@ interface AccessKeyFacts {
 }
 
 /** The one function that builds an access key's outputs: create, read and update all use it. */
-export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFacts): AccessKeyOutputs {
+function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFacts): OwnOutputs {
   return {
     name: facts.name,
     type: facts.type,
@@ -155,8 +154,6 @@ export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFa
     accessKeyId: facts.accessKeyId,
     ...(facts.createdAt === undefined ? {} : { createdAt: facts.createdAt }),
     adopted: facts.adopted,
-    ...recordedEndpoint(facts.baseUrl),
-    allowEndpointChange: settings.allowEndpointChange,
     ...(facts.keyPair === undefined
       ? {}
       : { publicKey: facts.keyPair.publicKey, privateKey: facts.keyPair.privateKey }),
@@ -164,29 +161,27 @@ export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFa
 }
 
 /** The facts a key's record gives. */
-function factsOf(record: AccessKeyRecord, adopted: boolean, baseUrl: string): AccessKeyFacts {
+function factsOf(record: AccessKeyRecord, adopted: boolean): AccessKeyFacts {
   return {
     name: record.name,
     type: record.type,
     accessKey: record.key,
     accessKeyId: record.id,
     adopted,
-    baseUrl,
     permissions: record.permissions,
     createdAt: record.createdAt,
   };
 }
 
 /** The facts recorded outputs hold. */
-function recordedFacts(old: AccessKeyOutputs): AccessKeyFacts {
-  const { name, type, accessKey, accessKeyId, adopted, baseUrl, permissions, createdAt } = old;
+function recordedFacts(old: OwnOutputs): AccessKeyFacts {
+  const { name, type, accessKey, accessKeyId, adopted, permissions, createdAt } = old;
   return {
     name,
     type,
     accessKey,
     accessKeyId,
     adopted,
-    baseUrl,
     ...(permissions === undefined ? {} : { permissions }),
     ...(createdAt === undefined ? {} : { createdAt }),
     ...keyPairOf(old),
@@ -194,7 +189,7 @@ function recordedFacts(old: AccessKeyOutputs): AccessKeyFacts {
 }
 
 /** The key pair recorded in outputs, if both halves are. */
-function keyPairOf(old: AccessKeyOutputs): { keyPair?: ServiceKeyPair } {
+function keyPairOf(old: OwnOutputs): { keyPair?: ServiceKeyPair } {
   if (old.publicKey === undefined || old.privateKey === undefined) return {};
   return { keyPair: { publicKey: old.publicKey, privateKey: old.privateKey } };
 }
@@ -202,23 +197,16 @@ function keyPairOf(old: AccessKeyOutputs): { keyPair?: ServiceKeyPair } {
 /**
  * Validates inputs and fills defaults. Makes no request.
  * @param news the inputs as the program gave them.
- * @param recordedBaseUrl the endpoint recorded by the previous check, if any.
  */
-export function checkAccessKey(
-  ctx: CheckContext,
-  news: PropertyBag,
-  recordedBaseUrl: string | undefined,
-): CheckResult<ProposedAccessKeyInputs> {
+function checkOwnInputs(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
   const failures = new CheckFailures();
   checkName(failures, "name", news["name"], "Access key");
   checkAccessKeyType(failures, "type", news["type"]);
   checkPermissions(failures, "permissions", news["permissions"]);
   checkOptionalBoolean(failures, "adopt", news["adopt"]);
   checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
-  const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
-  return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
+  return { inputs: inputDecoders.proposed(news), failures: [] };
 }
 
 /** How an access key's permissions change, entry by entry. */
@@ -236,10 +224,10 @@ export interface AccessKeyDiff extends DiffResult {
 }
 
 /**
- * A change of name, type or endpoint replaces the key (the API cannot rename a key or change its
- * type); permissions update in place and compare as sets.
+ * A change of name or type replaces the key (the API cannot rename a key or change its type);
+ * permissions update in place and compare as sets.
  */
-export function diffAccessKey(old: AccessKeyInputs, news: ProposedAccessKeyInputs): AccessKeyDiff {
+function diffOwnInputs(old: OwnInputs, news: OwnInputsOf<NotKnown>): AccessKeyDiff {
   const permissions =
     news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
   // Not known yet: one change of the whole property. Known: one change per list entry.
@@ -250,19 +238,12 @@ export function diffAccessKey(old: AccessKeyInputs, news: ProposedAccessKeyInput
   const diff = new DiffBuilder()
     .property("name", valueChanged(old.name, news.name), { replace: true })
     .property("type", valueChanged(old.type, news.type), { replace: true })
-    .property("baseUrl", endpointMoved(old.baseUrl, news.baseUrl), {
-      replace: true,
-      kind: changeKind(old.baseUrl, news.baseUrl),
-    })
     .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
       replace: false,
       details,
     })
     .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
     .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
-    .property("allowEndpointChange", valueChanged(old.allowEndpointChange, news.allowEndpointChange), {
-      replace: false,
-    })
     .build();
   return permissions === undefined ? diff : { ...diff, permissions };
 }
@@ -293,10 +274,7 @@ function permissionPaths(old: Permissions, now: Permissions, change: Permissions
 }
 
 /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
-export async function createAccessKey(
-  ctx: CoreContext,
-  inputs: AccessKeyInputs,
-): Promise<CreateResult<AccessKeyOutputs>> {
+async function create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
   const client = ctx.client();
   if (inputs.adopt) {
     const existing = await findByNameAndType(client, inputs.name, inputs.type);
@@ -327,13 +305,12 @@ export async function createAccessKey(
       accessKey: made.accessKey,
       accessKeyId: made.accessKeyId,
       adopted: false,
-      baseUrl: client.baseUrl,
       ...(made.serviceKeyPair === undefined ? {} : { keyPair: made.serviceKeyPair }),
     });
     throw new PartiallyCreatedError(`Access key "${inputs.name}"`, String(made.accessKeyId), pending, error);
   }
   const facts: AccessKeyFacts = {
-    ...factsOf(record, false, client.baseUrl),
+    ...factsOf(record, false),
     ...(created.serviceKeyPair === undefined ? {} : { keyPair: created.serviceKeyPair }),
   };
   const id = String(created.accessKeyId);
@@ -353,11 +330,11 @@ export async function createAccessKey(
 
 async function adopt(
   client: BrokerClient,
-  inputs: AccessKeyInputs,
+  inputs: OwnInputs,
   record: AccessKeyRecord,
-): Promise<CreateResult<AccessKeyOutputs>> {
+): Promise<CreateResult<OwnOutputs>> {
   const id = String(record.id);
-  const facts = factsOf(record, true, client.baseUrl);
+  const facts = factsOf(record, true);
   let permissions: Permissions;
   try {
     permissions = await ensurePermissions(client, record, inputs.permissions);
@@ -419,13 +396,12 @@ async function applyPermissions(
  * @param old the recorded state; without it (an import by id) the key is looked up by its id in the
  *   key list, which carries the key's value, and its settings take their defaults.
  */
-export async function readAccessKey(
+async function read(
   ctx: CoreContext,
   id: string,
-  old: AccessKeyOutputs | undefined,
-): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
+  old: OwnOutputs | undefined,
+): Promise<ReadResult<OwnInputs, OwnOutputs>> {
   if (old === undefined) return importAccessKey(ctx, id);
-  assertSameEndpoint(ctx, old.baseUrl, `Refreshing access key ${id}`);
   const client = ctx.client();
   let record: AccessKeyRecord;
   try {
@@ -435,59 +411,38 @@ export async function readAccessKey(
     throw error;
   }
   const outputs = accessKeyOutputs(old, {
-    ...factsOf(record, old.adopted, client.baseUrl),
+    ...factsOf(record, old.adopted),
     ...keyPairOf(old),
   });
   return { exists: true, id, outputs, inputs: inputsOf(outputs) };
 }
 
 /** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
-async function importAccessKey(
-  ctx: CoreContext,
-  id: string,
-): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
+async function importAccessKey(ctx: CoreContext, id: string): Promise<ReadResult<OwnInputs, OwnOutputs>> {
   const keyId = numericId(id, WHAT);
   const client = ctx.client();
   const record = await client.findAccessKeyById(keyId);
   if (record === undefined) return GONE;
-  const settings: AccessKeySettings = {
-    adopt: DEFAULT_ADOPT,
-    onDelete: DEFAULT_ON_DELETE,
-    allowEndpointChange: false,
-  };
-  const outputs = accessKeyOutputs(settings, factsOf(record, false, client.baseUrl));
+  const settings: AccessKeySettings = { adopt: DEFAULT_ADOPT, onDelete: DEFAULT_ON_DELETE };
+  const outputs = accessKeyOutputs(settings, factsOf(record, false));
   return { exists: true, id: String(record.id), outputs, inputs: inputsOf(outputs) };
 }
 
 /** The inputs that would produce `outputs`. */
-function inputsOf(outputs: AccessKeyOutputs): AccessKeyInputs {
-  const { name, type, adopt, onDelete, allowEndpointChange, baseUrl } = outputs;
-  return {
-    name,
-    type,
-    permissions: outputs.permissions ?? emptyPermissions(),
-    adopt,
-    onDelete,
-    allowEndpointChange,
-    ...recordedEndpoint(baseUrl),
-  };
+function inputsOf(outputs: OwnOutputs): OwnInputs {
+  const { name, type, adopt, onDelete } = outputs;
+  return { name, type, permissions: outputs.permissions ?? emptyPermissions(), adopt, onDelete };
 }
 
 /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
-export async function updateAccessKey(
-  ctx: CoreContext,
-  _id: string,
-  old: AccessKeyOutputs,
-  news: AccessKeyInputs,
-): Promise<AccessKeyOutputs> {
-  assertSameEndpoint(ctx, old.baseUrl, `Updating access key "${old.name}"`);
-  const client = ctx.client();
+async function update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
   if (old.createdAt === undefined) {
     // Kept in the stack by a create whose read-back failed: read it now and finish it.
+    const client = ctx.client();
     const record = await client.getAccessKeyPermissions(old.accessKey);
     const permissions = await ensurePermissions(client, record, news.permissions);
     return accessKeyOutputs(news, {
-      ...factsOf(record, old.adopted, client.baseUrl),
+      ...factsOf(record, old.adopted),
       ...keyPairOf(old),
       permissions,
     });
@@ -495,7 +450,7 @@ export async function updateAccessKey(
   const facts = recordedFacts(old);
   if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
   const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
-  const permissions = await applyPermissions(client, key, news.permissions);
+  const permissions = await applyPermissions(ctx.client(), key, news.permissions);
   return accessKeyOutputs(news, { ...facts, permissions });
 }
 
@@ -503,14 +458,13 @@ export async function updateAccessKey(
  * The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every
  * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
  */
-export async function deleteAccessKey(ctx: CoreContext, id: string, old: AccessKeyOutputs): Promise<void> {
+async function remove(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
   if (old.onDelete === "retain") {
     await ctx.log.warn(
       `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (onDelete: "retain"). It still works with its permissions.`,
     );
     return;
   }
-  assertSameEndpoint(ctx, old.baseUrl, `Revoking access key "${old.name}"`);
   try {
     await ctx.client().updateAccessKeyPermissions(old.accessKey, emptyPermissions());
   } catch (error) {
@@ -522,23 +476,48 @@ export async function deleteAccessKey(ctx: CoreContext, id: string, old: AccessK
   );
 }
 
-/** The core's AccessKey operations, as one table for the doors (see {@link ResourceOperations}). */
-export const accessKeyOperations: ResourceOperations<
-  AccessKeyInputs,
-  ProposedAccessKeyInputs,
-  AccessKeyOutputs
-> = {
+/**
+ * The core's AccessKey operations, as one table for the doors (see
+ * {@link "./operations".ResourceOperations}), endpoint tracking included.
+ */
+export const accessKeyOperations = withEndpointTracking({
   typeName: "AccessKey",
+  describe: (id, old) => (old === undefined ? `access key ${id}` : `access key "${old.name}"`),
+  verbs: { delete: "Revoking" },
   decodeInputs: inputDecoders.known,
   decodeProposedInputs: inputDecoders.proposed,
-  decodeOutputs: decodeAccessKeyOutputs,
+  decodeOutputs: decodeOwnOutputs,
+  check: checkOwnInputs,
+  diff: diffOwnInputs,
+  create,
+  read,
+  update,
+  delete: remove,
+});
+
+/**
+ * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
+ * `id` (the key's id) stands in when the state lacks `accessKeyId`.
+ */
+export const decodeAccessKeyOutputs = accessKeyOperations.decodeOutputs;
+
+export const {
+  /** Validates inputs, records the endpoint, fills defaults and normalises permissions. Makes no request. */
   check: checkAccessKey,
+  /**
+   * A change of name, type or endpoint replaces the key (the API cannot rename a key or change its
+   * type); permissions update in place and compare as sets.
+   */
   diff: diffAccessKey,
+  /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
   create: createAccessKey,
+  /** Refresh: reads the key's record (without recorded state, an import by id); a key that no longer exists is gone. */
   read: readAccessKey,
+  /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
   update: updateAccessKey,
+  /** Revokes the key's permissions (`onDelete: "revoke"`) or leaves it (`"retain"`): the API cannot delete keys. */
   delete: deleteAccessKey,
-};
+} = accessKeyOperations;
 
 /** A resource id as a key id, when it is one. */
 function idNumber(id: string | undefined): number | undefined {

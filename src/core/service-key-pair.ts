@@ -5,29 +5,27 @@
 import { isBrokerApiError, type BrokerClient } from "../client";
 import type { AccessKeyRecord } from "../client/types";
 import { CheckFailures, describe, isPlainObject } from "./validation";
-import type { CheckContext, CoreContext } from "./context";
-import { DiffBuilder, changeKind, mapChanges } from "./diff";
-import {
-  assertSameEndpoint,
-  checkEndpoint,
-  decodeEndpointInputs,
-  endpointMoved,
-  recordedEndpoint,
-  type EndpointInputsOf,
-} from "./endpoint";
+import type { CoreContext } from "./context";
+import { DiffBuilder, mapChanges } from "./diff";
+import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
 import { NotImportableError } from "./import";
-import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
 import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, isUnknown, type NotKnown } from "./unknown";
 
-/** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
-export interface ServiceKeyPairInputsOf<U = never> extends EndpointInputsOf<U> {
+/** A key pair's own inputs (the endpoint aside); `U` is what a value not known yet becomes. */
+interface OwnInputsOf<U> {
   /** The SERVICE key value (a secret). */
   accessKey: string | U;
   rotationTriggers: Record<string, string> | U;
 }
+
+/** A key pair's own checked inputs. */
+type OwnInputs = OwnInputsOf<never>;
+
+/** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
+export type ServiceKeyPairInputsOf<U = never> = OwnInputsOf<U> & EndpointInputsOf<U>;
 
 /** Service key pair inputs after `check`. */
 export type ServiceKeyPairInputs = ServiceKeyPairInputsOf;
@@ -36,7 +34,10 @@ export type ServiceKeyPairInputs = ServiceKeyPairInputsOf;
 export type ProposedServiceKeyPairInputs = ServiceKeyPairInputsOf<NotKnown>;
 
 /** What the engine records for a key pair. `accessKey` and `privateKey` are secrets. */
-export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
+export type ServiceKeyPairOutputs = OwnOutputs & EndpointInputs;
+
+/** A key pair's own outputs (the endpoint aside). */
+interface OwnOutputs extends OwnInputs {
   accessKeyId: number;
   publicKey: string;
   privateKey: string;
@@ -46,19 +47,15 @@ export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
 
 const WHAT = "Service key pair";
 
-function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
-  return {
-    accessKey: r.string("accessKey"),
-    rotationTriggers: r.stringMap("rotationTriggers"),
-    ...decodeEndpointInputs(r),
-  };
+function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
+  return { accessKey: r.string("accessKey"), rotationTriggers: r.stringMap("rotationTriggers") };
 }
 
 /** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
-export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOutputs {
+/** Decodes a key pair's own recorded state, as this or any earlier version of the package wrote it. */
+function decodeOwnOutputs(bag: PropertyBag): OwnOutputs {
   const r = knownReader(bag, WHAT);
   return {
     ...decodeInputs(r),
@@ -78,11 +75,7 @@ interface RotatedPair {
 }
 
 /** The one function that builds a key pair's outputs: create, read and update all use it. */
-export function serviceKeyPairOutputs(
-  inputs: ServiceKeyPairInputs,
-  pair: RotatedPair,
-  baseUrl: string | undefined,
-): ServiceKeyPairOutputs {
+function serviceKeyPairOutputs(inputs: OwnInputs, pair: RotatedPair): OwnOutputs {
   return {
     accessKey: inputs.accessKey,
     rotationTriggers: inputs.rotationTriggers,
@@ -90,21 +83,14 @@ export function serviceKeyPairOutputs(
     publicKey: pair.publicKey,
     privateKey: pair.privateKey,
     rotatedAt: pair.rotatedAt,
-    ...recordedEndpoint(baseUrl),
-    allowEndpointChange: inputs.allowEndpointChange,
   };
 }
 
 /**
  * Validates inputs. Makes no request (the key's type is verified by `create`).
  * @param news the inputs as the program gave them.
- * @param recordedBaseUrl the endpoint recorded by the previous check, if any.
  */
-export function checkServiceKeyPair(
-  ctx: CheckContext,
-  news: PropertyBag,
-  recordedBaseUrl: string | undefined,
-): CheckResult<ProposedServiceKeyPairInputs> {
+function checkOwnInputs(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
   const failures = new CheckFailures();
   const accessKey = news["accessKey"];
   if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
@@ -123,17 +109,12 @@ export function checkServiceKeyPair(
         if (!isUnknown(value) && typeof value !== "string")
           failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
   }
-  const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
   if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
-  return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
+  return { inputs: inputDecoders.proposed(news), failures: [] };
 }
 
-/** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
-export function diffServiceKeyPair(
-  old: ServiceKeyPairInputs,
-  news: ProposedServiceKeyPairInputs,
-): DiffResult {
+/** Another key replaces the pair resource; changed `rotationTriggers` rotate it in place. */
+function diffOwnInputs(old: OwnInputs, news: OwnInputsOf<NotKnown>): DiffResult {
   // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
   // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
   // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
@@ -142,16 +123,11 @@ export function diffServiceKeyPair(
   const triggers = news.rotationTriggers;
   return new DiffBuilder()
     .property("accessKey", keyUnknown || old.accessKey !== news.accessKey, { replace: !keyUnknown })
-    .property("baseUrl", endpointMoved(old.baseUrl, news.baseUrl), {
-      replace: true,
-      kind: changeKind(old.baseUrl, news.baseUrl),
-    })
     .property("rotationTriggers", triggers === NOT_KNOWN || !sameMap(old.rotationTriggers, triggers), {
       replace: false,
       details:
         triggers === NOT_KNOWN ? [] : mapChanges("rotationTriggers", old.rotationTriggers, triggers, false),
     })
-    .property("allowEndpointChange", old.allowEndpointChange !== news.allowEndpointChange, { replace: false })
     .build();
 }
 
@@ -166,14 +142,11 @@ function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string,
 }
 
 /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
-export async function createServiceKeyPair(
-  ctx: CoreContext,
-  inputs: ServiceKeyPairInputs,
-): Promise<CreateResult<ServiceKeyPairOutputs>> {
+async function create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
   const client = ctx.client();
   const record = await serviceKeyRecord(client, inputs.accessKey);
   const pair = await rotate(client, inputs.accessKey, record.id);
-  return { id: String(record.id), outputs: serviceKeyPairOutputs(inputs, pair, client.baseUrl) };
+  return { id: String(record.id), outputs: serviceKeyPairOutputs(inputs, pair) };
 }
 
 async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promise<AccessKeyRecord> {
@@ -207,11 +180,11 @@ async function rotate(client: BrokerClient, accessKey: string, accessKeyId: numb
  * key is gone is gone. Without recorded state (an import by id) there is nothing to read: the API
  * never returns a private key again.
  */
-export async function readServiceKeyPair(
+async function read(
   ctx: CoreContext,
   id: string,
-  old: ServiceKeyPairOutputs | undefined,
-): Promise<ReadResult<ServiceKeyPairInputs, ServiceKeyPairOutputs>> {
+  old: OwnOutputs | undefined,
+): Promise<ReadResult<OwnInputs, OwnOutputs>> {
   if (old === undefined) {
     throw new NotImportableError(
       "ServiceKeyPair",
@@ -219,56 +192,63 @@ export async function readServiceKeyPair(
         "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
     );
   }
-  assertSameEndpoint(ctx, old.baseUrl, `Refreshing service key pair ${id}`);
   try {
     await ctx.client().getAccessKeyPermissions(old.accessKey);
   } catch (error) {
     if (isBrokerApiError(error) && error.status === 404) return GONE;
     throw error;
   }
-  const outputs = serviceKeyPairOutputs(old, old, ctx.client().baseUrl);
-  const { accessKey, rotationTriggers, allowEndpointChange, baseUrl } = outputs;
-  const inputs = { accessKey, rotationTriggers, allowEndpointChange, ...recordedEndpoint(baseUrl) };
-  return { exists: true, id, outputs, inputs };
+  const outputs = serviceKeyPairOutputs(old, old);
+  const { accessKey, rotationTriggers } = outputs;
+  return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers } };
 }
 
 /** Changed `rotationTriggers` rotate the pair. */
-export async function updateServiceKeyPair(
-  ctx: CoreContext,
-  _id: string,
-  old: ServiceKeyPairOutputs,
-  news: ServiceKeyPairInputs,
-): Promise<ServiceKeyPairOutputs> {
-  assertSameEndpoint(ctx, old.baseUrl, `Rotating service key pair ${old.accessKeyId}`);
-  if (sameMap(old.rotationTriggers, news.rotationTriggers)) {
-    return serviceKeyPairOutputs({ ...old, allowEndpointChange: news.allowEndpointChange }, old, old.baseUrl);
-  }
-  const client = ctx.client();
-  const pair = await rotate(client, news.accessKey, old.accessKeyId);
-  return serviceKeyPairOutputs(news, pair, client.baseUrl);
+async function update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
+  if (sameMap(old.rotationTriggers, news.rotationTriggers)) return serviceKeyPairOutputs(old, old);
+  return serviceKeyPairOutputs(news, await rotate(ctx.client(), news.accessKey, old.accessKeyId));
 }
 
 /** Key pairs cannot be deleted: the current pair stays with its key. */
-export async function deleteServiceKeyPair(ctx: CoreContext, id: string): Promise<void> {
+async function remove(ctx: CoreContext, id: string): Promise<void> {
   await ctx.log.warn(
     `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
   );
 }
 
-/** The core's ServiceKeyPair operations, as one table for the doors (see {@link ResourceOperations}). */
-export const serviceKeyPairOperations: ResourceOperations<
-  ServiceKeyPairInputs,
-  ProposedServiceKeyPairInputs,
-  ServiceKeyPairOutputs
-> = {
+/**
+ * The core's ServiceKeyPair operations, as one table for the doors (see
+ * {@link "./operations".ResourceOperations}), endpoint tracking included.
+ */
+export const serviceKeyPairOperations = withEndpointTracking({
   typeName: "ServiceKeyPair",
+  describe: (id) => `service key pair ${id}`,
+  verbs: { update: "Rotating" },
   decodeInputs: inputDecoders.known,
   decodeProposedInputs: inputDecoders.proposed,
-  decodeOutputs: decodeServiceKeyPairOutputs,
+  decodeOutputs: decodeOwnOutputs,
+  check: checkOwnInputs,
+  diff: diffOwnInputs,
+  create,
+  read,
+  update,
+  delete: remove,
+});
+
+/** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
+export const decodeServiceKeyPairOutputs = serviceKeyPairOperations.decodeOutputs;
+
+export const {
+  /** Validates inputs and records the endpoint. Makes no request (the key's type is verified by `create`). */
   check: checkServiceKeyPair,
+  /** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
   diff: diffServiceKeyPair,
+  /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
   create: createServiceKeyPair,
+  /** Refresh: checks that the pair's key still exists (a pair cannot be read); cannot import. */
   read: readServiceKeyPair,
+  /** Changed `rotationTriggers` rotate the pair. */
   update: updateServiceKeyPair,
+  /** Key pairs cannot be deleted: the current pair stays with its key. */
   delete: deleteServiceKeyPair,
-};
+} = serviceKeyPairOperations;
