@@ -13,13 +13,7 @@ import { BrokerSettingsError } from "../client/errors";
 import { countRule, isValidCount, isValidRate, RATE_RULE } from "../client/options";
 import { redactSecrets } from "../client/redact";
 import type { SettingNames } from "../client/setting-names";
-import {
-  CONFIG_KEYS,
-  ENV_VARS,
-  SETTINGS,
-  type RequiredSetting,
-  type SettingName,
-} from "./declarations";
+import { CONFIG_KEYS, ENV_VARS, SETTINGS, type RequiredSetting, type SettingName } from "./declarations";
 
 /** The settings a broker client needs. */
 export interface ConnectionSettings {
