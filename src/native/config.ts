@@ -11,11 +11,11 @@
 import { normalizeBaseUrl } from "../client/base-url";
 import type { CheckFailure } from "../core/results";
 import { BrokerClient, type RateLimitWaitEvent } from "../client";
-import { isBrokerSettingsError } from "../client/errors";
 import {
   CONFIG_KEYS,
   configuredBaseUrl,
   resolveConnection,
+  settingProblem,
   STACK_SETTING_NAMES,
   type ConfigSource,
   type ConnectionSettings,
@@ -101,29 +101,6 @@ export function configSource(inputs: PropertyMap): ConfigSource {
   };
 }
 
-/** Valid stand-ins for the required settings, so that one setting can be checked on its own. */
-const STAND_INS: Partial<ConnectionSettings> = { baseUrl: "http://stand-in.invalid/v1", apiKey: "stand-in" };
-
-/**
- * The problem with one setting, or `undefined`. Asks the connection-settings module, with the
- * other settings left out (or standing in, for the required ones), so that its rule and its
- * message apply unchanged.
- */
-function problemWith(name: SettingName, value: string): string | undefined {
-  if (value.trim() === "") return undefined; // An empty value counts as unset, as in stack config.
-  try {
-    if (name === "baseUrl") normalizeBaseUrl(value, CONFIG_KEYS.baseUrl);
-    else {
-      const { [name]: _omitted, ...others } = STAND_INS;
-      resolveConnection(others, (key) => (key === CONFIG_KEYS[name] ? value : undefined), {});
-    }
-    return undefined;
-  } catch (error) {
-    if (isBrokerSettingsError(error)) return error.message;
-    throw error;
-  }
-}
-
 /**
  * `CheckConfig`: one failure per invalid setting (values not known yet are not checked) and a
  * warning for settings this provider does not know. The API key is recorded as a secret.
@@ -148,7 +125,7 @@ export function checkConfig(news: PropertyMap): CheckedConfig {
     const reason =
       valueText === undefined
         ? `${CONFIG_KEYS[key]} must be ${DECLARED.get(key)?.type === "string" ? "a string" : "a number"}`
-        : problemWith(key, valueText);
+        : settingProblem(key, valueText);
     if (reason !== undefined) failures.push({ property: key, reason });
   }
   // Secret settings (the API key) are recorded as secrets whatever arrived: the engine stores these
