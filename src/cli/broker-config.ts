@@ -27,7 +27,7 @@
 import "../../scripts/check-node.cjs";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { BrokerClient, type BrokerClientOptions } from "../client/client";
 import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
@@ -112,16 +112,12 @@ function runPlugin(argv: string[]): number {
 async function runMigrateState(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { in: { type: "string" }, out: { type: "string", short: "o" } },
+    ({ values } = parseCommandLine(argv, false, {
+      in: { type: "string" },
+      out: { type: "string", short: "o" },
     }));
   } catch (error) {
-    process.stderr.write(
-      `broker-config: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`,
-    );
+    process.stderr.write(`broker-config: ${errorText(error)}\n\n${USAGE}`);
     return 2;
   }
   const source = values.in ?? "stdin";
@@ -172,6 +168,24 @@ async function readStdin(): Promise<string> {
 /** Bad arguments or missing settings: exit code 2. */
 class UsageError extends Error {}
 
+/** An error's message, for a one-line report. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `argv` parsed strictly against `options`; a {@link UsageError} for anything else. */
+function parseCommandLine<O extends ParseArgsOptionsConfig, P extends boolean>(
+  argv: string[],
+  allowPositionals: P,
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowPositionals: P; options: O }>> {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals, options });
+  } catch (error) {
+    throw new UsageError(errorText(error));
+  }
+}
+
 /** The parsed arguments of `export`. */
 interface ExportArgs {
   /** The client's options; its messages name the flags and variables the settings came from. */
@@ -194,25 +208,14 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
       "--api-key is not accepted: a key on the command line lands in shell history; set BROKER_API_KEY, or name another variable with --api-key-env",
     );
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        ...SETTING_FLAGS,
-        "api-key-env": { type: "string" },
-        out: { type: "string", short: "o" },
-        format: { type: "string" },
-        progress: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(argv, true, {
+    ...SETTING_FLAGS,
+    "api-key-env": { type: "string" },
+    out: { type: "string", short: "o" },
+    format: { type: "string" },
+    progress: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
   if (values.help) return "help";
   // Stray arguments are echoed only when they look like command words: one may be a pasted key.
   const shown = (arg: string): string => (/^[a-z][a-z-]{0,30}$/u.test(arg) ? ` ${JSON.stringify(arg)}` : "");
