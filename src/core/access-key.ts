@@ -101,29 +101,6 @@ function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
 /** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/**
- * Decodes an access key's own recorded state, as this or any earlier version of the package wrote it.
- * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
- */
-function decodeOwnOutputs(bag: PropertyBag, id?: string): OwnOutputs {
-  const r = knownReader(bag, WHAT);
-  const { permissions: _inputs, ...inputs } = decodeInputs(r);
-  const permissions = r.optionalPermissions("permissions");
-  const createdAt = r.optionalString("createdAt");
-  const publicKey = r.optionalString("publicKey");
-  const privateKey = r.optionalString("privateKey");
-  return {
-    ...inputs,
-    ...(permissions === undefined ? {} : { permissions }),
-    accessKey: r.string("accessKey"),
-    accessKeyId: r.integer("accessKeyId", idNumber(id)),
-    ...(createdAt === undefined ? {} : { createdAt }),
-    adopted: r.boolean("adopted", false),
-    ...(publicKey === undefined ? {} : { publicKey }),
-    ...(privateKey === undefined ? {} : { privateKey }),
-  };
-}
-
 /** The settings that only the stack holds: the server knows nothing of them. */
 type AccessKeySettings = Pick<OwnInputs, "adopt" | "onDelete">;
 
@@ -194,21 +171,6 @@ function keyPairOf(old: OwnOutputs): { keyPair?: ServiceKeyPair } {
   return { keyPair: { publicKey: old.publicKey, privateKey: old.privateKey } };
 }
 
-/**
- * Validates inputs and fills defaults. Makes no request.
- * @param news the inputs as the program gave them.
- */
-function checkOwnInputs(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
-  const failures = new CheckFailures();
-  checkName(failures, "name", news["name"], "Access key");
-  checkAccessKeyType(failures, "type", news["type"]);
-  checkPermissions(failures, "permissions", news["permissions"]);
-  checkOptionalBoolean(failures, "adopt", news["adopt"]);
-  checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
-  if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  return { inputs: inputDecoders.proposed(news), failures: [] };
-}
-
 /** How an access key's permissions change, entry by entry. */
 export interface PermissionsChange {
   readonly send: { readonly added: readonly string[]; readonly removed: readonly string[] };
@@ -221,31 +183,6 @@ export interface PermissionsChange {
 export interface AccessKeyDiff extends DiffResult {
   /** Absent when permissions do not change, or their new value is not known yet. */
   readonly permissions?: PermissionsChange;
-}
-
-/**
- * A change of name or type replaces the key (the API cannot rename a key or change its type);
- * permissions update in place and compare as sets.
- */
-function diffOwnInputs(old: OwnInputs, news: OwnInputsOf<NotKnown>): AccessKeyDiff {
-  const permissions =
-    news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
-  // Not known yet: one change of the whole property. Known: one change per list entry.
-  const details =
-    news.permissions === NOT_KNOWN || permissions === undefined
-      ? []
-      : permissionPaths(old.permissions, news.permissions, permissions);
-  const diff = new DiffBuilder()
-    .property("name", valueChanged(old.name, news.name), { replace: true })
-    .property("type", valueChanged(old.type, news.type), { replace: true })
-    .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
-      replace: false,
-      details,
-    })
-    .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
-    .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
-    .build();
-  return permissions === undefined ? diff : { ...diff, permissions };
 }
 
 /** The entry-by-entry change between two permissions values, `undefined` when they grant the same. */
@@ -271,61 +208,6 @@ function permissionPaths(old: Permissions, now: Permissions, change: Permissions
     ...listChanges("permissions.receive", old.receive, now.receive, false),
     ...(change.resources ? [{ path: "permissions.resources", kind: "update" as const, replace: false }] : []),
   ];
-}
-
-/** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
-async function create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
-  const client = ctx.client();
-  if (inputs.adopt) {
-    const existing = await findByNameAndType(client, inputs.name, inputs.type);
-    if (existing.length > 1) {
-      throw new Error(
-        `Cannot adopt access key "${inputs.name}": ${existing.length} ${inputs.type} keys have that name (ids ${existing.map((k) => k.id).join(", ")}). Rename the one to manage, or adopt it under its own name.`,
-      );
-    }
-    if (existing[0] !== undefined) return adopt(client, inputs, existing[0]);
-  }
-  let created: CreatedAccessKey;
-  let record: AccessKeyRecord;
-  try {
-    ({ created, record } = await client.createAccessKeyOnce({
-      name: inputs.name,
-      type: inputs.type,
-      permissions: inputs.permissions,
-    }));
-  } catch (error) {
-    const made = createdAccessKeyOf(error);
-    if (made === undefined) throw error;
-    // The key exists but could not be read back: keep it in the stack with what we know (no
-    // permissions, no createdAt), so the next `pulumi up` finishes it (see `updateAccessKey`)
-    // instead of creating another one.
-    const pending = accessKeyOutputs(inputs, {
-      name: inputs.name,
-      type: inputs.type,
-      accessKey: made.accessKey,
-      accessKeyId: made.accessKeyId,
-      adopted: false,
-      ...(made.serviceKeyPair === undefined ? {} : { keyPair: made.serviceKeyPair }),
-    });
-    throw new PartiallyCreatedError(`Access key "${inputs.name}"`, String(made.accessKeyId), pending, error);
-  }
-  const facts: AccessKeyFacts = {
-    ...factsOf(record, false),
-    ...(created.serviceKeyPair === undefined ? {} : { keyPair: created.serviceKeyPair }),
-  };
-  const id = String(created.accessKeyId);
-  let permissions: Permissions;
-  try {
-    permissions = await ensurePermissions(client, record, inputs.permissions);
-  } catch (error) {
-    throw new PartiallyCreatedError(
-      `Access key "${inputs.name}"`,
-      id,
-      accessKeyOutputs(inputs, facts),
-      error,
-    );
-  }
-  return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
 }
 
 async function adopt(
@@ -391,32 +273,6 @@ async function applyPermissions(
   return actual;
 }
 
-/**
- * Refresh: reads the key's record; a key that no longer exists is gone.
- * @param old the recorded state; without it (an import by id) the key is looked up by its id in the
- *   key list, which carries the key's value, and its settings take their defaults.
- */
-async function read(
-  ctx: CoreContext,
-  id: string,
-  old: OwnOutputs | undefined,
-): Promise<ReadResult<OwnInputs, OwnOutputs>> {
-  if (old === undefined) return importAccessKey(ctx, id);
-  const client = ctx.client();
-  let record: AccessKeyRecord;
-  try {
-    record = await client.getAccessKeyPermissions(old.accessKey);
-  } catch (error) {
-    if (isBrokerApiError(error) && error.status === 404) return GONE;
-    throw error;
-  }
-  const outputs = accessKeyOutputs(old, {
-    ...factsOf(record, old.adopted),
-    ...keyPairOf(old),
-  });
-  return { exists: true, id, outputs, inputs: inputsOf(outputs) };
-}
-
 /** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
 async function importAccessKey(ctx: CoreContext, id: string): Promise<ReadResult<OwnInputs, OwnOutputs>> {
   const keyId = numericId(id, WHAT);
@@ -434,65 +290,205 @@ function inputsOf(outputs: OwnOutputs): OwnInputs {
   return { name, type, permissions: outputs.permissions ?? emptyPermissions(), adopt, onDelete };
 }
 
-/** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
-async function update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
-  if (old.createdAt === undefined) {
-    // Kept in the stack by a create whose read-back failed: read it now and finish it.
-    const client = ctx.client();
-    const record = await client.getAccessKeyPermissions(old.accessKey);
-    const permissions = await ensurePermissions(client, record, news.permissions);
-    return accessKeyOutputs(news, {
-      ...factsOf(record, old.adopted),
-      ...keyPairOf(old),
-      permissions,
-    });
-  }
-  const facts = recordedFacts(old);
-  if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
-  const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
-  const permissions = await applyPermissions(ctx.client(), key, news.permissions);
-  return accessKeyOutputs(news, { ...facts, permissions });
-}
-
-/**
- * The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every
- * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
- */
-async function remove(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
-  if (old.onDelete === "retain") {
-    await ctx.log.warn(
-      `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (onDelete: "retain"). It still works with its permissions.`,
-    );
-    return;
-  }
-  try {
-    await ctx.client().updateAccessKeyPermissions(old.accessKey, emptyPermissions());
-  } catch (error) {
-    if (isBrokerApiError(error) && error.status === 404) return;
-    throw error;
-  }
-  await ctx.log.warn(
-    `Access key "${old.name}" (id ${id}) was revoked: its send and receive permissions are now empty. The key itself still exists, because the configuration API cannot delete keys.`,
-  );
-}
-
 /**
  * The core's AccessKey operations, as one table for the doors (see
  * {@link "./operations".ResourceOperations}), endpoint tracking included.
  */
-export const accessKeyOperations = withEndpointTracking({
+export const accessKeyOperations = withEndpointTracking<
+  OwnInputs,
+  OwnInputsOf<NotKnown>,
+  OwnOutputs,
+  AccessKeyDiff
+>({
   typeName: "AccessKey",
   describe: (id, old) => (old === undefined ? `access key ${id}` : `access key "${old.name}"`),
   verbs: { delete: "Revoking" },
   decodeInputs: inputDecoders.known,
   decodeProposedInputs: inputDecoders.proposed,
-  decodeOutputs: decodeOwnOutputs,
-  check: checkOwnInputs,
-  diff: diffOwnInputs,
-  create,
-  read,
-  update,
-  delete: remove,
+  /**
+   * Decodes an access key's own recorded state, as this or any earlier version of the package wrote it.
+   * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
+   */
+  decodeOutputs(bag: PropertyBag, id?: string): OwnOutputs {
+    const r = knownReader(bag, WHAT);
+    const { permissions: _inputs, ...inputs } = decodeInputs(r);
+    const permissions = r.optionalPermissions("permissions");
+    const createdAt = r.optionalString("createdAt");
+    const publicKey = r.optionalString("publicKey");
+    const privateKey = r.optionalString("privateKey");
+    return {
+      ...inputs,
+      ...(permissions === undefined ? {} : { permissions }),
+      accessKey: r.string("accessKey"),
+      accessKeyId: r.integer("accessKeyId", idNumber(id)),
+      ...(createdAt === undefined ? {} : { createdAt }),
+      adopted: r.boolean("adopted", false),
+      ...(publicKey === undefined ? {} : { publicKey }),
+      ...(privateKey === undefined ? {} : { privateKey }),
+    };
+  },
+  /**
+   * Validates inputs and fills defaults. Makes no request.
+   * @param news the inputs as the program gave them.
+   */
+  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
+    const failures = new CheckFailures();
+    checkName(failures, "name", news["name"], "Access key");
+    checkAccessKeyType(failures, "type", news["type"]);
+    checkPermissions(failures, "permissions", news["permissions"]);
+    checkOptionalBoolean(failures, "adopt", news["adopt"]);
+    checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
+    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
+    return { inputs: inputDecoders.proposed(news), failures: [] };
+  },
+  /**
+   * A change of name or type replaces the key (the API cannot rename a key or change its type);
+   * permissions update in place and compare as sets.
+   */
+  diff(old: OwnInputs, news: OwnInputsOf<NotKnown>): AccessKeyDiff {
+    const permissions =
+      news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
+    // Not known yet: one change of the whole property. Known: one change per list entry.
+    const details =
+      news.permissions === NOT_KNOWN || permissions === undefined
+        ? []
+        : permissionPaths(old.permissions, news.permissions, permissions);
+    const diff = new DiffBuilder()
+      .property("name", valueChanged(old.name, news.name), { replace: true })
+      .property("type", valueChanged(old.type, news.type), { replace: true })
+      .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
+        replace: false,
+        details,
+      })
+      .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
+      .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
+      .build();
+    return permissions === undefined ? diff : { ...diff, permissions };
+  },
+  /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
+  async create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
+    const client = ctx.client();
+    if (inputs.adopt) {
+      const existing = await findByNameAndType(client, inputs.name, inputs.type);
+      if (existing.length > 1) {
+        throw new Error(
+          `Cannot adopt access key "${inputs.name}": ${existing.length} ${inputs.type} keys have that name (ids ${existing.map((k) => k.id).join(", ")}). Rename the one to manage, or adopt it under its own name.`,
+        );
+      }
+      if (existing[0] !== undefined) return adopt(client, inputs, existing[0]);
+    }
+    let created: CreatedAccessKey;
+    let record: AccessKeyRecord;
+    try {
+      ({ created, record } = await client.createAccessKeyOnce({
+        name: inputs.name,
+        type: inputs.type,
+        permissions: inputs.permissions,
+      }));
+    } catch (error) {
+      const made = createdAccessKeyOf(error);
+      if (made === undefined) throw error;
+      // The key exists but could not be read back: keep it in the stack with what we know (no
+      // permissions, no createdAt), so the next `pulumi up` finishes it (see `updateAccessKey`)
+      // instead of creating another one.
+      const pending = accessKeyOutputs(inputs, {
+        name: inputs.name,
+        type: inputs.type,
+        accessKey: made.accessKey,
+        accessKeyId: made.accessKeyId,
+        adopted: false,
+        ...(made.serviceKeyPair === undefined ? {} : { keyPair: made.serviceKeyPair }),
+      });
+      throw new PartiallyCreatedError(
+        `Access key "${inputs.name}"`,
+        String(made.accessKeyId),
+        pending,
+        error,
+      );
+    }
+    const facts: AccessKeyFacts = {
+      ...factsOf(record, false),
+      ...(created.serviceKeyPair === undefined ? {} : { keyPair: created.serviceKeyPair }),
+    };
+    const id = String(created.accessKeyId);
+    let permissions: Permissions;
+    try {
+      permissions = await ensurePermissions(client, record, inputs.permissions);
+    } catch (error) {
+      throw new PartiallyCreatedError(
+        `Access key "${inputs.name}"`,
+        id,
+        accessKeyOutputs(inputs, facts),
+        error,
+      );
+    }
+    return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+  },
+  /**
+   * Refresh: reads the key's record; a key that no longer exists is gone.
+   * @param old the recorded state; without it (an import by id) the key is looked up by its id in the
+   *   key list, which carries the key's value, and its settings take their defaults.
+   */
+  async read(
+    ctx: CoreContext,
+    id: string,
+    old: OwnOutputs | undefined,
+  ): Promise<ReadResult<OwnInputs, OwnOutputs>> {
+    if (old === undefined) return importAccessKey(ctx, id);
+    const client = ctx.client();
+    let record: AccessKeyRecord;
+    try {
+      record = await client.getAccessKeyPermissions(old.accessKey);
+    } catch (error) {
+      if (isBrokerApiError(error) && error.status === 404) return GONE;
+      throw error;
+    }
+    const outputs = accessKeyOutputs(old, {
+      ...factsOf(record, old.adopted),
+      ...keyPairOf(old),
+    });
+    return { exists: true, id, outputs, inputs: inputsOf(outputs) };
+  },
+  /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
+  async update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
+    if (old.createdAt === undefined) {
+      // Kept in the stack by a create whose read-back failed: read it now and finish it.
+      const client = ctx.client();
+      const record = await client.getAccessKeyPermissions(old.accessKey);
+      const permissions = await ensurePermissions(client, record, news.permissions);
+      return accessKeyOutputs(news, {
+        ...factsOf(record, old.adopted),
+        ...keyPairOf(old),
+        permissions,
+      });
+    }
+    const facts = recordedFacts(old);
+    if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
+    const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
+    const permissions = await applyPermissions(ctx.client(), key, news.permissions);
+    return accessKeyOutputs(news, { ...facts, permissions });
+  },
+  /**
+   * The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every
+   * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
+   */
+  async delete(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
+    if (old.onDelete === "retain") {
+      await ctx.log.warn(
+        `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (onDelete: "retain"). It still works with its permissions.`,
+      );
+      return;
+    }
+    try {
+      await ctx.client().updateAccessKeyPermissions(old.accessKey, emptyPermissions());
+    } catch (error) {
+      if (isBrokerApiError(error) && error.status === 404) return;
+      throw error;
+    }
+    await ctx.log.warn(
+      `Access key "${old.name}" (id ${id}) was revoked: its send and receive permissions are now empty. The key itself still exists, because the configuration API cannot delete keys.`,
+    );
+  },
 });
 
 /**

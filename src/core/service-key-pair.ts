@@ -54,18 +54,6 @@ function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
 /** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/** Decodes a key pair's own recorded state, as this or any earlier version of the package wrote it. */
-function decodeOwnOutputs(bag: PropertyBag): OwnOutputs {
-  const r = knownReader(bag, WHAT);
-  return {
-    ...decodeInputs(r),
-    accessKeyId: r.integer("accessKeyId"),
-    publicKey: r.string("publicKey"),
-    privateKey: r.string("privateKey"),
-    rotatedAt: r.string("rotatedAt"),
-  };
-}
-
 /** A pair as the server returned it at its last rotation. */
 interface RotatedPair {
   accessKeyId: number;
@@ -76,59 +64,9 @@ interface RotatedPair {
 
 /** The one function that builds a key pair's outputs: create, read and update all use it. */
 function serviceKeyPairOutputs(inputs: OwnInputs, pair: RotatedPair): OwnOutputs {
-  return {
-    accessKey: inputs.accessKey,
-    rotationTriggers: inputs.rotationTriggers,
-    accessKeyId: pair.accessKeyId,
-    publicKey: pair.publicKey,
-    privateKey: pair.privateKey,
-    rotatedAt: pair.rotatedAt,
-  };
-}
-
-/**
- * Validates inputs. Makes no request (the key's type is verified by `create`).
- * @param news the inputs as the program gave them.
- */
-function checkOwnInputs(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
-  const failures = new CheckFailures();
-  const accessKey = news["accessKey"];
-  if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
-    // Never echo the value: it is a credential.
-    failures.add(
-      "accessKey",
-      `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`,
-    );
-  }
-  const triggers = news["rotationTriggers"] ?? {};
-  if (!isUnknown(triggers)) {
-    if (!isPlainObject(triggers))
-      failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
-    else
-      for (const [key, value] of Object.entries(triggers))
-        if (!isUnknown(value) && typeof value !== "string")
-          failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
-  }
-  if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  return { inputs: inputDecoders.proposed(news), failures: [] };
-}
-
-/** Another key replaces the pair resource; changed `rotationTriggers` rotate it in place. */
-function diffOwnInputs(old: OwnInputs, news: OwnInputsOf<NotKnown>): DiffResult {
-  // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
-  // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
-  // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
-  // replaces the pair only if the key really changed.
-  const keyUnknown = news.accessKey === NOT_KNOWN;
-  const triggers = news.rotationTriggers;
-  return new DiffBuilder()
-    .property("accessKey", keyUnknown || old.accessKey !== news.accessKey, { replace: !keyUnknown })
-    .property("rotationTriggers", triggers === NOT_KNOWN || !sameMap(old.rotationTriggers, triggers), {
-      replace: false,
-      details:
-        triggers === NOT_KNOWN ? [] : mapChanges("rotationTriggers", old.rotationTriggers, triggers, false),
-    })
-    .build();
+  const { accessKey, rotationTriggers } = inputs;
+  const { accessKeyId, publicKey, privateKey, rotatedAt } = pair;
+  return { accessKey, rotationTriggers, accessKeyId, publicKey, privateKey, rotatedAt };
 }
 
 function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
@@ -139,14 +77,6 @@ function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string,
         .map((key) => [key, map[key]]),
     );
   return canonical(a) === canonical(b);
-}
-
-/** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
-async function create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
-  const client = ctx.client();
-  const record = await serviceKeyRecord(client, inputs.accessKey);
-  const pair = await rotate(client, inputs.accessKey, record.id);
-  return { id: String(record.id), outputs: serviceKeyPairOutputs(inputs, pair) };
 }
 
 async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promise<AccessKeyRecord> {
@@ -176,63 +106,119 @@ async function rotate(client: BrokerClient, accessKey: string, accessKeyId: numb
 }
 
 /**
- * Refresh: there is no way to read a pair, so this checks that its key still exists; a pair whose
- * key is gone is gone. Without recorded state (an import by id) there is nothing to read: the API
- * never returns a private key again.
- */
-async function read(
-  ctx: CoreContext,
-  id: string,
-  old: OwnOutputs | undefined,
-): Promise<ReadResult<OwnInputs, OwnOutputs>> {
-  if (old === undefined) {
-    throw new NotImportableError(
-      "ServiceKeyPair",
-      `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
-        "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
-    );
-  }
-  try {
-    await ctx.client().getAccessKeyPermissions(old.accessKey);
-  } catch (error) {
-    if (isBrokerApiError(error) && error.status === 404) return GONE;
-    throw error;
-  }
-  const outputs = serviceKeyPairOutputs(old, old);
-  const { accessKey, rotationTriggers } = outputs;
-  return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers } };
-}
-
-/** Changed `rotationTriggers` rotate the pair. */
-async function update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
-  if (sameMap(old.rotationTriggers, news.rotationTriggers)) return serviceKeyPairOutputs(old, old);
-  return serviceKeyPairOutputs(news, await rotate(ctx.client(), news.accessKey, old.accessKeyId));
-}
-
-/** Key pairs cannot be deleted: the current pair stays with its key. */
-async function remove(ctx: CoreContext, id: string): Promise<void> {
-  await ctx.log.warn(
-    `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
-  );
-}
-
-/**
  * The core's ServiceKeyPair operations, as one table for the doors (see
  * {@link "./operations".ResourceOperations}), endpoint tracking included.
  */
-export const serviceKeyPairOperations = withEndpointTracking({
+export const serviceKeyPairOperations = withEndpointTracking<
+  OwnInputs,
+  OwnInputsOf<NotKnown>,
+  OwnOutputs,
+  DiffResult
+>({
   typeName: "ServiceKeyPair",
   describe: (id) => `service key pair ${id}`,
   verbs: { update: "Rotating" },
   decodeInputs: inputDecoders.known,
   decodeProposedInputs: inputDecoders.proposed,
-  decodeOutputs: decodeOwnOutputs,
-  check: checkOwnInputs,
-  diff: diffOwnInputs,
-  create,
-  read,
-  update,
-  delete: remove,
+  /** Decodes a key pair's own recorded state, as this or any earlier version of the package wrote it. */
+  decodeOutputs(bag: PropertyBag): OwnOutputs {
+    const r = knownReader(bag, WHAT);
+    return {
+      ...decodeInputs(r),
+      accessKeyId: r.integer("accessKeyId"),
+      publicKey: r.string("publicKey"),
+      privateKey: r.string("privateKey"),
+      rotatedAt: r.string("rotatedAt"),
+    };
+  },
+  /**
+   * Validates inputs. Makes no request (the key's type is verified by `create`).
+   * @param news the inputs as the program gave them.
+   */
+  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
+    const failures = new CheckFailures();
+    const accessKey = news["accessKey"];
+    if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
+      // Never echo the value: it is a credential.
+      failures.add(
+        "accessKey",
+        `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`,
+      );
+    }
+    const triggers = news["rotationTriggers"] ?? {};
+    if (!isUnknown(triggers)) {
+      if (!isPlainObject(triggers))
+        failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
+      else
+        for (const [key, value] of Object.entries(triggers))
+          if (!isUnknown(value) && typeof value !== "string")
+            failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
+    }
+    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
+    return { inputs: inputDecoders.proposed(news), failures: [] };
+  },
+  /** Another key replaces the pair resource; changed `rotationTriggers` rotate it in place. */
+  diff(old: OwnInputs, news: OwnInputsOf<NotKnown>): DiffResult {
+    // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
+    // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
+    // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
+    // replaces the pair only if the key really changed.
+    const keyUnknown = news.accessKey === NOT_KNOWN;
+    const triggers = news.rotationTriggers;
+    return new DiffBuilder()
+      .property("accessKey", keyUnknown || old.accessKey !== news.accessKey, { replace: !keyUnknown })
+      .property("rotationTriggers", triggers === NOT_KNOWN || !sameMap(old.rotationTriggers, triggers), {
+        replace: false,
+        details:
+          triggers === NOT_KNOWN ? [] : mapChanges("rotationTriggers", old.rotationTriggers, triggers, false),
+      })
+      .build();
+  },
+  /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
+  async create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
+    const client = ctx.client();
+    const record = await serviceKeyRecord(client, inputs.accessKey);
+    const pair = await rotate(client, inputs.accessKey, record.id);
+    return { id: String(record.id), outputs: serviceKeyPairOutputs(inputs, pair) };
+  },
+  /**
+   * Refresh: there is no way to read a pair, so this checks that its key still exists; a pair whose
+   * key is gone is gone. Without recorded state (an import by id) there is nothing to read: the API
+   * never returns a private key again.
+   */
+  async read(
+    ctx: CoreContext,
+    id: string,
+    old: OwnOutputs | undefined,
+  ): Promise<ReadResult<OwnInputs, OwnOutputs>> {
+    if (old === undefined) {
+      throw new NotImportableError(
+        "ServiceKeyPair",
+        `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
+          "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
+      );
+    }
+    try {
+      await ctx.client().getAccessKeyPermissions(old.accessKey);
+    } catch (error) {
+      if (isBrokerApiError(error) && error.status === 404) return GONE;
+      throw error;
+    }
+    const outputs = serviceKeyPairOutputs(old, old);
+    const { accessKey, rotationTriggers } = outputs;
+    return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers } };
+  },
+  /** Changed `rotationTriggers` rotate the pair. */
+  async update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
+    if (sameMap(old.rotationTriggers, news.rotationTriggers)) return serviceKeyPairOutputs(old, old);
+    return serviceKeyPairOutputs(news, await rotate(ctx.client(), news.accessKey, old.accessKeyId));
+  },
+  /** Key pairs cannot be deleted: the current pair stays with its key. */
+  async delete(ctx: CoreContext, id: string): Promise<void> {
+    await ctx.log.warn(
+      `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
+    );
+  },
 });
 
 /** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */

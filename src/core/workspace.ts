@@ -63,18 +63,6 @@ function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
 /** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/** Decodes a workspace's own recorded state, as this or any earlier version of the package wrote it. */
-function decodeOwnOutputs(bag: PropertyBag): OwnOutputs {
-  const r = knownReader(bag, WHAT);
-  return {
-    ...decodeInputs(r),
-    workspaceId: r.integer("workspaceId"),
-    path: r.string("path"),
-    createdAt: r.string("createdAt"),
-    adopted: r.boolean("adopted", false),
-  };
-}
-
 /** The settings that only the stack holds: the server knows nothing of them. */
 type WorkspaceSettings = Pick<OwnInputsOf<never>, "adopt">;
 
@@ -94,76 +82,6 @@ function workspaceOutputs(settings: WorkspaceSettings, facts: WorkspaceFacts, ad
   };
 }
 
-/**
- * Validates inputs and fills defaults. Makes no request.
- * @param news the inputs as the program gave them.
- */
-function checkOwnInputs(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
-  const failures = new CheckFailures();
-  checkName(failures, "name", news["name"], "Workspace");
-  const parentId = news["parentId"] ?? TOP_LEVEL_PARENT_ID;
-  if (
-    !isUnknown(parentId) &&
-    !(typeof parentId === "number" && Number.isSafeInteger(parentId) && parentId >= 0)
-  ) {
-    failures.add(
-      "parentId",
-      `must be the numeric id of the parent workspace (e.g. another Workspace's workspaceId) or 0 for top level, got ${describe(parentId)}`,
-    );
-  }
-  checkOptionalBoolean(failures, "adopt", news["adopt"]);
-  if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  return { inputs: inputDecoders.proposed(news), failures: [] };
-}
-
-/** A change of name or parent replaces the workspace; `adopt` changes nothing on the server. */
-function diffOwnInputs(old: OwnInputsOf<never>, news: OwnInputsOf<NotKnown>): DiffResult {
-  return new DiffBuilder()
-    .property("name", valueChanged(old.name, news.name), { replace: true })
-    .property("parentId", valueChanged(old.parentId, news.parentId), { replace: true })
-    .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
-    .build();
-}
-
-/** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */
-async function create(ctx: CoreContext, inputs: OwnInputsOf<never>): Promise<CreateResult<OwnOutputs>> {
-  const client = ctx.client();
-  const named = await workspacesNamed(client, inputs.name);
-  const existing = named.filter((w) => w.parentId === inputs.parentId);
-  if (existing.length > 1) {
-    throw new Error(
-      `Cannot create workspace "${inputs.name}": ${existing.length} workspaces with that name already exist under parent ${inputs.parentId} (ids ${existing.map((w) => w.id).join(", ")}); rename it, or remove the duplicates outside Pulumi.`,
-    );
-  }
-  const found = existing[0];
-  if (found !== undefined) {
-    if (!inputs.adopt) {
-      throw new Error(
-        `Workspace "${inputs.name}" already exists under parent ${inputs.parentId} (id ${found.id}, path ${found.path}). ` +
-          "Set `adopt: true` to manage the existing workspace with this stack, or choose another name.",
-      );
-    }
-    return { id: String(found.id), outputs: workspaceOutputs(inputs, found, true) };
-  }
-  let record: WorkspaceRecord;
-  try {
-    record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, named);
-  } catch (error) {
-    if (!isBrokerResultError(error) || error.createdId === undefined) throw error;
-    // Created, but not as asked (say, under another parent): keep it in the stack as it is, so the
-    // next `pulumi up` sees the difference instead of leaving a stray workspace behind.
-    const created = await client.getWorkspace(error.createdId).catch(() => undefined);
-    const known = created ?? pendingFacts(inputs, error.createdId);
-    throw new PartiallyCreatedError(
-      `Workspace "${inputs.name}"`,
-      String(error.createdId),
-      workspaceOutputs(inputs, known, false),
-      error,
-    );
-  }
-  return { id: String(record.id), outputs: workspaceOutputs(inputs, record, false) };
-}
-
 /** What we know of a created workspace that could not be read back; `update` completes it. */
 function pendingFacts(inputs: OwnInputsOf<never>, id: number): WorkspaceFacts {
   return { id, name: inputs.name, parentId: inputs.parentId, path: "", createdAt: "" };
@@ -178,68 +96,136 @@ async function workspacesNamed(client: BrokerClient, name: string): Promise<Work
 }
 
 /**
- * Refresh: reads the workspace by id; a workspace that no longer exists is gone.
- * @param old the recorded state, `undefined` when there is none (its settings then take their defaults).
- */
-async function read(
-  ctx: CoreContext,
-  id: string,
-  old: OwnOutputs | undefined,
-): Promise<ReadResult<OwnInputsOf<never>, OwnOutputs>> {
-  const record = await ctx.client().getWorkspace(numericId(id, WHAT));
-  if (record === undefined) return GONE;
-  const outputs = workspaceOutputs({ adopt: old?.adopt ?? DEFAULT_ADOPT }, record, old?.adopted ?? false);
-  const { name, parentId, adopt } = outputs;
-  return { exists: true, id, outputs, inputs: { name, parentId, adopt } };
-}
-
-/**
- * Only `adopt` or `allowEndpointChange` can change in place, and neither touches the server; a
- * workspace kept in the stack by a create that could not read it back is read now to complete it.
- */
-async function update(
-  ctx: CoreContext,
-  id: string,
-  old: OwnOutputs,
-  news: OwnInputsOf<never>,
-): Promise<OwnOutputs> {
-  let facts: WorkspaceFacts = {
-    id: old.workspaceId,
-    name: old.name,
-    parentId: old.parentId,
-    path: old.path,
-    createdAt: old.createdAt,
-  };
-  if (old.createdAt === "") {
-    const record = await ctx.client().getWorkspace(Number(id));
-    if (record !== undefined) facts = { ...facts, path: record.path, createdAt: record.createdAt };
-  }
-  return workspaceOutputs(news, facts, old.adopted);
-}
-
-/** The API has no delete endpoint: the workspace is only forgotten, with a warning. */
-async function remove(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
-  await ctx.log.warn(
-    `Workspace ${old.path} (id ${id}) was removed from the stack but still exists on the broker: the configuration API has no delete endpoint. Remove it in the broker's dashboard if it is no longer needed.`,
-  );
-}
-
-/**
  * The core's Workspace operations, as one table for the doors (see {@link "./operations".ResourceOperations}),
  * endpoint tracking included.
  */
-export const workspaceOperations = withEndpointTracking({
+export const workspaceOperations = withEndpointTracking<
+  OwnInputsOf<never>,
+  OwnInputsOf<NotKnown>,
+  OwnOutputs,
+  DiffResult
+>({
   typeName: "Workspace",
   describe: (id) => `workspace ${id}`,
   decodeInputs: inputDecoders.known,
   decodeProposedInputs: inputDecoders.proposed,
-  decodeOutputs: decodeOwnOutputs,
-  check: checkOwnInputs,
-  diff: diffOwnInputs,
-  create,
-  read,
-  update,
-  delete: remove,
+  /** Decodes a workspace's own recorded state, as this or any earlier version of the package wrote it. */
+  decodeOutputs(bag: PropertyBag): OwnOutputs {
+    const r = knownReader(bag, WHAT);
+    return {
+      ...decodeInputs(r),
+      workspaceId: r.integer("workspaceId"),
+      path: r.string("path"),
+      createdAt: r.string("createdAt"),
+      adopted: r.boolean("adopted", false),
+    };
+  },
+  /**
+   * Validates inputs and fills defaults. Makes no request.
+   * @param news the inputs as the program gave them.
+   */
+  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
+    const failures = new CheckFailures();
+    checkName(failures, "name", news["name"], "Workspace");
+    const parentId = news["parentId"] ?? TOP_LEVEL_PARENT_ID;
+    if (
+      !isUnknown(parentId) &&
+      !(typeof parentId === "number" && Number.isSafeInteger(parentId) && parentId >= 0)
+    ) {
+      failures.add(
+        "parentId",
+        `must be the numeric id of the parent workspace (e.g. another Workspace's workspaceId) or 0 for top level, got ${describe(parentId)}`,
+      );
+    }
+    checkOptionalBoolean(failures, "adopt", news["adopt"]);
+    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
+    return { inputs: inputDecoders.proposed(news), failures: [] };
+  },
+  /** A change of name or parent replaces the workspace; `adopt` changes nothing on the server. */
+  diff(old: OwnInputsOf<never>, news: OwnInputsOf<NotKnown>): DiffResult {
+    return new DiffBuilder()
+      .property("name", valueChanged(old.name, news.name), { replace: true })
+      .property("parentId", valueChanged(old.parentId, news.parentId), { replace: true })
+      .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
+      .build();
+  },
+  /** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */
+  async create(ctx: CoreContext, inputs: OwnInputsOf<never>): Promise<CreateResult<OwnOutputs>> {
+    const client = ctx.client();
+    const named = await workspacesNamed(client, inputs.name);
+    const existing = named.filter((w) => w.parentId === inputs.parentId);
+    if (existing.length > 1) {
+      throw new Error(
+        `Cannot create workspace "${inputs.name}": ${existing.length} workspaces with that name already exist under parent ${inputs.parentId} (ids ${existing.map((w) => w.id).join(", ")}); rename it, or remove the duplicates outside Pulumi.`,
+      );
+    }
+    const found = existing[0];
+    if (found !== undefined) {
+      if (!inputs.adopt) {
+        throw new Error(
+          `Workspace "${inputs.name}" already exists under parent ${inputs.parentId} (id ${found.id}, path ${found.path}). ` +
+            "Set `adopt: true` to manage the existing workspace with this stack, or choose another name.",
+        );
+      }
+      return { id: String(found.id), outputs: workspaceOutputs(inputs, found, true) };
+    }
+    let record: WorkspaceRecord;
+    try {
+      record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, named);
+    } catch (error) {
+      if (!isBrokerResultError(error) || error.createdId === undefined) throw error;
+      // Created, but not as asked (say, under another parent): keep it in the stack as it is, so the
+      // next `pulumi up` sees the difference instead of leaving a stray workspace behind.
+      const created = await client.getWorkspace(error.createdId).catch(() => undefined);
+      const known = created ?? pendingFacts(inputs, error.createdId);
+      throw new PartiallyCreatedError(
+        `Workspace "${inputs.name}"`,
+        String(error.createdId),
+        workspaceOutputs(inputs, known, false),
+        error,
+      );
+    }
+    return { id: String(record.id), outputs: workspaceOutputs(inputs, record, false) };
+  },
+  /**
+   * Refresh: reads the workspace by id; a workspace that no longer exists is gone.
+   * @param old the recorded state, `undefined` when there is none (its settings then take their defaults).
+   */
+  async read(
+    ctx: CoreContext,
+    id: string,
+    old: OwnOutputs | undefined,
+  ): Promise<ReadResult<OwnInputsOf<never>, OwnOutputs>> {
+    const record = await ctx.client().getWorkspace(numericId(id, WHAT));
+    if (record === undefined) return GONE;
+    const outputs = workspaceOutputs({ adopt: old?.adopt ?? DEFAULT_ADOPT }, record, old?.adopted ?? false);
+    const { name, parentId, adopt } = outputs;
+    return { exists: true, id, outputs, inputs: { name, parentId, adopt } };
+  },
+  /**
+   * Only `adopt` or `allowEndpointChange` can change in place, and neither touches the server; a
+   * workspace kept in the stack by a create that could not read it back is read now to complete it.
+   */
+  async update(ctx: CoreContext, id: string, old: OwnOutputs, news: OwnInputsOf<never>): Promise<OwnOutputs> {
+    let facts: WorkspaceFacts = {
+      id: old.workspaceId,
+      name: old.name,
+      parentId: old.parentId,
+      path: old.path,
+      createdAt: old.createdAt,
+    };
+    if (old.createdAt === "") {
+      const record = await ctx.client().getWorkspace(Number(id));
+      if (record !== undefined) facts = { ...facts, path: record.path, createdAt: record.createdAt };
+    }
+    return workspaceOutputs(news, facts, old.adopted);
+  },
+  /** The API has no delete endpoint: the workspace is only forgotten, with a warning. */
+  async delete(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
+    await ctx.log.warn(
+      `Workspace ${old.path} (id ${id}) was removed from the stack but still exists on the broker: the configuration API has no delete endpoint. Remove it in the broker's dashboard if it is no longer needed.`,
+    );
+  },
 });
 
 /** Decodes a workspace's recorded state, as this or any earlier version of the package wrote it. */
