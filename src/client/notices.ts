@@ -49,7 +49,9 @@ export type Notify = (notice: ClientNotice) => void;
 
 /** The listeners of a client's options, one per kind of notice. */
 export interface NoticeListeners {
+  /** Hears every retry: of a failed attempt, and of a 429 waited out. */
   readonly onRetry?: ((event: RetryEvent) => void) | undefined;
+  /** Hears every wait on the rate limit long enough to tell ({@link RATE_LIMIT_NOTICE_MS}). */
   readonly onRateLimitWait?: ((event: RateLimitWaitEvent) => void) | undefined;
 }
 
