@@ -25,7 +25,8 @@ import { BrokerSettingsError } from "./errors";
 import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "./options";
 import { allPages, listDefaults, type ResolvedListOptions } from "./paging";
 import { RatePacer, sharedPacer } from "./rate-limit";
-import { request, type RateLimitWaitEvent, type RequestContext, type RetryEvent } from "./request";
+import { noticePath, type RateLimitWaitEvent, type RetryEvent } from "./notices";
+import { request, type RequestContext } from "./request";
 import { REAL_TIMING, type RequestTiming } from "./retry";
 import { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 import type {
@@ -202,7 +203,7 @@ export class BrokerClient {
       timeoutMs,
       retry: { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs },
       timing,
-      onRetry: options.onRetry,
+      notify: noticePath({ onRetry: options.onRetry, onRateLimitWait: options.onRateLimitWait }),
       settingNames,
       rateLimit: {
         pacer:
@@ -210,7 +211,6 @@ export class BrokerClient {
           (internals.timing === undefined ? sharedPacer(this.baseUrl, timing) : new RatePacer(timing)),
         maxRequestsPerSecond: quota,
         timeoutMs: rateLimitTimeoutSeconds * 1000,
-        onWait: options.onRateLimitWait,
       },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
