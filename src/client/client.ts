@@ -356,23 +356,39 @@ function listenerId(listener: object | undefined): number {
   return id;
 }
 
-function cacheKey(options: BrokerClientOptions): string {
-  const listener = [listenerId(options.onRetry), listenerId(options.onRateLimitWait)];
+/** What an option left out means, for telling equal configurations apart. */
+const OPTION_DEFAULTS: Partial<Record<keyof BrokerClientOptions, unknown>> = {
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  maxRetries: DEFAULT_MAX_RETRIES,
+  maxRetryTimeMs: DEFAULT_MAX_RETRY_TIME_MS,
+  maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+  rateLimitTimeoutSeconds: DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+  userAgent: DEFAULT_USER_AGENT,
+};
+
+/** How one option enters the cache key: comparable, and never a credential. */
+function identityOf(name: string, value: unknown): unknown {
   // The API key enters the key only as a hash, so the map holds no credential of its own.
-  const apiKey = createHash("sha256").update(options.apiKey).digest("hex");
-  return JSON.stringify([
-    normalizeBaseUrl(options.baseUrl, "the baseUrl option"),
-    apiKey,
-    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    options.maxRetryTimeMs ?? DEFAULT_MAX_RETRY_TIME_MS,
-    options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
-    options.rateLimitTimeoutSeconds ?? DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
-    options.maxRequestsPerSecond ?? null,
-    options.userAgent ?? DEFAULT_USER_AGENT,
-    { ...DEFAULT_SETTING_NAMES, ...options.settingNames },
-    listener,
-  ]);
+  if (name === "apiKey") return createHash("sha256").update(String(value)).digest("hex");
+  if (name === "baseUrl") return normalizeBaseUrl(String(value), "the baseUrl option");
+  if (name === "settingNames") return { ...DEFAULT_SETTING_NAMES, ...(value as Partial<SettingNames>) };
+  if (typeof value === "function") return listenerId(value);
+  return value;
+}
+
+/**
+ * The identity of a configuration: every option given (whatever options there are, so that a new
+ * one cannot be forgotten here and let two configurations share a client), with defaults for those
+ * left out, in name order.
+ */
+function cacheKey(options: BrokerClientOptions): string {
+  const given = Object.entries(options).filter(([, value]) => value !== undefined);
+  const all: Record<string, unknown> = { ...OPTION_DEFAULTS, ...Object.fromEntries(given) };
+  return JSON.stringify(
+    Object.keys(all)
+      .sort()
+      .map((name) => [name, identityOf(name, all[name])]),
+  );
 }
 
 /**
