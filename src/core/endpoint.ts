@@ -14,6 +14,7 @@ import type { ResourceOperations } from "./operations";
 import { PartiallyCreatedError, isPartiallyCreatedError } from "./partial-failure";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
+import { spellings } from "../settings/wording";
 import { CheckFailures, checkOptionalBoolean } from "./validation";
 import { NOT_KNOWN, type NotKnown } from "./unknown";
 
@@ -56,7 +57,9 @@ function checkEndpoint(
   const configured = ctx.configuredBaseUrl();
   if (configured === undefined) return recorded;
   if (recorded !== undefined && recorded !== configured && allowEndpointChange !== true) {
-    failures.add("baseUrl", endpointMismatchMessage(recorded, configured));
+    // On the resource, not on `baseUrl`: that is no input of the program's, and the engine would
+    // show its (absent) value as `{<nil>}`.
+    failures.add("", endpointMismatchMessage(ctx, recorded, configured));
     return recorded;
   }
   return configured;
@@ -76,15 +79,15 @@ function assertSameEndpoint(ctx: CheckContext, recorded: string | undefined, wha
   const configured = ctx.configuredBaseUrl();
   if (recorded === undefined || configured === undefined) return;
   if (recorded !== configured) {
-    throw new Error(`${what}: ${endpointMismatchMessage(recorded, configured)}`);
+    throw new Error(`${what}: ${endpointMismatchMessage(ctx, recorded, configured)}`);
   }
 }
 
-function endpointMismatchMessage(recorded: string, configured: string): string {
+function endpointMismatchMessage(ctx: CheckContext, recorded: string, configured: string): string {
   return (
-    `this resource lives at ${recorded}, but broker:baseUrl (or BROKER_BASE_URL) now points to ${configured}. ` +
-    "If the stack's configuration points at the wrong environment, fix broker:baseUrl. " +
-    "To move the resource on purpose, set `allowEndpointChange: true` on it: it is then created anew at the new endpoint."
+    `this resource lives at ${recorded}, but ${ctx.settingNames.baseUrl} now points to ${configured}. ` +
+    "If that points at the wrong environment, fix it. " +
+    `To move the resource on purpose, set ${spellings("allowEndpointChange")} to true on it: it is then created anew at the new endpoint.`
   );
 }
 
@@ -254,6 +257,7 @@ function guard(
         return used;
       },
       configuredBaseUrl: () => ctx.configuredBaseUrl(),
+      settingNames: ctx.settingNames,
       log: ctx.log,
     },
     usedBaseUrl: () => used?.baseUrl,

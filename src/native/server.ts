@@ -41,7 +41,8 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
 import { rateLimitNotifier } from "../core/rate-limit-notice";
-import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "./config";
+import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration, requestOrigin } from "./config";
+import { settingPlace } from "../settings/wording";
 import { toDiffResponse } from "./diff";
 import { engineLog, type EngineLog } from "./engine-log";
 import { messageOf, toGrpcError, UnknownResourceTypeError, type ErrorContext } from "./errors";
@@ -179,7 +180,7 @@ class BrokerProvider {
       }),
 
       checkConfig: this.unary<CheckRequest, CheckResponse>(async (request) => {
-        const checked = checkConfig(decode(request.getNews()));
+        const checked = checkConfig(decode(request.getNews()), requestOrigin(request));
         for (const warning of checked.warnings) await this.log.log("warning", warning, request.getUrn());
         const response = new CheckResponse().setInputs(encodeStruct(checked.inputs));
         for (const failure of checked.failures) {
@@ -199,10 +200,16 @@ class BrokerProvider {
         const warning = plainApiKeyWarning(args);
         if (warning !== undefined) await this.log.log("warning", warning);
         const previous = this.configuration;
+        const origin = requestOrigin(request);
         this.configuration = new ProviderConfiguration(
           args,
           this.options.env ?? process.env,
-          rateLimitNotifier((message) => void this.log.log("warning", message)),
+          rateLimitNotifier(
+            (message) => void this.log.log("warning", message),
+            Date.now,
+            settingPlace(origin, "maxRequestsPerSecond"),
+          ),
+          origin,
         );
         // Its client finishes the requests in flight before it closes.
         void previous.close();

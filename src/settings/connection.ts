@@ -23,6 +23,13 @@ import {
   type RequiredSetting,
   type SettingName,
 } from "./declarations";
+import {
+  missingSettingsMessage,
+  settingNamesFor,
+  settingPlace,
+  STACK_ORIGIN,
+  type SettingsOrigin,
+} from "./wording";
 
 /**
  * The settings a broker client needs: the base URL (normalised: http(s), ending in `/v1`, no
@@ -40,25 +47,17 @@ export type { RequiredSetting } from "./declarations";
 export { CONFIG_KEYS, ENV_VARS } from "./declarations";
 
 /**
- * How the Pulumi providers name the settings in the client's error messages, such as
+ * How the default provider names the settings in the client's error messages, such as
  * `check that broker:apiKey (or BROKER_API_KEY) holds an ACCOUNT access key`.
  */
-export const STACK_SETTING_NAMES: SettingNames = Object.fromEntries(
-  SETTINGS.map((s) => [s.name, "env" in s ? `broker:${s.name} (or ${s.env})` : `broker:${s.name}`]),
-) as Record<SettingName, string>;
+export const STACK_SETTING_NAMES: SettingNames = settingNamesFor(STACK_ORIGIN);
 
 /**
  * The message for missing required settings when they are set through stack config or the
  * environment: one message for all of them, naming both ways to set each.
  */
 export function stackMissingMessage(missing: readonly RequiredSetting[]): string {
-  const setBaseUrl = `\`pulumi config set ${CONFIG_KEYS.baseUrl} https://…/v1\` or the ${ENV_VARS.baseUrl} environment variable`;
-  const setApiKey = `\`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\` or the ${ENV_VARS.apiKey} environment variable`;
-  if (missing.length > 1)
-    return `No broker API base URL and no API key: set the base URL with ${setBaseUrl}, and an ACCOUNT access key with ${setApiKey}`;
-  return missing[0] === "baseUrl"
-    ? `No broker API base URL: set it with ${setBaseUrl}`
-    : `No broker API key: set an ACCOUNT access key with ${setApiKey}`;
+  return missingSettingsMessage(STACK_ORIGIN, missing);
 }
 
 /**
@@ -75,20 +74,25 @@ export interface SettingSources {
   explicitNames?: Partial<Record<SettingName, string>>;
   /** Values given on a command line, as text; messages name each by its flag (`--base-url`). */
   commandLine?: Partial<Record<SettingName, string>>;
-  /** Reads stack config; none when the caller has no stack (the CLI). */
+  /**
+   * Reads stack config (`broker:<name>`) or, for an explicit provider, its arguments under the
+   * same keys; none when the caller has no stack (the CLI).
+   */
   stackConfig?: ConfigSource | undefined;
+  /** Whose settings `stackConfig` reads, for messages. @default STACK_ORIGIN (stack config) */
+  origin?: SettingsOrigin;
   /** The environment. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Environment variables that replace the declared ones, such as another one for the API key. */
   envVars?: Partial<Record<SettingName, string>>;
-  /** The message when required settings are missing. @default stackMissingMessage */
+  /** The message when required settings are missing. @default the message for {@link origin} */
   missingMessage?: (missing: readonly RequiredSetting[]) => string;
 }
 
 /** A value given as text, where it came from, and how messages name that place. */
 interface Found {
   value: string;
-  from: "explicit" | "commandLine" | "stack" | "env";
+  from: "explicit" | "commandLine" | "stack" | "provider" | "env";
   /** The place alone, such as `broker:timeoutMs` or `BROKER_BASE_URL`. */
   name: string;
   /** The place in a sentence, such as `the BROKER_BASE_URL environment variable`. */
@@ -118,9 +122,12 @@ function find(setting: SettingName, sources: SettingSources): Found | undefined 
     const flag = flagOf(setting);
     return { value: fromCommandLine, from: "commandLine", name: flag, source: flag };
   }
-  const configKey = CONFIG_KEYS[setting];
-  const fromStack = present(sources.stackConfig?.(configKey));
-  if (fromStack !== undefined) return { value: fromStack, from: "stack", name: configKey, source: configKey };
+  const fromStack = present(sources.stackConfig?.(CONFIG_KEYS[setting]));
+  if (fromStack !== undefined) {
+    const origin = sources.origin ?? STACK_ORIGIN;
+    const place = settingPlace(origin, setting);
+    return { value: fromStack, from: origin.kind, name: place, source: place };
+  }
   const envVar = envVarOf(setting, sources);
   const fromEnv = envVar === undefined ? undefined : present((sources.env ?? process.env)[envVar]);
   if (envVar !== undefined && fromEnv !== undefined)
@@ -211,7 +218,8 @@ function resolve(sources: SettingSources): ConnectionSettings {
     const missing: RequiredSetting[] = [];
     if (baseUrl === undefined) missing.push("baseUrl");
     if (apiKey === undefined) missing.push("apiKey");
-    const message = (sources.missingMessage ?? stackMissingMessage)(missing);
+    const message =
+      sources.missingMessage?.(missing) ?? missingSettingsMessage(sources.origin ?? STACK_ORIGIN, missing);
     throw new BrokerSettingsError("BROKER_SETTINGS_MISSING", message);
   }
   const keyProblem = apiKeyProblem(apiKey);
@@ -220,7 +228,7 @@ function resolve(sources: SettingSources): ConnectionSettings {
   const apiKeyName =
     sources.stackConfig === undefined && sources.envVars?.apiKey !== undefined
       ? sources.envVars.apiKey
-      : CONFIG_KEYS.apiKey;
+      : settingPlace(sources.origin ?? STACK_ORIGIN, "apiKey");
   const settings: ConnectionSettings = {
     baseUrl: normalizeBaseUrl(baseUrl.value, baseUrl.source, apiKeyName),
     apiKey: apiKey.value,
@@ -233,14 +241,20 @@ function resolve(sources: SettingSources): ConnectionSettings {
 }
 
 /**
- * What is wrong with `text` as the value of the stack setting `broker:<name>`, or `undefined` when
+ * What is wrong with `text` as the value of the setting `name` of a provider of `origin` (stack
+ * config `broker:<name>` for the default provider), or `undefined` when
  * it is valid (an empty value is unset, which is valid). The same rule and message as when the
  * setting is resolved; for a provider's `CheckConfig`, which checks each setting on its own.
  */
-export function settingProblem(name: SettingName, text: string): string | undefined {
+export function settingProblem(
+  name: SettingName,
+  text: string,
+  origin: SettingsOrigin = STACK_ORIGIN,
+): string | undefined {
   const value = present(text);
   if (value === undefined) return undefined;
-  const found: Found = { value, from: "stack", name: CONFIG_KEYS[name], source: CONFIG_KEYS[name] };
+  const place = settingPlace(origin, name);
+  const found: Found = { value, from: origin.kind, name: place, source: place };
   if (name === "apiKey") return apiKeyProblem(found);
   if (name === "baseUrl") {
     try {
@@ -289,6 +303,8 @@ export function resolveSettings(sources: SettingSources): ConnectionSettings {
  * @param explicit Settings given in code; they override everything else.
  * @param stackConfig Reads stack config, e.g. `(key) => request.config.get(key)` in `configure`.
  * @param env The environment. @default process.env
+ * @param origin Whose settings `stackConfig` reads (an explicit provider reads its arguments), for
+ *   messages. @default STACK_ORIGIN
  * @throws BrokerSettingsError `BROKER_SETTINGS_MISSING` naming every missing setting with its config
  *   key and environment variable, or `BROKER_SETTINGS_INVALID` saying what is wrong. No message
  *   contains the API key.
@@ -303,8 +319,9 @@ export function resolveConnection(
   explicit: Partial<ConnectionSettings> = {},
   stackConfig?: ConfigSource,
   env: NodeJS.ProcessEnv = process.env,
+  origin: SettingsOrigin = STACK_ORIGIN,
 ): ConnectionSettings {
-  return resolveSettings({ explicit, stackConfig, env });
+  return resolveSettings({ explicit, stackConfig, env, origin });
 }
 
 /**
