@@ -79,7 +79,7 @@ function howToSet(origin: SettingsOrigin, setting: RequiredSetting): string {
       ? `\`pulumi config set ${CONFIG_KEYS.baseUrl} https://…/v1\` or the ${env} environment variable`
       : `\`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\` or the ${env} environment variable`;
   }
-  const secret = setting === "apiKey" ? " (a secret, such as one from `pulumi config set --secret`)" : "";
+  const secret = setting === "apiKey" ? " (as a secret)" : "";
   return `the ${spellings(setting)} argument of provider "${origin.name}"${secret}, or the ${env} environment variable`;
 }
 

@@ -1,5 +1,3 @@
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,7 +13,7 @@ import {
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
+import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Python
@@ -32,83 +30,6 @@ let stack: Stack;
 let venvRoot: string;
 const scan = new SecretScan();
 
-/**
- * The wheel of sdk/python, built by pip from a copy of it (a build in place would leave `build/` and
- * `*.egg-info` in the checkout) once per content of sdk/python, and cached outside the repository:
- * later runs install it without building (the build fetches setuptools from PyPI).
- */
-function sdkWheel(cachedPython: string, scratch: string): string {
-  const sdkDir = path.join(REPO_ROOT, "sdk", "python");
-  const hash = createHash("sha256");
-  const files = fs.readdirSync(sdkDir, { recursive: true, encoding: "utf8" }).sort();
-  for (const file of files) {
-    const full = path.join(sdkDir, file);
-    if (!fs.statSync(full).isFile()) continue;
-    hash.update(`${file}\0`).update(fs.readFileSync(full)).update("\0");
-  }
-  const cacheRoot = path.join(
-    process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache"),
-    "pulumi-broker-config",
-  );
-  const wheelDir = path.join(cacheRoot, "python", "pulumi-broker-sdk", hash.digest("hex").slice(0, 16));
-  const wheelIn = (dir: string): string | undefined => {
-    const wheel = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith(".whl")) : undefined;
-    return wheel === undefined ? undefined : path.join(dir, wheel);
-  };
-  const cached = wheelIn(wheelDir);
-  if (cached !== undefined) return cached;
-  const copy = path.join(scratch, "sdk-python");
-  fs.cpSync(sdkDir, copy, { recursive: true });
-  const built = path.join(scratch, "wheel");
-  execFileSync(
-    cachedPython,
-    ["-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--wheel-dir", built, copy],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
-  // By rename, so a concurrent run never sees half a directory; whichever run renames first wins.
-  fs.mkdirSync(path.dirname(wheelDir), { recursive: true });
-  try {
-    fs.renameSync(built, wheelDir);
-  } catch (error) {
-    if (wheelIn(wheelDir) === undefined) throw error;
-  }
-  const wheel = wheelIn(wheelDir);
-  if (wheel === undefined) throw new Error(`pip wheel built no wheel of ${sdkDir} into ${wheelDir}`);
-  return wheel;
-}
-
-/**
- * A virtualenv of this test's own, with the SDK's wheel installed by pip. It sees the packages of the
- * venv of scripts/ensure-python-host.sh (scripts/python/programs.lock: PyPI `pulumi` at the CLI's version, and the SDK's
- * other dependencies) through a `.pth` file instead of installing them again, and never writes to
- * that venv; `--no-index`: nothing is downloaded.
- */
-function sdkVirtualenv(cachedVenv: string, dir: string): string {
-  const venv = path.join(dir, "venv");
-  const cachedPython = path.join(cachedVenv, "bin", "python");
-  const python = path.join(venv, "bin", "python");
-  const run = (file: string, args: string[]): string =>
-    execFileSync(file, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
-  const purelib = ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"];
-  run(cachedPython, ["-m", "venv", "--without-pip", venv]);
-  fs.writeFileSync(path.join(run(python, purelib), "cached-pulumi.pth"), `${run(cachedPython, purelib)}\n`);
-  const wheel = sdkWheel(cachedPython, dir);
-  run(cachedPython, [
-    "-m",
-    "pip",
-    "--python",
-    python,
-    "install",
-    "--quiet",
-    "--disable-pip-version-check",
-    "--no-index",
-    wheel,
-  ]);
-  // Every dependency the SDK declares is there (from the programs venv's lock), at a version it accepts.
-  run(cachedPython, ["-m", "pip", "--python", python, "check", "--disable-pip-version-check"]);
-  return venv;
-}
-
 function brokerConfig(target: EmulatorHandle): StackConfig {
   return {
     "broker:baseUrl": { value: target.url },
@@ -124,16 +45,10 @@ function number(outputs: Record<string, { value: unknown }>, name: string): numb
 }
 
 beforeAll(async () => {
-  // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
-  const cachedVenv = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh")], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
   emulator = await startEmulator({ controls: true });
   scan.secrets(emulator.adminKey);
   venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-python-sdk-"));
-  const venv = sdkVirtualenv(cachedVenv, venvRoot);
+  const venv = sdkVirtualenv(programsVenv(), venvRoot);
   const pulumiBin = inject("pulumiBin");
   project = await PulumiProject.create({
     name: "broker-python",
