@@ -412,7 +412,7 @@ describe("the endpoint guard", () => {
     await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
   });
 
-  it("fails Check on baseUrl when the provider now points at another endpoint, unless allowEndpointChange", async () => {
+  it("fails Check on the resource when the provider now points at another endpoint, unless allowEndpointChange", async () => {
     await configure({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey) });
     const recorded = plain(
       (await client.check(checkRequest(WORKSPACE_URN, { name: "guarded" }))).getInputs(),
@@ -421,7 +421,8 @@ describe("the endpoint guard", () => {
 
     await configure({ baseUrl: "http://elsewhere.test/v1", apiKey: secret(emulator.adminKey) });
     const moved = await client.check(checkRequest(WORKSPACE_URN, { name: "guarded" }, recorded));
-    expect(moved.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
+    // On the resource (no property): `baseUrl` is no input, and the engine would print `{<nil>}`.
+    expect(moved.getFailuresList().map((f) => f.getProperty())).toEqual([""]);
     expect(moved.getFailuresList()[0]?.getReason()).toContain(`this resource lives at ${emulator.url}`);
 
     const allowed = await client.check(
