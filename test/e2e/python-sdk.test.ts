@@ -125,11 +125,16 @@ function number(outputs: Record<string, { value: unknown }>, name: string): numb
 
 beforeAll(async () => {
   // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
-  const cachedVenv = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh")], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
+  const cachedVenv = execFileSync(
+    "bash",
+    // The host goes beside this project's CLI (the engine matrix runs this file with more than one).
+    [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh"), inject("pulumiVersion")],
+    {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  ).trim();
   emulator = await startEmulator({ controls: true });
   scan.secrets(emulator.adminKey);
   venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-python-sdk-"));
