@@ -10,14 +10,15 @@
 # dynamic-provider plugin script) where the wrapper looks. A second run takes seconds. With internet
 # access and no Go, it does nothing and `npx pulumi` downloads as usual.
 #
-# VERSION is the CLI version to build (e.g. 3.274.1, for the test matrix of vitest.config.mts). It
-# defaults to the version of our @pulumi/pulumi devDependency, which the `pulumi` wrapper must equal:
-# that default is the CLI `npx pulumi` runs. Another version goes to its own
-# $PULUMI_HOME/versions/<VERSION>/bin, which callers put first on PATH themselves (the harness does).
+# VERSION is the CLI version to build (e.g. 3.274.1, for the engine matrix of
+# harness/engine-matrix.mts). It defaults to the version of our @pulumi/pulumi devDependency, which
+# the `pulumi` wrapper must equal: that default is the CLI `npx pulumi` runs. Another version goes to
+# its own $PULUMI_HOME/versions/<VERSION>/bin, which callers put first on PATH (the harness does).
 #
 # It then runs scripts/ensure-python-host.sh, which adds the Python language host beside the CLI and
-# prepares a virtualenv with PyPI `pulumi` at the devDependency's version, and scripts/ensure-go-host.sh,
-# which adds the Go language host, so Python and Go programs (the generated SDKs' users) run as well.
+# prepares a virtualenv with PyPI `pulumi` at the devDependency's version, and
+# scripts/ensure-go-host.sh, which adds the Go language host, so Python and Go programs (the
+# generated SDKs' users) run as well.
 # The language hosts are the same for every CLI version (docs/offline-engine.md says which).
 #
 # Prints the bin directory on stdout; progress goes to stderr.
