@@ -79,7 +79,7 @@ function sdkWheel(cachedPython: string, scratch: string): string {
 
 /**
  * A virtualenv of this test's own, with the SDK's wheel installed by pip. It sees the packages of the
- * venv of scripts/ensure-python-host.sh (scripts/python/programs.lock: PyPI `pulumi` at the CLI's version, and the SDK's
+ * venv of scripts/ensure-python-host.sh (scripts/python/programs.lock: PyPI `pulumi` at the default CLI's version, and the SDK's
  * other dependencies) through a `.pth` file instead of installing them again, and never writes to
  * that venv; `--no-index`: nothing is downloaded.
  */
