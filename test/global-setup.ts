@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -40,6 +41,11 @@ export default function setup(project: TestProject): () => Promise<void> {
   const leg = engineLeg(project.name);
   const fixture = createPackageFixture(undefined, leg.sdkVersion);
   const pulumiBin = pulumiBinDir(leg.cliVersion);
+  // The leg means nothing if its tests drive another CLI than it names.
+  const cliVersion = execFileSync(path.join(pulumiBin, "pulumi"), ["version"], { encoding: "utf8" }).trim();
+  if (cliVersion !== `v${leg.cliVersion}`) {
+    throw new Error(`project ${leg.name}: ${pulumiBin}/pulumi is ${cliVersion}, not v${leg.cliVersion}`);
+  }
   project.provide("packageFixture", fixture);
   project.provide("pulumiBin", pulumiBin);
   project.provide("pulumiVersion", leg.cliVersion);
