@@ -156,9 +156,12 @@ class BrokerProvider {
     await this.configuration.close();
   }
 
-  /** Sends later messages to the engine at `address` (from `Handshake` or `Attach`) unless they go there already. */
-  private followEngine(address: string): void {
-    if (address === "" || address === this.engineAddress) return;
+  /**
+   * Sends later messages to the engine at `address`: always for `Attach` (a new engine may reuse an
+   * old one's address), for `Handshake` only when it names another engine than the one we log to.
+   */
+  private followEngine(address: string, always = false): void {
+    if (address === "" || (!always && address === this.engineAddress)) return;
     this.log.close();
     this.engineAddress = address;
     this.log = engineLog(address);
@@ -247,7 +250,7 @@ class BrokerProvider {
 
       attach: this.unary<PluginAttach, Empty>((request) => {
         // A server started by hand (PULUMI_DEBUG_PROVIDERS) learns the engine's address here.
-        this.followEngine(request.getAddress());
+        this.followEngine(request.getAddress(), true);
         return new Empty();
       }),
 
