@@ -5,8 +5,13 @@
  * Each method is thin: decode the request (`codec.ts`), ask the provider configuration
  * (`config.ts`) or the resource type's adapter (`resources/`), encode the answer, and map any error
  * through `errors.ts`. RPCs this provider does not have (`Invoke`, `Call`, `Construct`,
- * `Parameterize`, `Handshake`, `GetMapping(s)`) are left out, so the server answers them
- * `UNIMPLEMENTED`, which the engine expects and handles (for `Handshake`, by calling `Configure`).
+ * `Parameterize`, `GetMapping(s)`) are left out, so the server answers them `UNIMPLEMENTED`, which
+ * the engine expects and handles.
+ *
+ * `Handshake` (CLI 3.259 and 3.274 call it first, and 3.274 negotiates some capabilities only there)
+ * is served when the `@pulumi/pulumi` installed beside the plugin ships its stubs (3.259 and 3.270 do,
+ * 3.139 does not): the service definition comes from those stubs, so with older ones grpc-js answers
+ * it `UNIMPLEMENTED` and the engine falls back to what `Configure` answers, as before.
  */
 import {
   Server,
@@ -26,6 +31,7 @@ import {
   ConfigureResponse,
   CreateResponse,
   GetSchemaResponse,
+  ProviderHandshakeResponse,
   ReadResponse,
   UpdateResponse,
   type CheckRequest,
@@ -34,6 +40,7 @@ import {
   type DeleteRequest,
   type DiffRequest,
   type GetSchemaRequest,
+  type ProviderHandshakeRequest,
   type ReadRequest,
   type UpdateRequest,
 } from "@pulumi/pulumi/proto/provider_pb";
@@ -88,6 +95,7 @@ const GRPC_OPTIONS = { "grpc.max_receive_message_length": 400 * 1024 * 1024 };
 class BrokerProvider {
   private configuration: ProviderConfiguration;
   private log: EngineLog;
+  private engineAddress: string | undefined;
   private readonly adapters: ReadonlyMap<string, ResourceAdapter>;
   private readonly pending = new Set<(error: Partial<StatusObject>) => void>();
 
@@ -96,6 +104,7 @@ class BrokerProvider {
     private readonly version: string,
   ) {
     this.adapters = new Map(options.resources.map((adapter) => [adapter.token, adapter]));
+    this.engineAddress = options.engineAddress;
     this.log = engineLog(options.engineAddress);
     // Until Configure arrives, settings come from the environment only.
     this.configuration = new ProviderConfiguration({}, options.env ?? process.env);
@@ -148,6 +157,17 @@ class BrokerProvider {
     await this.configuration.close();
   }
 
+  /**
+   * Sends later messages to the engine at `address`: always for `Attach` (a new engine may reuse an
+   * old one's address), for `Handshake` only when it names another engine than the one we log to.
+   */
+  private followEngine(address: string, always = false): void {
+    if (address === "" || (!always && address === this.engineAddress)) return;
+    this.log.close();
+    this.engineAddress = address;
+    this.log = engineLog(address);
+  }
+
   private adapter(type: string, urn: string): ResourceAdapter {
     const token = resourceType(type, urn);
     const adapter = this.adapters.get(token);
@@ -169,6 +189,19 @@ class BrokerProvider {
     const decode = (struct: Struct | undefined): PropertyMap => decodeStruct(struct);
     return {
       getPluginInfo: this.unary<Empty, PluginInfo>(() => new PluginInfo().setVersion(this.version)),
+
+      handshake: this.unary<ProviderHandshakeRequest, ProviderHandshakeResponse>((request) => {
+        // A server started by hand (PULUMI_DEBUG_PROVIDERS) learns the engine's address here first.
+        this.followEngine(request.getEngineAddress());
+        // What Configure answers too (an engine that handshakes takes these and ignores Configure's).
+        // The capabilities newer engines offer only here (strings that are not UTF-8, outputs in
+        // Check, Invoke and Call) keep their `false` defaults: this provider takes none of them.
+        return new ProviderHandshakeResponse()
+          .setAcceptSecrets(true)
+          .setAcceptResources(false)
+          .setAcceptOutputs(false)
+          .setSupportsAutonamingConfiguration(false);
+      }),
 
       getSchema: this.unary<GetSchemaRequest, GetSchemaResponse>((request) => {
         if (request.getSubpackageName() !== "") {
@@ -224,8 +257,7 @@ class BrokerProvider {
 
       attach: this.unary<PluginAttach, Empty>((request) => {
         // A server started by hand (PULUMI_DEBUG_PROVIDERS) learns the engine's address here.
-        this.log.close();
-        this.log = engineLog(request.getAddress());
+        this.followEngine(request.getAddress(), true);
         return new Empty();
       }),
 

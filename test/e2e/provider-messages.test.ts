@@ -52,7 +52,13 @@ async function projectFor(language: "typescript" | "python"): Promise<PulumiProj
           // The Python language host runs the first `python` on PATH: a venv with the SDK installed.
           env: {
             PATH: [
-              path.join(sdkVirtualenv(programsVenv(), fs.mkdtempSync(path.join(venvRoot, "venv-"))), "bin"),
+              path.join(
+                sdkVirtualenv(
+                  programsVenv(inject("pulumiVersion")),
+                  fs.mkdtempSync(path.join(venvRoot, "venv-")),
+                ),
+                "bin",
+              ),
               pulumiBin,
               process.env["PATH"] ?? "",
             ].join(path.delimiter),

@@ -48,7 +48,8 @@ beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   scan.secrets(emulator.adminKey);
   venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-python-sdk-"));
-  const venv = sdkVirtualenv(programsVenv(), venvRoot);
+  // The host goes beside this project's CLI (the engine matrix runs this file with more than one).
+  const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), venvRoot);
   const pulumiBin = inject("pulumiBin");
   project = await PulumiProject.create({
     name: "broker-python",

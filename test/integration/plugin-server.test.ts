@@ -114,8 +114,7 @@ describe("plugin information", () => {
 });
 
 describe("RPCs the provider does not have", () => {
-  it("answer UNIMPLEMENTED, which the engine handles (Handshake falls back to Configure)", async () => {
-    expect((await failure(client.handshake(new ProviderHandshakeRequest()))).code).toBe(status.UNIMPLEMENTED);
+  it("answer UNIMPLEMENTED, which the engine handles", async () => {
     expect((await failure(client.invoke(new InvokeRequest().setTok("broker:index:getKeys")))).code).toBe(
       status.UNIMPLEMENTED,
     );
@@ -541,6 +540,37 @@ describe("a resource created although the operation failed", () => {
     } finally {
       otherClient.close();
       await other.close();
+    }
+  });
+});
+
+describe("handshake", () => {
+  it("declares what Configure does: secrets accepted, no resources, outputs or byte strings", async () => {
+    const response = await client.handshake(
+      new ProviderHandshakeRequest()
+        .setEngineAddress(engine.address)
+        .setAcceptsByteString(true)
+        .setConfigureWithUrn(true),
+    );
+    expect(response.getAcceptSecrets()).toBe(true);
+    expect(response.getAcceptResources()).toBe(false);
+    expect(response.getAcceptOutputs()).toBe(false);
+    expect(response.getSupportsAutonamingConfiguration()).toBe(false);
+    expect(response.getAcceptsByteString()).toBe(false);
+  });
+
+  it("sends later messages to the engine named in the handshake (a plugin started by hand)", async () => {
+    const second = await startFakeEngine();
+    const other = await startProviderServer({ resources: BROKER_RESOURCES, env: {} });
+    const otherClient = providerClient(other.port);
+    try {
+      await otherClient.handshake(new ProviderHandshakeRequest().setEngineAddress(second.address));
+      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+      expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
+    } finally {
+      otherClient.close();
+      await other.close();
+      await second.close();
     }
   });
 });
