@@ -32,6 +32,7 @@ import {
 import type { CoreContext } from "./context";
 import { DiffBuilder, listChanges, valueChanged } from "./diff";
 import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
+import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
@@ -475,7 +476,7 @@ export const accessKeyOperations = withEndpointTracking<
   async delete(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
     if (old.onDelete === "retain") {
       await ctx.log.warn(
-        `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (onDelete: "retain"). It still works with its permissions.`,
+        `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (${spellings("onDelete")} is "retain"). It still works with its permissions.`,
       );
       return;
     }

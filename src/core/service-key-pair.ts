@@ -8,6 +8,7 @@ import { CheckFailures, describe, isPlainObject } from "./validation";
 import type { CoreContext } from "./context";
 import { DiffBuilder, mapChanges } from "./diff";
 import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
+import { spellings } from "../settings/wording";
 import { NotImportableError } from "./import";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
@@ -86,7 +87,7 @@ async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promis
   } catch (error) {
     if (isBrokerApiError(error) && error.status === 404) {
       throw new Error(
-        "ServiceKeyPair: the access key given as `accessKey` does not exist on the broker. Pass the accessKey output of a SERVICE AccessKey.",
+        `ServiceKeyPair: the access key given as ${spellings("accessKey")} does not exist on the broker. Pass the key value output of a SERVICE AccessKey.`,
         { cause: error },
       );
     }

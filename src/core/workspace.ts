@@ -9,6 +9,7 @@ import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./vali
 import type { CoreContext } from "./context";
 import { DiffBuilder, valueChanged } from "./diff";
 import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
+import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
@@ -134,7 +135,7 @@ export const workspaceOperations = withEndpointTracking<
     ) {
       failures.add(
         "parentId",
-        `must be the numeric id of the parent workspace (e.g. another Workspace's workspaceId) or 0 for top level, got ${describe(parentId)}`,
+        `must be the numeric id of the parent workspace (e.g. the ${spellings("workspaceId")} output of another Workspace) or 0 for top level, got ${describe(parentId)}`,
       );
     }
     checkOptionalBoolean(failures, "adopt", news["adopt"]);
@@ -164,7 +165,7 @@ export const workspaceOperations = withEndpointTracking<
       if (!inputs.adopt) {
         throw new Error(
           `Workspace "${inputs.name}" already exists under parent ${inputs.parentId} (id ${found.id}, path ${found.path}). ` +
-            "Set `adopt: true` to manage the existing workspace with this stack, or choose another name.",
+            `Set ${spellings("adopt")} to true to manage the existing workspace with this stack, or choose another name.`,
         );
       }
       return { id: String(found.id), outputs: workspaceOutputs(inputs, found, true) };

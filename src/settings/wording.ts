@@ -33,14 +33,14 @@ export function originOfProvider(name: string | undefined): SettingsOrigin {
 
 /**
  * A schema name with its other spellings, once: `` `allowEndpointChange` (`allow_endpoint_change`
- * in Python, `AllowEndpointChange` in Go and .NET) ``. TypeScript, JavaScript and YAML use the
- * schema's own spelling.
+ * in Python, `AllowEndpointChange` in Go and .NET) ``, `` `adopt` (`Adopt` in Go and .NET) ``.
+ * TypeScript, JavaScript, YAML and (for one word) Python use the schema's own spelling.
  */
 export function spellings(name: string): string {
   const snake = name.replace(/[A-Z]/gu, (letter) => `_${letter.toLowerCase()}`);
   const pascal = `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
   return snake === name
-    ? `\`${name}\``
+    ? `\`${name}\` (\`${pascal}\` in Go and .NET)`
     : `\`${name}\` (\`${snake}\` in Python, \`${pascal}\` in Go and .NET)`;
 }
 
