@@ -51,7 +51,7 @@ function texts(node: ts.Expression): string[] {
 
 /** The name of the function `node` is in, if it has one. */
 function enclosingFunctionName(node: ts.Node): string | undefined {
-  for (let at: ts.Node = node; !ts.isSourceFile(at); ) {
+  for (let at: ts.Node = node; !ts.isSourceFile(at);) {
     at = at.parent;
     if ((ts.isFunctionDeclaration(at) || ts.isMethodDeclaration(at)) && at.name !== undefined)
       return at.name.getText();
@@ -167,9 +167,16 @@ export function adviceOf(text: string): string {
   return advice.length === 0 ? "—" : advice.join(" ");
 }
 
-/** A Markdown table cell: pipes escaped, backticks kept. */
+/**
+ * A Markdown table cell: pipes escaped, and emphasis marks outside code spans (a message's `*` is
+ * a wildcard, not emphasis).
+ */
 function cell(text: string): string {
-  return text.replace(/\|/gu, "\\|");
+  return text
+    .split("`")
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/[*_]/gu, (mark) => `\\${mark}`)))
+    .join("`")
+    .replace(/\|/gu, "\\|");
 }
 
 /** docs/messages.md for `messages`. */
