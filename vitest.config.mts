@@ -1,13 +1,20 @@
 import { defineConfig } from "vitest/config";
+import { ENGINE_LEGS } from "./harness/engine-matrix.mts";
 
+// `npm test`: every test file with the Pulumi CLI and @pulumi/pulumi of our devDependencies (the
+// project "main"), and the end-to-end files of the engine matrix again with each other CLI and SDK
+// version (harness/engine-matrix.mts; docs/offline-engine.md). Each project's global setup packs
+// the package with its SDK and makes its CLI ready. One leg alone: `npx vitest run --project main`.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests start real servers and child processes; forks keep them isolated per file.
     pool: "forks",
+    projects: ENGINE_LEGS.map((leg) => ({
+      extends: true,
+      test: { name: leg.name, include: [...leg.include], globalSetup: ["test/global-setup.ts"] },
+    })),
   },
 });

@@ -1,6 +1,6 @@
 /**
- * A virtualenv with the generated Python SDK (sdk/python) installed by pip as users install it, for
- * the end-to-end tests of Python programs.
+ * The generated Python SDK (sdk/python) installed as users install it, for the end-to-end tests of
+ * Python programs: its wheel built once per content and cached, and a virtualenv per test with it.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -56,7 +56,7 @@ function sdkWheel(cachedPython: string, scratch: string): string {
 
 /**
  * A virtualenv of this test's own, with the SDK's wheel installed by pip. It sees the packages of the
- * venv of scripts/ensure-python-host.sh (scripts/python/programs.lock: PyPI `pulumi` at the CLI's version, and the SDK's
+ * venv of scripts/ensure-python-host.sh (scripts/python/programs.lock: PyPI `pulumi` at the default CLI's version, and the SDK's
  * other dependencies) through a `.pth` file instead of installing them again, and never writes to
  * that venv; `--no-index`: nothing is downloaded.
  */
@@ -84,4 +84,19 @@ export function sdkVirtualenv(cachedVenv: string, dir: string): string {
   // Every dependency the SDK declares is there (from the programs venv's lock), at a version it accepts.
   run(cachedPython, ["-m", "pip", "--python", python, "check", "--disable-pip-version-check"]);
   return venv;
+}
+
+/**
+ * The venv of Python programs that scripts/ensure-python-host.sh keeps (PyPI `pulumi` at the default
+ * CLI's version and the SDK's dependencies, from scripts/python/programs.lock), with the Python
+ * language host put beside the CLI of `cliVersion` (the default CLI's when absent). Fast once the
+ * global setup has built everything.
+ */
+export function programsVenv(cliVersion?: string): string {
+  const script = path.join(REPO_ROOT, "scripts", "ensure-python-host.sh");
+  return execFileSync("bash", cliVersion === undefined ? [script] : [script, cliVersion], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
 }

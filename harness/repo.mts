@@ -26,12 +26,14 @@ export const PULUMI_VERSION = (
 ).version;
 
 /**
- * The directory holding the `pulumi` CLI, its Node.js language host and the dynamic-provider
- * plugin, made ready by `scripts/ensure-pulumi-cli.sh` (which builds the CLI offline the first time
- * on a machine, and answers in seconds after that).
+ * The directory holding the `pulumi` CLI at `version` (default: {@link PULUMI_VERSION}), its
+ * Node.js, Python and Go language hosts and the dynamic-provider plugin, made ready by
+ * `scripts/ensure-pulumi-cli.sh` (which builds the CLI offline the first time on a machine, cached by
+ * version, and answers in seconds after that).
  */
-export function pulumiBinDir(): string {
-  return execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-pulumi-cli.sh")], {
+export function pulumiBinDir(version?: string): string {
+  const script = path.join(REPO_ROOT, "scripts", "ensure-pulumi-cli.sh");
+  return execFileSync("bash", version === undefined ? [script] : [script, version], {
     cwd: REPO_ROOT,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],

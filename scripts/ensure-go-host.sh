@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Makes Go Pulumi programs run through `npx pulumi` on a machine without internet access.
 #
+#   bash scripts/ensure-go-host.sh [CLI_VERSION]
+#
 # Needs the Pulumi CLI from scripts/ensure-pulumi-cli.sh (which calls this script at its end) and
 # puts the Go language host `pulumi-language-go` beside it in $PULUMI_HOME/versions/<version>/bin,
-# where the engine looks for language hosts. A second run takes a moment.
+# where the engine looks for language hosts (CLI_VERSION defaults to the version of our @pulumi/pulumi
+# devDependency, like scripts/ensure-pulumi-cli.sh's). A second run takes a moment.
 #
 # The Go language host is its own untagged module today (sdk/go/pulumi-language-go/v3), which
 # module proxies may not serve. Until sdk v3.66.0 it lived inside the tagged sdk/v3 module (the
@@ -15,7 +18,7 @@
 set -euo pipefail
 
 # The last verifiable sdk/v3 release whose module still contains the Go language host.
-host_name=go-host host_kind=go-host host_sdk_version=v3.66.0
+host_name=go-host host_kind=go-host host_sdk_version=v3.66.0 cli_version=${1:-}
 # shellcheck source=lib/language-host.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/language-host.sh"
 

@@ -1,38 +1,56 @@
 #!/usr/bin/env bash
 # Makes `npx pulumi` work on a machine without internet access.
 #
+#   bash scripts/ensure-pulumi-cli.sh [VERSION]
+#
 # The `pulumi` npm package (a devDependency) runs $PULUMI_HOME/versions/<version>/bin/pulumi when that
 # file exists and downloads it otherwise. Where downloads are impossible but the Go module proxy is
-# reachable, this script builds the CLI and the Node.js language host from source with `go`, at the
-# version of our @pulumi/pulumi dependency, caches the build outside the repository, and puts the
-# binaries (plus the dynamic-provider plugin script) where the wrapper looks. A second run takes
-# seconds. With internet access and no Go, it does nothing and `npx pulumi` downloads as usual.
+# reachable, this script builds the CLI and the Node.js language host from source with `go`, caches
+# the build outside the repository, keyed by the CLI version, and puts the binaries (plus the
+# dynamic-provider plugin script) where the wrapper looks. A second run takes seconds. With internet
+# access and no Go, it does nothing and `npx pulumi` downloads as usual.
+#
+# VERSION is the CLI version to build (e.g. 3.274.1, for the engine matrix of
+# harness/engine-matrix.mts). It defaults to the version of our @pulumi/pulumi devDependency, which
+# the `pulumi` wrapper must equal: that default is the CLI `npx pulumi` runs. Another version goes to
+# its own $PULUMI_HOME/versions/<VERSION>/bin, which callers put first on PATH (the harness does).
 #
 # It then runs scripts/ensure-python-host.sh, which adds the Python language host beside the CLI and
-# prepares a virtualenv with PyPI `pulumi` at the same version, and scripts/ensure-go-host.sh, which
-# adds the Go language host, so Python and Go programs (the generated SDKs' users) run as well.
+# prepares a virtualenv with PyPI `pulumi` at the devDependency's version, and
+# scripts/ensure-go-host.sh, which adds the Go language host, so Python and Go programs (the
+# generated SDKs' users) run as well.
+# The language hosts are the same for every CLI version (docs/offline-engine.md says which).
 #
 # Prints the bin directory on stdout; progress goes to stderr.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
+sdk_version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
 wrapper_version=$(cd "$repo" && node -p 'require("pulumi/package.json").version')
+version=${1:-$sdk_version}
+if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+  echo "ensure-pulumi-cli: '$version' is not a CLI version (expected e.g. 3.274.1)" >&2
+  exit 1
+fi
 pulumi_home=${PULUMI_HOME:-$HOME/.pulumi}
 bin_dir="$pulumi_home/versions/$version/bin"
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/pulumi-cli/v$version"
 log() { echo "ensure-pulumi-cli: $*" >&2; }
 
-if [ "$version" != "$wrapper_version" ]; then
-  log "the pulumi wrapper ($wrapper_version) and @pulumi/pulumi ($version) differ; keep both devDependencies at one version"
+if [ "$sdk_version" != "$wrapper_version" ]; then
+  log "the pulumi wrapper ($wrapper_version) and @pulumi/pulumi ($sdk_version) differ; keep both devDependencies at one version"
   exit 1
+fi
+if [ "$version" != "$wrapper_version" ]; then
+  log "CLI v$version is not the pulumi wrapper's version ($wrapper_version): \`npx pulumi\` will not run it;" \
+    "put $bin_dir first on PATH to use it"
 fi
 
 finish() {
   # Python and Go programs (the SDKs' tests) need their language hosts, Python also a venv; its path
   # is what scripts/ensure-python-host.sh prints, so it is not repeated here.
-  bash "$repo/scripts/ensure-python-host.sh" >/dev/null
-  bash "$repo/scripts/ensure-go-host.sh" >/dev/null
+  bash "$repo/scripts/ensure-python-host.sh" "$version" >/dev/null
+  bash "$repo/scripts/ensure-go-host.sh" "$version" >/dev/null
   echo "$bin_dir"
   exit 0
 }

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Makes Python Pulumi programs run through `npx pulumi` on a machine without internet access.
 #
+#   bash scripts/ensure-python-host.sh [CLI_VERSION]
+#
 # Needs the Pulumi CLI from scripts/ensure-pulumi-cli.sh (which calls this script at its end) and
 # adds what Python programs need:
 #   - the Python language host `pulumi-language-python` and its `pulumi-language-python-exec` shim,
 #     put beside the CLI in $PULUMI_HOME/versions/<version>/bin (the `pulumi` wrapper puts that
 #     directory first on PATH, where the engine looks for language hosts);
 #   - a virtualenv outside the repository holding exactly scripts/python/programs.lock: PyPI `pulumi`
-#     at the CLI's version (the version of our @pulumi/pulumi devDependency) and the generated Python
+#     at the version of our @pulumi/pulumi devDependency (the default CLI's) and the generated Python
 #     SDK's other dependencies. scripts/ensure-python-env.sh checks and repairs it on every run.
+# CLI_VERSION (default: that devDependency's version) names the CLI whose bin directory receives the
+# host; the virtualenv is the same for every CLI version.
 # A second run takes seconds.
 #
 # The Python language host is a Go program. Module proxies that do not serve its own untagged
@@ -23,7 +27,7 @@
 set -euo pipefail
 
 # The last sdk/v3 release whose module still contains the Python language host.
-host_name=python-host host_kind=python-host host_sdk_version=v3.68.0
+host_name=python-host host_kind=python-host host_sdk_version=v3.68.0 cli_version=${1:-}
 # shellcheck source=lib/language-host.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/language-host.sh"
 venv="$cache_root/venvs/programs"
@@ -34,10 +38,10 @@ if ! command -v "$python" >/dev/null 2>&1; then
   log "no $python on PATH: Python Pulumi programs need Python 3 (set PYTHON to another interpreter)"
   exit 1
 fi
-# `pulumi` in the venv must match the CLI: the SDK and the engine speak one protocol version.
-if ! grep -qx "pulumi==$version" "$lock"; then
-  log "$lock pins $(grep '^pulumi==' "$lock" || echo 'no pulumi'), the CLI is $version:" \
-    "set pulumi==$version in scripts/python/programs.in and run bash scripts/python/lock.sh programs"
+# `pulumi` in the venv is the default CLI's version, the one of our @pulumi/pulumi devDependency.
+if ! grep -qx "pulumi==$sdk_version" "$lock"; then
+  log "$lock pins $(grep '^pulumi==' "$lock" || echo 'no pulumi'), @pulumi/pulumi is $sdk_version:" \
+    "set pulumi==$sdk_version in scripts/python/programs.in and run bash scripts/python/lock.sh programs"
   exit 1
 fi
 
@@ -63,5 +67,5 @@ fi
 # --- the virtualenv ------------------------------------------------------------------------------
 PYTHON=$python bash "$repo/scripts/ensure-python-env.sh" "$venv" "$lock" >/dev/null
 
-log "Python language host and virtualenv (pulumi $version) ready"
+log "Python language host (CLI $version) and virtualenv (pulumi $sdk_version) ready"
 echo "$venv"

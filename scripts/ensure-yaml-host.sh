@@ -3,7 +3,7 @@
 #
 # Needs the Pulumi CLI from scripts/ensure-pulumi-cli.sh and puts the YAML language host
 # `pulumi-language-yaml` beside it in $PULUMI_HOME/versions/<version>/bin, where the engine looks for
-# language hosts. The host is the module github.com/pulumi/pulumi-yaml, which the Go module proxy
+# language hosts (the CLI version is the first argument; by default our @pulumi/pulumi's). The host is the module github.com/pulumi/pulumi-yaml, which the Go module proxy
 # serves with tags: it is built once per machine with `go install` at the version below (about a
 # minute), then cached. A second run takes a moment. YAML programs need no SDK, only the plugins of
 # the packages they use.
@@ -12,7 +12,7 @@
 set -euo pipefail
 
 # The pulumi-yaml release built; it requires pulumi pkg/sdk v3.206.0, which the proxy serves.
-host_name=yaml-host host_kind=yaml-host host_sdk_version=v1.25.0
+host_name=yaml-host host_kind=yaml-host host_sdk_version=v1.25.0 cli_version=${1:-}
 # shellcheck source=lib/language-host.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/language-host.sh"
 

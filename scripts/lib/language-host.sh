@@ -1,13 +1,18 @@
-# Shared by scripts/ensure-python-host.sh and scripts/ensure-go-host.sh (sourced, not run): where the
+# Shared by scripts/ensure-{python,go,yaml}-host.sh (sourced, not run): where the
 # Pulumi CLI's bin directory is, and how a language host gets into it.
 #
-# The caller sets `host_name` (for log lines), `host_kind` (`python-host`, `go-host`) and
-# `host_sdk_version` (the sdk/v3 release the host is built from) before sourcing: a built host is
-# cached under both, the exact inputs of its build. Defines repo, version, bin_dir, cache_root and
-# host_cache, and fails when the CLI of scripts/ensure-pulumi-cli.sh is not there yet.
+# The caller sets `host_name` (for log lines), `host_kind` (`python-host`, `go-host`, `yaml-host`),
+# `host_sdk_version` (the sdk/v3 release the host is built from) and `cli_version` (the CLI whose bin
+# directory receives the host; empty: the version of our @pulumi/pulumi devDependency, the default of
+# scripts/ensure-pulumi-cli.sh) before sourcing. A built host is cached under its kind and sdk
+# release, the exact inputs of its build, and copied into the bin directory of every CLI version that
+# asks: the same host serves CLI 3.259 and 3.274 (docs/offline-engine.md). Defines repo, sdk_version
+# (the devDependency's), version (the CLI's), bin_dir, cache_root and host_cache, and fails when the
+# CLI of scripts/ensure-pulumi-cli.sh is not there yet.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
+sdk_version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
+version=${cli_version:-$sdk_version}
 pulumi_home=${PULUMI_HOME:-$HOME/.pulumi}
 bin_dir="$pulumi_home/versions/$version/bin"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config"

@@ -5,8 +5,9 @@
  * `broker-config plugin install|uninstall` installs (or removes) the `broker` Pulumi provider plugin
  * in `$PULUMI_HOME/plugins` (see `plugin-install.ts`).
  *
- * `broker-config export [--base-url URL] [--api-key-env NAME] [--max-requests-per-second N]
- *   [--rate-limit-timeout-seconds N] [--out FILE] [--format yaml|json|import] [--progress]`
+ * `broker-config export [--base-url URL] [--api-key-env NAME] [--<setting> N …] [--out FILE]
+ *   [--format yaml|json|import] [--progress]`: one flag per provider setting but the API key
+ *   (`--timeout-ms`, `--max-requests-per-second`, …, from the settings' declaration)
  * reads an environment and writes its configuration as a document that the BrokerConfig component
  * deploys (see `exportBrokerConfig`), or with `--format import` as a `pulumi import --file` document
  * for the native resources.
@@ -26,13 +27,13 @@
 import "../../scripts/check-node.cjs";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { BrokerClient, type BrokerClientOptions } from "../client/client";
-import { isValidRate, RATE_RULE } from "../client/options";
 import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
 import { DEFAULT_SETTING_NAMES, type SettingNames } from "../client/setting-names";
 import { ENV_VARS, resolveSettings, type RequiredSetting } from "../settings/connection";
+import { FLAG_SETTINGS, flagOf, type SettingName } from "../settings/declarations";
 import { exportBrokerConfig, type ExportProgress } from "../export/document";
 import {
   BROKER_CONFIG_FORMATS,
@@ -52,13 +53,8 @@ Writes the configuration of a broker environment (workspace tree, access keys wi
 permissions; never key values) as a document for the BrokerConfig component.
 
 Options:
-  --base-url URL       the API base URL, ending in /v1       [default: $BROKER_BASE_URL]
+${settingFlagsHelp()}
   --api-key-env NAME   read the ACCOUNT API key from $NAME   [default: BROKER_API_KEY]
-  --max-requests-per-second N
-                       the broker's request quota: pace requests below it
-                                    [default: $BROKER_MAX_REQUESTS_PER_SECOND, else learned from 429s]
-  --rate-limit-timeout-seconds N
-                       how long one request may wait on the rate limit [default: 300]
   --out FILE           write to FILE (replaced only when the export succeeds) [default: stdout]
   --format yaml|json|import
                        output format [default: json for *.json, else yaml];
@@ -116,16 +112,12 @@ function runPlugin(argv: string[]): number {
 async function runMigrateState(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { in: { type: "string" }, out: { type: "string", short: "o" } },
+    ({ values } = parseCommandLine(argv, false, {
+      in: { type: "string" },
+      out: { type: "string", short: "o" },
     }));
   } catch (error) {
-    process.stderr.write(
-      `broker-config: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`,
-    );
+    process.stderr.write(`broker-config: ${errorText(error)}\n\n${USAGE}`);
     return 2;
   }
   const source = values.in ?? "stdin";
@@ -176,6 +168,24 @@ async function readStdin(): Promise<string> {
 /** Bad arguments or missing settings: exit code 2. */
 class UsageError extends Error {}
 
+/** An error's message, for a one-line report. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `argv` parsed strictly against `options`; a {@link UsageError} for anything else. */
+function parseCommandLine<O extends ParseArgsOptionsConfig, P extends boolean>(
+  argv: string[],
+  allowPositionals: P,
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowPositionals: P; options: O }>> {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals, options });
+  } catch (error) {
+    throw new UsageError(errorText(error));
+  }
+}
+
 /** The parsed arguments of `export`. */
 interface ExportArgs {
   /** The client's options; its messages name the flags and variables the settings came from. */
@@ -198,27 +208,14 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
       "--api-key is not accepted: a key on the command line lands in shell history; set BROKER_API_KEY, or name another variable with --api-key-env",
     );
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        "base-url": { type: "string" },
-        "api-key-env": { type: "string" },
-        "max-requests-per-second": { type: "string" },
-        "rate-limit-timeout-seconds": { type: "string" },
-        out: { type: "string", short: "o" },
-        format: { type: "string" },
-        progress: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(argv, true, {
+    ...SETTING_FLAGS,
+    "api-key-env": { type: "string" },
+    out: { type: "string", short: "o" },
+    format: { type: "string" },
+    progress: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
   if (values.help) return "help";
   // Stray arguments are echoed only when they look like command words: one may be a pasted key.
   const shown = (arg: string): string => (/^[a-z][a-z-]{0,30}$/u.test(arg) ? ` ${JSON.stringify(arg)}` : "");
@@ -239,24 +236,14 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
   if (!ENV_NAME.test(apiKeyEnv))
     throw new UsageError(`--api-key-env must name an environment variable, got ${JSON.stringify(apiKeyEnv)}`);
   const customKeyEnv = values["api-key-env"] !== undefined;
-  const urlFlag = values["base-url"];
-  const quotaFlag = values["max-requests-per-second"];
-  const quota = quotaFlag === undefined ? undefined : Number(quotaFlag);
-  if (quota !== undefined && (!/^\d+(\.\d+)?$/u.test(quotaFlag ?? "") || !isValidRate(quota)))
-    throw new UsageError(`--max-requests-per-second must be ${RATE_RULE}, got ${JSON.stringify(quotaFlag)}`);
-  const timeoutFlag = values["rate-limit-timeout-seconds"];
-  if (timeoutFlag !== undefined && !/^\d+$/u.test(timeoutFlag))
-    throw new UsageError(
-      `--rate-limit-timeout-seconds must be a whole number of seconds, got ${JSON.stringify(timeoutFlag)}`,
-    );
+  const commandLine: Partial<Record<SettingName, string>> = {};
+  for (const setting of FLAG_SETTINGS) {
+    const value = (values as Record<string, unknown>)[flagOf(setting.name).slice(2)];
+    if (typeof value === "string") commandLine[setting.name] = value;
+  }
   // The same resolution and checks as for a stack, with this command's names; there is no stack.
   const settings = resolveSettings({
-    explicit: {
-      ...(urlFlag === undefined ? {} : { baseUrl: urlFlag }),
-      ...(quota === undefined ? {} : { maxRequestsPerSecond: quota }),
-      ...(timeoutFlag === undefined ? {} : { rateLimitTimeoutSeconds: Number(timeoutFlag) }),
-    },
-    explicitNames: { baseUrl: "--base-url", maxRequestsPerSecond: "--max-requests-per-second" },
+    commandLine,
     env,
     envVars: { apiKey: apiKeyEnv },
     missingMessage: (missing) => missingMessage(missing, apiKeyEnv, customKeyEnv),
@@ -264,29 +251,53 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
   knownSecrets.push(settings.apiKey);
   const settingNames: SettingNames = {
     ...DEFAULT_SETTING_NAMES,
-    baseUrl: present(urlFlag) ? "--base-url" : ENV_VARS.baseUrl,
+    ...Object.fromEntries(
+      FLAG_SETTINGS.map((s) => [s.name, "env" in s ? `${flagOf(s.name)} (or ${s.env})` : flagOf(s.name)]),
+    ),
+    baseUrl: present(commandLine.baseUrl) ? flagOf("baseUrl") : ENV_VARS.baseUrl,
     // A stack's key sits in broker:apiKey: say so, for a key copied from there.
     apiKey: customKeyEnv
       ? `${apiKeyEnv} (named by --api-key-env)`
       : `${apiKeyEnv} (broker:apiKey in a stack)`,
-    rateLimitTimeoutSeconds: "--rate-limit-timeout-seconds",
-    maxRequestsPerSecond: `--max-requests-per-second (or ${ENV_VARS.maxRequestsPerSecond})`,
   };
 
-  const { baseUrl, apiKey, maxRequestsPerSecond, rateLimitTimeoutSeconds } = settings;
   const args: ExportArgs = {
-    client: {
-      baseUrl,
-      apiKey,
-      settingNames,
-      ...(maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond }),
-      ...(rateLimitTimeoutSeconds === undefined ? {} : { rateLimitTimeoutSeconds }),
-    },
+    client: { ...settings, settingNames },
     format: format as BrokerConfigFormat | "import",
     progress: values.progress,
   };
   if (values.out !== undefined) args.out = values.out;
   return args;
+}
+
+/** One string option of `parseArgs` per setting a command line may set. */
+const SETTING_FLAGS = Object.fromEntries(
+  FLAG_SETTINGS.map((setting) => [flagOf(setting.name).slice(2), { type: "string" as const }]),
+);
+
+/** The help lines of the setting flags, from each setting's documentation, default and variable. */
+function settingFlagsHelp(): string {
+  return FLAG_SETTINGS.map((setting) => {
+    const flag = `  ${flagOf(setting.name)} ${setting.type === "string" ? "URL" : "N"}`;
+    const fallback =
+      "env" in setting ? `$${setting.env}` : "default" in setting ? String(setting.default) : undefined;
+    const doc = `${setting.doc.replace(/`/gu, "")}${fallback === undefined ? "" : ` [default: ${fallback}]`}`;
+    return `${flag}\n${wrap(doc, 23, 100)}`;
+  }).join("\n");
+}
+
+/** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
+function wrap(text: string, indent: number, width: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/u)) {
+    if (line !== "" && indent + line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines.map((l) => `${" ".repeat(indent)}${l}`).join("\n");
 }
 
 function present(value: string | undefined): boolean {

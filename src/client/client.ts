@@ -25,7 +25,8 @@ import { BrokerSettingsError } from "./errors";
 import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "./options";
 import { allPages, listDefaults, type ResolvedListOptions } from "./paging";
 import { RatePacer, sharedPacer } from "./rate-limit";
-import { request, type RateLimitWaitEvent, type RequestContext, type RetryEvent } from "./request";
+import { noticePath, type RateLimitWaitEvent, type RetryEvent } from "./notices";
+import { request, type RequestContext } from "./request";
 import { REAL_TIMING, type RequestTiming } from "./retry";
 import { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 import type {
@@ -202,7 +203,7 @@ export class BrokerClient {
       timeoutMs,
       retry: { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs },
       timing,
-      onRetry: options.onRetry,
+      notify: noticePath({ onRetry: options.onRetry, onRateLimitWait: options.onRateLimitWait }),
       settingNames,
       rateLimit: {
         pacer:
@@ -210,7 +211,6 @@ export class BrokerClient {
           (internals.timing === undefined ? sharedPacer(this.baseUrl, timing) : new RatePacer(timing)),
         maxRequestsPerSecond: quota,
         timeoutMs: rateLimitTimeoutSeconds * 1000,
-        onWait: options.onRateLimitWait,
       },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
@@ -356,23 +356,39 @@ function listenerId(listener: object | undefined): number {
   return id;
 }
 
-function cacheKey(options: BrokerClientOptions): string {
-  const listener = [listenerId(options.onRetry), listenerId(options.onRateLimitWait)];
+/** What an option left out means, for telling equal configurations apart. */
+const OPTION_DEFAULTS: Partial<Record<keyof BrokerClientOptions, unknown>> = {
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  maxRetries: DEFAULT_MAX_RETRIES,
+  maxRetryTimeMs: DEFAULT_MAX_RETRY_TIME_MS,
+  maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+  rateLimitTimeoutSeconds: DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+  userAgent: DEFAULT_USER_AGENT,
+};
+
+/** How one option enters the cache key: comparable, and never a credential. */
+function identityOf(name: string, value: unknown): unknown {
   // The API key enters the key only as a hash, so the map holds no credential of its own.
-  const apiKey = createHash("sha256").update(options.apiKey).digest("hex");
-  return JSON.stringify([
-    normalizeBaseUrl(options.baseUrl, "the baseUrl option"),
-    apiKey,
-    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    options.maxRetryTimeMs ?? DEFAULT_MAX_RETRY_TIME_MS,
-    options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
-    options.rateLimitTimeoutSeconds ?? DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
-    options.maxRequestsPerSecond ?? null,
-    options.userAgent ?? DEFAULT_USER_AGENT,
-    { ...DEFAULT_SETTING_NAMES, ...options.settingNames },
-    listener,
-  ]);
+  if (name === "apiKey") return createHash("sha256").update(String(value)).digest("hex");
+  if (name === "baseUrl") return normalizeBaseUrl(String(value), "the baseUrl option");
+  if (name === "settingNames") return { ...DEFAULT_SETTING_NAMES, ...(value as Partial<SettingNames>) };
+  if (typeof value === "function") return listenerId(value);
+  return value;
+}
+
+/**
+ * The identity of a configuration: every option given (whatever options there are, so that a new
+ * one cannot be forgotten here and let two configurations share a client), with defaults for those
+ * left out, in name order.
+ */
+function cacheKey(options: BrokerClientOptions): string {
+  const given = Object.entries(options).filter(([, value]) => value !== undefined);
+  const all: Record<string, unknown> = { ...OPTION_DEFAULTS, ...Object.fromEntries(given) };
+  return JSON.stringify(
+    Object.keys(all)
+      .sort()
+      .map((name) => [name, identityOf(name, all[name])]),
+  );
 }
 
 /**

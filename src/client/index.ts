@@ -12,7 +12,7 @@ export { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 export { NETWORK_ERRORS, type NetworkErrorTraits, type NetworkFailureKind } from "./network-errors";
 export { createdAccessKeyOf } from "./create-once";
 export type { CreateOnceApi, CreateOnceBudget, CreateOnceClaims, CreatedAccessKeyOnce } from "./create-once";
-export type { RateLimitWaitEvent, RetryEvent } from "./request";
+export type { RateLimitWaitEvent, RetryEvent } from "./notices";
 export {
   CLOCK_SKEW_MARGIN_MS,
   DEFAULT_MAX_CONCURRENCY,

@@ -24,8 +24,8 @@
  * - A known quota (`maxRequestsPerSecond`) paces from the start, so a team that knows its limit
  *   never sees a 429.
  *
- * The pacer only plans: it returns how long to wait, and `request()` sleeps. Its clock is injected,
- * so tests run on a fake one.
+ * The pacer only plans: it returns how long to wait, and the pacing layer (`pacing.ts`) sleeps. Its
+ * clock is injected, so tests run on a fake one.
  */
 
 /** The pace never drops below this many requests per second. */

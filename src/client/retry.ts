@@ -118,15 +118,15 @@ export type RetryDecision =
        * Why not: the failure is not retried for this request (`final`), attempts are used up
        * (`attempts`), the next wait would not fit in the time budget (`budget`), the server's
        * `Retry-After` alone exceeds what is left of it (`retry-after`), or waiting out a 429 would
-       * exceed the rate-limit time budget (`rate-limit`, decided by `request()`).
+       * exceed the rate-limit time budget (`rate-limit`, decided by the pacing layer, `pacing.ts`).
        */
       readonly why: "final" | "attempts" | "budget" | "retry-after" | "rate-limit";
     };
 
 /**
  * Decides whether to retry after attempt number `attempts` (1-based) failed with `failure`,
- * `elapsedMs` after the call started. `request()` waits 429s out before they get here (see
- * `rate-limit.ts`); the 429 rules below serve callers that retry without a pacer.
+ * `elapsedMs` after the call started. The pacing layer (`pacing.ts`) waits 429s out before they get
+ * here; the 429 rules below serve callers that retry without a pacer.
  */
 export function decideRetry(
   failure: AttemptFailure,
@@ -182,7 +182,11 @@ export interface RetryLoop {
   readonly timing: RequestTiming;
   /** Whether repeating the operation is safe whatever the failure (see {@link decideRetry}). */
   readonly repeatable: boolean;
-  /** Called before each wait; `attempt` is the number of the attempt that just failed. */
+  /**
+   * Called before each wait; `attempt` is the number of the attempt that just failed. Must not
+   * throw: `request()` passes its call's notices (`notices.ts`), which keep listeners from failing
+   * the call.
+   */
   readonly onRetry?: ((attempt: number, delayMs: number, failure: AttemptFailure) => void) | undefined;
 }
 
@@ -210,11 +214,7 @@ export async function retrying<T>(
       policy,
     );
     if (!decision.retry) throw outcome.fail(decision);
-    try {
-      loop.onRetry?.(attempts, decision.delayMs, outcome.failure);
-    } catch {
-      // Deliberately ignored: a listener only observes the call and must not fail it.
-    }
+    loop.onRetry?.(attempts, decision.delayMs, outcome.failure);
     await loop.timing.sleep(decision.delayMs);
   }
 }

@@ -29,19 +29,12 @@ import {
   checkOptionalEnum,
   checkPermissions,
 } from "./validation";
-import type { CheckContext, CoreContext } from "./context";
-import { DiffBuilder, changeKind, listChanges, valueChanged } from "./diff";
-import {
-  assertSameEndpoint,
-  checkEndpoint,
-  decodeEndpointInputs,
-  endpointMoved,
-  recordedEndpoint,
-  type EndpointInputsOf,
-} from "./endpoint";
+import type { CoreContext } from "./context";
+import { DiffBuilder, listChanges, valueChanged } from "./diff";
+import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
+import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
-import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
 import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
@@ -49,8 +42,8 @@ import { NOT_KNOWN, type NotKnown } from "./unknown";
 
 export { ON_DELETE_VALUES, type OnDelete };
 
-/** Access key inputs; `U` is what a value not known yet becomes (nothing, once known). */
-export interface AccessKeyInputsOf<U = never> extends EndpointInputsOf<U> {
+/** An access key's own inputs (the endpoint aside); `U` is what a value not known yet becomes. */
+interface OwnInputsOf<U> {
   name: string | U;
   type: AccessKeyType | U;
   /** Normalised: lists sorted, without repeats. */
@@ -59,6 +52,12 @@ export interface AccessKeyInputsOf<U = never> extends EndpointInputsOf<U> {
   onDelete: OnDelete | U;
 }
 
+/** An access key's own checked inputs. */
+type OwnInputs = OwnInputsOf<never>;
+
+/** Access key inputs; `U` is what a value not known yet becomes (nothing, once known). */
+export type AccessKeyInputsOf<U = never> = OwnInputsOf<U> & EndpointInputsOf<U>;
+
 /** Access key inputs after `check`: defaults filled in, permissions normalised. */
 export type AccessKeyInputs = AccessKeyInputsOf;
 
@@ -66,7 +65,10 @@ export type AccessKeyInputs = AccessKeyInputsOf;
 export type ProposedAccessKeyInputs = AccessKeyInputsOf<NotKnown>;
 
 /** What the engine records for an access key. `accessKey` and `privateKey` are secrets. */
-export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
+export type AccessKeyOutputs = OwnOutputs & EndpointInputs;
+
+/** An access key's own outputs (the endpoint aside). */
+interface OwnOutputs extends Omit<OwnInputs, "permissions"> {
   /**
    * The permissions the server holds, normalised. Absent only while the key is kept in the stack by
    * a create whose read-back failed (then `createdAt` is absent too, and the next update finishes it).
@@ -87,45 +89,21 @@ export interface AccessKeyOutputs extends Omit<AccessKeyInputs, "permissions"> {
 
 const WHAT = "Access key";
 
-function decodeInputs<U>(r: PropertyReader<U>): AccessKeyInputsOf<U> {
+function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
   return {
     name: r.string("name"),
     type: r.oneOf("type", ACCESS_KEY_TYPES),
     permissions: r.permissions("permissions"),
     adopt: r.boolean("adopt", DEFAULT_ADOPT),
     onDelete: r.oneOf("onDelete", ON_DELETE_VALUES, DEFAULT_ON_DELETE),
-    ...decodeEndpointInputs(r),
   };
 }
 
 /** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
 
-/**
- * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
- * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
- */
-export function decodeAccessKeyOutputs(bag: PropertyBag, id?: string): AccessKeyOutputs {
-  const r = knownReader(bag, WHAT);
-  const { permissions: _inputs, ...inputs } = decodeInputs(r);
-  const permissions = r.optionalPermissions("permissions");
-  const createdAt = r.optionalString("createdAt");
-  const publicKey = r.optionalString("publicKey");
-  const privateKey = r.optionalString("privateKey");
-  return {
-    ...inputs,
-    ...(permissions === undefined ? {} : { permissions }),
-    accessKey: r.string("accessKey"),
-    accessKeyId: r.integer("accessKeyId", idNumber(id)),
-    ...(createdAt === undefined ? {} : { createdAt }),
-    adopted: r.boolean("adopted", false),
-    ...(publicKey === undefined ? {} : { publicKey }),
-    ...(privateKey === undefined ? {} : { privateKey }),
-  };
-}
-
 /** The settings that only the stack holds: the server knows nothing of them. */
-type AccessKeySettings = Pick<AccessKeyInputs, "adopt" | "onDelete" | "allowEndpointChange">;
+type AccessKeySettings = Pick<OwnInputs, "adopt" | "onDelete">;
 
 /** What the server says about a key, or what we know of it. */
 interface AccessKeyFacts {
@@ -134,7 +112,6 @@ interface AccessKeyFacts {
   accessKey: string;
   accessKeyId: number;
   adopted: boolean;
-  baseUrl: string | undefined;
   /** Absent while the key could not be read back. */
   permissions?: Permissions;
   /** Absent while the key could not be read back. */
@@ -144,7 +121,7 @@ interface AccessKeyFacts {
 }
 
 /** The one function that builds an access key's outputs: create, read and update all use it. */
-export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFacts): AccessKeyOutputs {
+function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFacts): OwnOutputs {
   return {
     name: facts.name,
     type: facts.type,
@@ -155,8 +132,6 @@ export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFa
     accessKeyId: facts.accessKeyId,
     ...(facts.createdAt === undefined ? {} : { createdAt: facts.createdAt }),
     adopted: facts.adopted,
-    ...recordedEndpoint(facts.baseUrl),
-    allowEndpointChange: settings.allowEndpointChange,
     ...(facts.keyPair === undefined
       ? {}
       : { publicKey: facts.keyPair.publicKey, privateKey: facts.keyPair.privateKey }),
@@ -164,29 +139,27 @@ export function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFa
 }
 
 /** The facts a key's record gives. */
-function factsOf(record: AccessKeyRecord, adopted: boolean, baseUrl: string): AccessKeyFacts {
+function factsOf(record: AccessKeyRecord, adopted: boolean): AccessKeyFacts {
   return {
     name: record.name,
     type: record.type,
     accessKey: record.key,
     accessKeyId: record.id,
     adopted,
-    baseUrl,
     permissions: record.permissions,
     createdAt: record.createdAt,
   };
 }
 
 /** The facts recorded outputs hold. */
-function recordedFacts(old: AccessKeyOutputs): AccessKeyFacts {
-  const { name, type, accessKey, accessKeyId, adopted, baseUrl, permissions, createdAt } = old;
+function recordedFacts(old: OwnOutputs): AccessKeyFacts {
+  const { name, type, accessKey, accessKeyId, adopted, permissions, createdAt } = old;
   return {
     name,
     type,
     accessKey,
     accessKeyId,
     adopted,
-    baseUrl,
     ...(permissions === undefined ? {} : { permissions }),
     ...(createdAt === undefined ? {} : { createdAt }),
     ...keyPairOf(old),
@@ -194,31 +167,9 @@ function recordedFacts(old: AccessKeyOutputs): AccessKeyFacts {
 }
 
 /** The key pair recorded in outputs, if both halves are. */
-function keyPairOf(old: AccessKeyOutputs): { keyPair?: ServiceKeyPair } {
+function keyPairOf(old: OwnOutputs): { keyPair?: ServiceKeyPair } {
   if (old.publicKey === undefined || old.privateKey === undefined) return {};
   return { keyPair: { publicKey: old.publicKey, privateKey: old.privateKey } };
-}
-
-/**
- * Validates inputs and fills defaults. Makes no request.
- * @param news the inputs as the program gave them.
- * @param recordedBaseUrl the endpoint recorded by the previous check, if any.
- */
-export function checkAccessKey(
-  ctx: CheckContext,
-  news: PropertyBag,
-  recordedBaseUrl: string | undefined,
-): CheckResult<ProposedAccessKeyInputs> {
-  const failures = new CheckFailures();
-  checkName(failures, "name", news["name"], "Access key");
-  checkAccessKeyType(failures, "type", news["type"]);
-  checkPermissions(failures, "permissions", news["permissions"]);
-  checkOptionalBoolean(failures, "adopt", news["adopt"]);
-  checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
-  const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
-  if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
-  return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
 }
 
 /** How an access key's permissions change, entry by entry. */
@@ -233,38 +184,6 @@ export interface PermissionsChange {
 export interface AccessKeyDiff extends DiffResult {
   /** Absent when permissions do not change, or their new value is not known yet. */
   readonly permissions?: PermissionsChange;
-}
-
-/**
- * A change of name, type or endpoint replaces the key (the API cannot rename a key or change its
- * type); permissions update in place and compare as sets.
- */
-export function diffAccessKey(old: AccessKeyInputs, news: ProposedAccessKeyInputs): AccessKeyDiff {
-  const permissions =
-    news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
-  // Not known yet: one change of the whole property. Known: one change per list entry.
-  const details =
-    news.permissions === NOT_KNOWN || permissions === undefined
-      ? []
-      : permissionPaths(old.permissions, news.permissions, permissions);
-  const diff = new DiffBuilder()
-    .property("name", valueChanged(old.name, news.name), { replace: true })
-    .property("type", valueChanged(old.type, news.type), { replace: true })
-    .property("baseUrl", endpointMoved(old.baseUrl, news.baseUrl), {
-      replace: true,
-      kind: changeKind(old.baseUrl, news.baseUrl),
-    })
-    .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
-      replace: false,
-      details,
-    })
-    .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
-    .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
-    .property("allowEndpointChange", valueChanged(old.allowEndpointChange, news.allowEndpointChange), {
-      replace: false,
-    })
-    .build();
-  return permissions === undefined ? diff : { ...diff, permissions };
 }
 
 /** The entry-by-entry change between two permissions values, `undefined` when they grant the same. */
@@ -292,72 +211,13 @@ function permissionPaths(old: Permissions, now: Permissions, change: Permissions
   ];
 }
 
-/** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
-export async function createAccessKey(
-  ctx: CoreContext,
-  inputs: AccessKeyInputs,
-): Promise<CreateResult<AccessKeyOutputs>> {
-  const client = ctx.client();
-  if (inputs.adopt) {
-    const existing = await findByNameAndType(client, inputs.name, inputs.type);
-    if (existing.length > 1) {
-      throw new Error(
-        `Cannot adopt access key "${inputs.name}": ${existing.length} ${inputs.type} keys have that name (ids ${existing.map((k) => k.id).join(", ")}). Rename the one to manage, or adopt it under its own name.`,
-      );
-    }
-    if (existing[0] !== undefined) return adopt(client, inputs, existing[0]);
-  }
-  let created: CreatedAccessKey;
-  let record: AccessKeyRecord;
-  try {
-    ({ created, record } = await client.createAccessKeyOnce({
-      name: inputs.name,
-      type: inputs.type,
-      permissions: inputs.permissions,
-    }));
-  } catch (error) {
-    const made = createdAccessKeyOf(error);
-    if (made === undefined) throw error;
-    // The key exists but could not be read back: keep it in the stack with what we know (no
-    // permissions, no createdAt), so the next `pulumi up` finishes it (see `updateAccessKey`)
-    // instead of creating another one.
-    const pending = accessKeyOutputs(inputs, {
-      name: inputs.name,
-      type: inputs.type,
-      accessKey: made.accessKey,
-      accessKeyId: made.accessKeyId,
-      adopted: false,
-      baseUrl: client.baseUrl,
-      ...(made.serviceKeyPair === undefined ? {} : { keyPair: made.serviceKeyPair }),
-    });
-    throw new PartiallyCreatedError(`Access key "${inputs.name}"`, String(made.accessKeyId), pending, error);
-  }
-  const facts: AccessKeyFacts = {
-    ...factsOf(record, false, client.baseUrl),
-    ...(created.serviceKeyPair === undefined ? {} : { keyPair: created.serviceKeyPair }),
-  };
-  const id = String(created.accessKeyId);
-  let permissions: Permissions;
-  try {
-    permissions = await ensurePermissions(client, record, inputs.permissions);
-  } catch (error) {
-    throw new PartiallyCreatedError(
-      `Access key "${inputs.name}"`,
-      id,
-      accessKeyOutputs(inputs, facts),
-      error,
-    );
-  }
-  return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
-}
-
 async function adopt(
   client: BrokerClient,
-  inputs: AccessKeyInputs,
+  inputs: OwnInputs,
   record: AccessKeyRecord,
-): Promise<CreateResult<AccessKeyOutputs>> {
+): Promise<CreateResult<OwnOutputs>> {
   const id = String(record.id);
-  const facts = factsOf(record, true, client.baseUrl);
+  const facts = factsOf(record, true);
   let permissions: Permissions;
   try {
     permissions = await ensurePermissions(client, record, inputs.permissions);
@@ -414,131 +274,247 @@ async function applyPermissions(
   return actual;
 }
 
-/**
- * Refresh: reads the key's record; a key that no longer exists is gone.
- * @param old the recorded state; without it (an import by id) the key is looked up by its id in the
- *   key list, which carries the key's value, and its settings take their defaults.
- */
-export async function readAccessKey(
-  ctx: CoreContext,
-  id: string,
-  old: AccessKeyOutputs | undefined,
-): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
-  if (old === undefined) return importAccessKey(ctx, id);
-  assertSameEndpoint(ctx, old.baseUrl, `Refreshing access key ${id}`);
-  const client = ctx.client();
-  let record: AccessKeyRecord;
-  try {
-    record = await client.getAccessKeyPermissions(old.accessKey);
-  } catch (error) {
-    if (isBrokerApiError(error) && error.status === 404) return GONE;
-    throw error;
-  }
-  const outputs = accessKeyOutputs(old, {
-    ...factsOf(record, old.adopted, client.baseUrl),
-    ...keyPairOf(old),
-  });
-  return { exists: true, id, outputs, inputs: inputsOf(outputs) };
-}
-
 /** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
-async function importAccessKey(
-  ctx: CoreContext,
-  id: string,
-): Promise<ReadResult<AccessKeyInputs, AccessKeyOutputs>> {
+async function importAccessKey(ctx: CoreContext, id: string): Promise<ReadResult<OwnInputs, OwnOutputs>> {
   const keyId = numericId(id, WHAT);
   const client = ctx.client();
   const record = await client.findAccessKeyById(keyId);
   if (record === undefined) return GONE;
-  const settings: AccessKeySettings = {
-    adopt: DEFAULT_ADOPT,
-    onDelete: DEFAULT_ON_DELETE,
-    allowEndpointChange: false,
-  };
-  const outputs = accessKeyOutputs(settings, factsOf(record, false, client.baseUrl));
+  const settings: AccessKeySettings = { adopt: DEFAULT_ADOPT, onDelete: DEFAULT_ON_DELETE };
+  const outputs = accessKeyOutputs(settings, factsOf(record, false));
   return { exists: true, id: String(record.id), outputs, inputs: inputsOf(outputs) };
 }
 
 /** The inputs that would produce `outputs`. */
-function inputsOf(outputs: AccessKeyOutputs): AccessKeyInputs {
-  const { name, type, adopt, onDelete, allowEndpointChange, baseUrl } = outputs;
-  return {
-    name,
-    type,
-    permissions: outputs.permissions ?? emptyPermissions(),
-    adopt,
-    onDelete,
-    allowEndpointChange,
-    ...recordedEndpoint(baseUrl),
-  };
-}
-
-/** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
-export async function updateAccessKey(
-  ctx: CoreContext,
-  _id: string,
-  old: AccessKeyOutputs,
-  news: AccessKeyInputs,
-): Promise<AccessKeyOutputs> {
-  assertSameEndpoint(ctx, old.baseUrl, `Updating access key "${old.name}"`);
-  const client = ctx.client();
-  if (old.createdAt === undefined) {
-    // Kept in the stack by a create whose read-back failed: read it now and finish it.
-    const record = await client.getAccessKeyPermissions(old.accessKey);
-    const permissions = await ensurePermissions(client, record, news.permissions);
-    return accessKeyOutputs(news, {
-      ...factsOf(record, old.adopted, client.baseUrl),
-      ...keyPairOf(old),
-      permissions,
-    });
-  }
-  const facts = recordedFacts(old);
-  if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
-  const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
-  const permissions = await applyPermissions(client, key, news.permissions);
-  return accessKeyOutputs(news, { ...facts, permissions });
+function inputsOf(outputs: OwnOutputs): OwnInputs {
+  const { name, type, adopt, onDelete } = outputs;
+  return { name, type, permissions: outputs.permissions ?? emptyPermissions(), adopt, onDelete };
 }
 
 /**
- * The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every
- * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
+ * The core's AccessKey operations, as one table for the doors (see
+ * {@link "./operations".ResourceOperations}), endpoint tracking included.
  */
-export async function deleteAccessKey(ctx: CoreContext, id: string, old: AccessKeyOutputs): Promise<void> {
-  if (old.onDelete === "retain") {
-    await ctx.log.warn(
-      `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (onDelete: "retain"). It still works with its permissions.`,
-    );
-    return;
-  }
-  assertSameEndpoint(ctx, old.baseUrl, `Revoking access key "${old.name}"`);
-  try {
-    await ctx.client().updateAccessKeyPermissions(old.accessKey, emptyPermissions());
-  } catch (error) {
-    if (isBrokerApiError(error) && error.status === 404) return;
-    throw error;
-  }
-  await ctx.log.warn(
-    `Access key "${old.name}" (id ${id}) was revoked: its send and receive permissions are now empty. The key itself still exists, because the configuration API cannot delete keys.`,
-  );
-}
-
-/** The core's AccessKey operations, as one table for the doors (see {@link ResourceOperations}). */
-export const accessKeyOperations: ResourceOperations<
-  AccessKeyInputs,
-  ProposedAccessKeyInputs,
-  AccessKeyOutputs
-> = {
+export const accessKeyOperations = withEndpointTracking<
+  OwnInputs,
+  OwnInputsOf<NotKnown>,
+  OwnOutputs,
+  AccessKeyDiff
+>({
   typeName: "AccessKey",
+  describe: (id, old) => (old === undefined ? `access key ${id}` : `access key "${old.name}"`),
+  verbs: { delete: "Revoking" },
   decodeInputs: inputDecoders.known,
   decodeProposedInputs: inputDecoders.proposed,
-  decodeOutputs: decodeAccessKeyOutputs,
+  /**
+   * Decodes an access key's own recorded state, as this or any earlier version of the package wrote it.
+   * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
+   */
+  decodeOutputs(bag: PropertyBag, id?: string): OwnOutputs {
+    const r = knownReader(bag, WHAT);
+    const { permissions: _inputs, ...inputs } = decodeInputs(r);
+    const permissions = r.optionalPermissions("permissions");
+    const createdAt = r.optionalString("createdAt");
+    const publicKey = r.optionalString("publicKey");
+    const privateKey = r.optionalString("privateKey");
+    return {
+      ...inputs,
+      ...(permissions === undefined ? {} : { permissions }),
+      accessKey: r.string("accessKey"),
+      accessKeyId: r.integer("accessKeyId", idNumber(id)),
+      ...(createdAt === undefined ? {} : { createdAt }),
+      adopted: r.boolean("adopted", false),
+      ...(publicKey === undefined ? {} : { publicKey }),
+      ...(privateKey === undefined ? {} : { privateKey }),
+    };
+  },
+  /**
+   * Validates inputs and fills defaults. Makes no request.
+   * @param news the inputs as the program gave them.
+   */
+  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
+    const failures = new CheckFailures();
+    checkName(failures, "name", news["name"], "Access key");
+    checkAccessKeyType(failures, "type", news["type"]);
+    checkPermissions(failures, "permissions", news["permissions"]);
+    checkOptionalBoolean(failures, "adopt", news["adopt"]);
+    checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
+    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
+    return { inputs: inputDecoders.proposed(news), failures: [] };
+  },
+  /**
+   * A change of name or type replaces the key (the API cannot rename a key or change its type);
+   * permissions update in place and compare as sets.
+   */
+  diff(old: OwnInputs, news: OwnInputsOf<NotKnown>): AccessKeyDiff {
+    const permissions =
+      news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
+    // Not known yet: one change of the whole property. Known: one change per list entry.
+    const details =
+      news.permissions === NOT_KNOWN || permissions === undefined
+        ? []
+        : permissionPaths(old.permissions, news.permissions, permissions);
+    const diff = new DiffBuilder()
+      .property("name", valueChanged(old.name, news.name), { replace: true })
+      .property("type", valueChanged(old.type, news.type), { replace: true })
+      .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
+        replace: false,
+        details,
+      })
+      .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
+      .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
+      .build();
+    return permissions === undefined ? diff : { ...diff, permissions };
+  },
+  /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
+  async create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
+    const client = ctx.client();
+    if (inputs.adopt) {
+      const existing = await findByNameAndType(client, inputs.name, inputs.type);
+      if (existing.length > 1) {
+        throw new Error(
+          `Cannot adopt access key "${inputs.name}": ${existing.length} ${inputs.type} keys have that name (ids ${existing.map((k) => k.id).join(", ")}). Rename the one to manage, or adopt it under its own name.`,
+        );
+      }
+      if (existing[0] !== undefined) return adopt(client, inputs, existing[0]);
+    }
+    let created: CreatedAccessKey;
+    let record: AccessKeyRecord;
+    try {
+      ({ created, record } = await client.createAccessKeyOnce({
+        name: inputs.name,
+        type: inputs.type,
+        permissions: inputs.permissions,
+      }));
+    } catch (error) {
+      const made = createdAccessKeyOf(error);
+      if (made === undefined) throw error;
+      // The key exists but could not be read back: keep it in the stack with what we know (no
+      // permissions, no createdAt), so the next `pulumi up` finishes it (see `updateAccessKey`)
+      // instead of creating another one.
+      const pending = accessKeyOutputs(inputs, {
+        name: inputs.name,
+        type: inputs.type,
+        accessKey: made.accessKey,
+        accessKeyId: made.accessKeyId,
+        adopted: false,
+        ...(made.serviceKeyPair === undefined ? {} : { keyPair: made.serviceKeyPair }),
+      });
+      throw new PartiallyCreatedError(
+        `Access key "${inputs.name}"`,
+        String(made.accessKeyId),
+        pending,
+        error,
+      );
+    }
+    const facts: AccessKeyFacts = {
+      ...factsOf(record, false),
+      ...(created.serviceKeyPair === undefined ? {} : { keyPair: created.serviceKeyPair }),
+    };
+    const id = String(created.accessKeyId);
+    let permissions: Permissions;
+    try {
+      permissions = await ensurePermissions(client, record, inputs.permissions);
+    } catch (error) {
+      throw new PartiallyCreatedError(
+        `Access key "${inputs.name}"`,
+        id,
+        accessKeyOutputs(inputs, facts),
+        error,
+      );
+    }
+    return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+  },
+  /**
+   * Refresh: reads the key's record; a key that no longer exists is gone.
+   * @param old the recorded state; without it (an import by id) the key is looked up by its id in the
+   *   key list, which carries the key's value, and its settings take their defaults.
+   */
+  async read(
+    ctx: CoreContext,
+    id: string,
+    old: OwnOutputs | undefined,
+  ): Promise<ReadResult<OwnInputs, OwnOutputs>> {
+    if (old === undefined) return importAccessKey(ctx, id);
+    const client = ctx.client();
+    let record: AccessKeyRecord;
+    try {
+      record = await client.getAccessKeyPermissions(old.accessKey);
+    } catch (error) {
+      if (isBrokerApiError(error) && error.status === 404) return GONE;
+      throw error;
+    }
+    const outputs = accessKeyOutputs(old, {
+      ...factsOf(record, old.adopted),
+      ...keyPairOf(old),
+    });
+    return { exists: true, id, outputs, inputs: inputsOf(outputs) };
+  },
+  /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
+  async update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
+    if (old.createdAt === undefined) {
+      // Kept in the stack by a create whose read-back failed: read it now and finish it.
+      const client = ctx.client();
+      const record = await client.getAccessKeyPermissions(old.accessKey);
+      const permissions = await ensurePermissions(client, record, news.permissions);
+      return accessKeyOutputs(news, {
+        ...factsOf(record, old.adopted),
+        ...keyPairOf(old),
+        permissions,
+      });
+    }
+    const facts = recordedFacts(old);
+    if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
+    const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
+    const permissions = await applyPermissions(ctx.client(), key, news.permissions);
+    return accessKeyOutputs(news, { ...facts, permissions });
+  },
+  /**
+   * The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every
+   * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
+   */
+  async delete(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
+    if (old.onDelete === "retain") {
+      await ctx.log.warn(
+        `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (${spellings("onDelete")} is "retain"). It still works with its permissions.`,
+      );
+      return;
+    }
+    try {
+      await ctx.client().updateAccessKeyPermissions(old.accessKey, emptyPermissions());
+    } catch (error) {
+      if (isBrokerApiError(error) && error.status === 404) return;
+      throw error;
+    }
+    await ctx.log.warn(
+      `Access key "${old.name}" (id ${id}) was revoked: its send and receive permissions are now empty. The key itself still exists, because the configuration API cannot delete keys.`,
+    );
+  },
+});
+
+/**
+ * Decodes an access key's recorded state, as this or any earlier version of the package wrote it.
+ * `id` (the key's id) stands in when the state lacks `accessKeyId`.
+ */
+export const decodeAccessKeyOutputs = accessKeyOperations.decodeOutputs;
+
+export const {
+  /** Validates inputs, records the endpoint, fills defaults and normalises permissions. Makes no request. */
   check: checkAccessKey,
+  /**
+   * A change of name, type or endpoint replaces the key (the API cannot rename a key or change its
+   * type); permissions update in place and compare as sets.
+   */
   diff: diffAccessKey,
+  /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
   create: createAccessKey,
+  /** Refresh: reads the key's record (without recorded state, an import by id); a key that no longer exists is gone. */
   read: readAccessKey,
+  /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
   update: updateAccessKey,
+  /** Revokes the key's permissions (`onDelete: "revoke"`) or leaves it (`"retain"`): the API cannot delete keys. */
   delete: deleteAccessKey,
-};
+} = accessKeyOperations;
 
 /** A resource id as a key id, when it is one. */
 function idNumber(id: string | undefined): number | undefined {

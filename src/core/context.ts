@@ -1,4 +1,5 @@
 import type { BrokerClient } from "../client";
+import type { SettingNames } from "../client/setting-names";
 
 /**
  * What the core needs from whoever calls it: the API client, the endpoint the caller is configured
@@ -19,6 +20,11 @@ export interface CoreContext {
    * invalid). Needs no credentials.
    */
   configuredBaseUrl(): string | undefined;
+  /**
+   * How messages name this provider's settings: stack config for the default provider
+   * (`broker:baseUrl (or BROKER_BASE_URL)`), the arguments of an explicit one.
+   */
+  readonly settingNames: SettingNames;
   /** Where warnings for the user go (shown by `pulumi up`/`destroy`). Must never throw. */
   readonly log: {
     warn(message: string): Promise<void>;
@@ -26,4 +32,4 @@ export interface CoreContext {
 }
 
 /** The part of {@link CoreContext} that `check` uses: it makes no request. */
-export type CheckContext = Pick<CoreContext, "configuredBaseUrl">;
+export type CheckContext = Pick<CoreContext, "configuredBaseUrl" | "settingNames">;

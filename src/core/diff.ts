@@ -56,6 +56,15 @@ export class DiffBuilder {
   readonly #replaces: string[] = [];
   readonly #details: PropertyChange[] = [];
 
+  /** A builder that adds its properties after those of `base`. */
+  static extending(base: DiffResult): DiffBuilder {
+    const builder = new DiffBuilder();
+    builder.#changed.push(...base.changed);
+    builder.#replaces.push(...base.replaces);
+    builder.#details.push(...base.details);
+    return builder;
+  }
+
   /**
    * Records `property` as changed when `changed` is true.
    * @param details the changed paths inside the property; by default one change of the whole property.

@@ -14,10 +14,12 @@ export const NOTE_EVERY_MS = 30_000;
  * doors use it: the dynamic providers warn through the host's engine log, the plugin through the
  * engine's `Log`.
  * @param now the clock (tests pass their own).
+ * @param quotaSetting how messages name this provider's setting of the known quota.
  */
 export function rateLimitNotifier(
   warn: (message: string) => void,
   now: () => number = Date.now,
+  quotaSetting: string = CONFIG_KEYS.maxRequestsPerSecond,
 ): (event: RateLimitWaitEvent) => void {
   let lastNoteAt = Number.NEGATIVE_INFINITY;
   return (event) => {
@@ -28,7 +30,7 @@ export function rateLimitNotifier(
     const pace =
       event.pace === undefined ? "" : ` (pacing at ${Number(event.pace.toPrecision(3))} requests/s)`;
     warn(
-      `waiting on the broker's rate limit for ${Math.ceil(event.waitMs / 1000)} s${pace}; to avoid this, set ${CONFIG_KEYS.maxRequestsPerSecond} to the broker's limit`,
+      `waiting on the broker's rate limit for ${Math.ceil(event.waitMs / 1000)} s${pace}; to avoid this, set ${quotaSetting} to the broker's limit`,
     );
   };
 }

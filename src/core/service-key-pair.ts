@@ -5,29 +5,28 @@
 import { isBrokerApiError, type BrokerClient } from "../client";
 import type { AccessKeyRecord } from "../client/types";
 import { CheckFailures, describe, isPlainObject } from "./validation";
-import type { CheckContext, CoreContext } from "./context";
-import { DiffBuilder, changeKind, mapChanges } from "./diff";
-import {
-  assertSameEndpoint,
-  checkEndpoint,
-  decodeEndpointInputs,
-  endpointMoved,
-  recordedEndpoint,
-  type EndpointInputsOf,
-} from "./endpoint";
+import type { CoreContext } from "./context";
+import { DiffBuilder, mapChanges } from "./diff";
+import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
+import { spellings } from "../settings/wording";
 import { NotImportableError } from "./import";
-import type { ResourceOperations } from "./operations";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
 import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
 import { NOT_KNOWN, isUnknown, type NotKnown } from "./unknown";
 
-/** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
-export interface ServiceKeyPairInputsOf<U = never> extends EndpointInputsOf<U> {
+/** A key pair's own inputs (the endpoint aside); `U` is what a value not known yet becomes. */
+interface OwnInputsOf<U> {
   /** The SERVICE key value (a secret). */
   accessKey: string | U;
   rotationTriggers: Record<string, string> | U;
 }
+
+/** A key pair's own checked inputs. */
+type OwnInputs = OwnInputsOf<never>;
+
+/** Service key pair inputs; `U` is what a value not known yet becomes (nothing, once known). */
+export type ServiceKeyPairInputsOf<U = never> = OwnInputsOf<U> & EndpointInputsOf<U>;
 
 /** Service key pair inputs after `check`. */
 export type ServiceKeyPairInputs = ServiceKeyPairInputsOf;
@@ -36,7 +35,10 @@ export type ServiceKeyPairInputs = ServiceKeyPairInputsOf;
 export type ProposedServiceKeyPairInputs = ServiceKeyPairInputsOf<NotKnown>;
 
 /** What the engine records for a key pair. `accessKey` and `privateKey` are secrets. */
-export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
+export type ServiceKeyPairOutputs = OwnOutputs & EndpointInputs;
+
+/** A key pair's own outputs (the endpoint aside). */
+interface OwnOutputs extends OwnInputs {
   accessKeyId: number;
   publicKey: string;
   privateKey: string;
@@ -46,28 +48,12 @@ export interface ServiceKeyPairOutputs extends ServiceKeyPairInputs {
 
 const WHAT = "Service key pair";
 
-function decodeInputs<U>(r: PropertyReader<U>): ServiceKeyPairInputsOf<U> {
-  return {
-    accessKey: r.string("accessKey"),
-    rotationTriggers: r.stringMap("rotationTriggers"),
-    ...decodeEndpointInputs(r),
-  };
+function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
+  return { accessKey: r.string("accessKey"), rotationTriggers: r.stringMap("rotationTriggers") };
 }
 
 /** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
 const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
-
-/** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
-export function decodeServiceKeyPairOutputs(bag: PropertyBag): ServiceKeyPairOutputs {
-  const r = knownReader(bag, WHAT);
-  return {
-    ...decodeInputs(r),
-    accessKeyId: r.integer("accessKeyId"),
-    publicKey: r.string("publicKey"),
-    privateKey: r.string("privateKey"),
-    rotatedAt: r.string("rotatedAt"),
-  };
-}
 
 /** A pair as the server returned it at its last rotation. */
 interface RotatedPair {
@@ -78,81 +64,10 @@ interface RotatedPair {
 }
 
 /** The one function that builds a key pair's outputs: create, read and update all use it. */
-export function serviceKeyPairOutputs(
-  inputs: ServiceKeyPairInputs,
-  pair: RotatedPair,
-  baseUrl: string | undefined,
-): ServiceKeyPairOutputs {
-  return {
-    accessKey: inputs.accessKey,
-    rotationTriggers: inputs.rotationTriggers,
-    accessKeyId: pair.accessKeyId,
-    publicKey: pair.publicKey,
-    privateKey: pair.privateKey,
-    rotatedAt: pair.rotatedAt,
-    ...recordedEndpoint(baseUrl),
-    allowEndpointChange: inputs.allowEndpointChange,
-  };
-}
-
-/**
- * Validates inputs. Makes no request (the key's type is verified by `create`).
- * @param news the inputs as the program gave them.
- * @param recordedBaseUrl the endpoint recorded by the previous check, if any.
- */
-export function checkServiceKeyPair(
-  ctx: CheckContext,
-  news: PropertyBag,
-  recordedBaseUrl: string | undefined,
-): CheckResult<ProposedServiceKeyPairInputs> {
-  const failures = new CheckFailures();
-  const accessKey = news["accessKey"];
-  if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
-    // Never echo the value: it is a credential.
-    failures.add(
-      "accessKey",
-      `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`,
-    );
-  }
-  const triggers = news["rotationTriggers"] ?? {};
-  if (!isUnknown(triggers)) {
-    if (!isPlainObject(triggers))
-      failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
-    else
-      for (const [key, value] of Object.entries(triggers))
-        if (!isUnknown(value) && typeof value !== "string")
-          failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
-  }
-  const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
-  if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-  const { baseUrl: _given, ...inputs } = inputDecoders.proposed(news);
-  return { inputs: { ...inputs, ...(baseUrl === undefined ? {} : { baseUrl }) }, failures: [] };
-}
-
-/** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
-export function diffServiceKeyPair(
-  old: ServiceKeyPairInputs,
-  news: ProposedServiceKeyPairInputs,
-): DiffResult {
-  // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
-  // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
-  // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
-  // replaces the pair only if the key really changed.
-  const keyUnknown = news.accessKey === NOT_KNOWN;
-  const triggers = news.rotationTriggers;
-  return new DiffBuilder()
-    .property("accessKey", keyUnknown || old.accessKey !== news.accessKey, { replace: !keyUnknown })
-    .property("baseUrl", endpointMoved(old.baseUrl, news.baseUrl), {
-      replace: true,
-      kind: changeKind(old.baseUrl, news.baseUrl),
-    })
-    .property("rotationTriggers", triggers === NOT_KNOWN || !sameMap(old.rotationTriggers, triggers), {
-      replace: false,
-      details:
-        triggers === NOT_KNOWN ? [] : mapChanges("rotationTriggers", old.rotationTriggers, triggers, false),
-    })
-    .property("allowEndpointChange", old.allowEndpointChange !== news.allowEndpointChange, { replace: false })
-    .build();
+function serviceKeyPairOutputs(inputs: OwnInputs, pair: RotatedPair): OwnOutputs {
+  const { accessKey, rotationTriggers } = inputs;
+  const { accessKeyId, publicKey, privateKey, rotatedAt } = pair;
+  return { accessKey, rotationTriggers, accessKeyId, publicKey, privateKey, rotatedAt };
 }
 
 function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
@@ -165,17 +80,6 @@ function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string,
   return canonical(a) === canonical(b);
 }
 
-/** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
-export async function createServiceKeyPair(
-  ctx: CoreContext,
-  inputs: ServiceKeyPairInputs,
-): Promise<CreateResult<ServiceKeyPairOutputs>> {
-  const client = ctx.client();
-  const record = await serviceKeyRecord(client, inputs.accessKey);
-  const pair = await rotate(client, inputs.accessKey, record.id);
-  return { id: String(record.id), outputs: serviceKeyPairOutputs(inputs, pair, client.baseUrl) };
-}
-
 async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promise<AccessKeyRecord> {
   let record: AccessKeyRecord;
   try {
@@ -183,7 +87,7 @@ async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promis
   } catch (error) {
     if (isBrokerApiError(error) && error.status === 404) {
       throw new Error(
-        "ServiceKeyPair: the access key given as `accessKey` does not exist on the broker. Pass the accessKey output of a SERVICE AccessKey.",
+        `ServiceKeyPair: the access key given as ${spellings("accessKey")} does not exist on the broker. Pass the key value output of a SERVICE AccessKey.`,
         { cause: error },
       );
     }
@@ -203,72 +107,135 @@ async function rotate(client: BrokerClient, accessKey: string, accessKeyId: numb
 }
 
 /**
- * Refresh: there is no way to read a pair, so this checks that its key still exists; a pair whose
- * key is gone is gone. Without recorded state (an import by id) there is nothing to read: the API
- * never returns a private key again.
+ * The core's ServiceKeyPair operations, as one table for the doors (see
+ * {@link "./operations".ResourceOperations}), endpoint tracking included.
  */
-export async function readServiceKeyPair(
-  ctx: CoreContext,
-  id: string,
-  old: ServiceKeyPairOutputs | undefined,
-): Promise<ReadResult<ServiceKeyPairInputs, ServiceKeyPairOutputs>> {
-  if (old === undefined) {
-    throw new NotImportableError(
-      "ServiceKeyPair",
-      `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
-        "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
-    );
-  }
-  assertSameEndpoint(ctx, old.baseUrl, `Refreshing service key pair ${id}`);
-  try {
-    await ctx.client().getAccessKeyPermissions(old.accessKey);
-  } catch (error) {
-    if (isBrokerApiError(error) && error.status === 404) return GONE;
-    throw error;
-  }
-  const outputs = serviceKeyPairOutputs(old, old, ctx.client().baseUrl);
-  const { accessKey, rotationTriggers, allowEndpointChange, baseUrl } = outputs;
-  const inputs = { accessKey, rotationTriggers, allowEndpointChange, ...recordedEndpoint(baseUrl) };
-  return { exists: true, id, outputs, inputs };
-}
-
-/** Changed `rotationTriggers` rotate the pair. */
-export async function updateServiceKeyPair(
-  ctx: CoreContext,
-  _id: string,
-  old: ServiceKeyPairOutputs,
-  news: ServiceKeyPairInputs,
-): Promise<ServiceKeyPairOutputs> {
-  assertSameEndpoint(ctx, old.baseUrl, `Rotating service key pair ${old.accessKeyId}`);
-  if (sameMap(old.rotationTriggers, news.rotationTriggers)) {
-    return serviceKeyPairOutputs({ ...old, allowEndpointChange: news.allowEndpointChange }, old, old.baseUrl);
-  }
-  const client = ctx.client();
-  const pair = await rotate(client, news.accessKey, old.accessKeyId);
-  return serviceKeyPairOutputs(news, pair, client.baseUrl);
-}
-
-/** Key pairs cannot be deleted: the current pair stays with its key. */
-export async function deleteServiceKeyPair(ctx: CoreContext, id: string): Promise<void> {
-  await ctx.log.warn(
-    `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
-  );
-}
-
-/** The core's ServiceKeyPair operations, as one table for the doors (see {@link ResourceOperations}). */
-export const serviceKeyPairOperations: ResourceOperations<
-  ServiceKeyPairInputs,
-  ProposedServiceKeyPairInputs,
-  ServiceKeyPairOutputs
-> = {
+export const serviceKeyPairOperations = withEndpointTracking<
+  OwnInputs,
+  OwnInputsOf<NotKnown>,
+  OwnOutputs,
+  DiffResult
+>({
   typeName: "ServiceKeyPair",
+  describe: (id) => `service key pair ${id}`,
+  verbs: { update: "Rotating" },
   decodeInputs: inputDecoders.known,
   decodeProposedInputs: inputDecoders.proposed,
-  decodeOutputs: decodeServiceKeyPairOutputs,
+  /** Decodes a key pair's own recorded state, as this or any earlier version of the package wrote it. */
+  decodeOutputs(bag: PropertyBag): OwnOutputs {
+    const r = knownReader(bag, WHAT);
+    return {
+      ...decodeInputs(r),
+      accessKeyId: r.integer("accessKeyId"),
+      publicKey: r.string("publicKey"),
+      privateKey: r.string("privateKey"),
+      rotatedAt: r.string("rotatedAt"),
+    };
+  },
+  /**
+   * Validates inputs. Makes no request (the key's type is verified by `create`).
+   * @param news the inputs as the program gave them.
+   */
+  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
+    const failures = new CheckFailures();
+    const accessKey = news["accessKey"];
+    if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
+      // Never echo the value: it is a credential.
+      failures.add(
+        "accessKey",
+        `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`,
+      );
+    }
+    const triggers = news["rotationTriggers"] ?? {};
+    if (!isUnknown(triggers)) {
+      if (!isPlainObject(triggers))
+        failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
+      else
+        for (const [key, value] of Object.entries(triggers))
+          if (!isUnknown(value) && typeof value !== "string")
+            failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
+    }
+    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
+    return { inputs: inputDecoders.proposed(news), failures: [] };
+  },
+  /** Another key replaces the pair resource; changed `rotationTriggers` rotate it in place. */
+  diff(old: OwnInputs, news: OwnInputsOf<NotKnown>): DiffResult {
+    // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
+    // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
+    // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
+    // replaces the pair only if the key really changed.
+    const keyUnknown = news.accessKey === NOT_KNOWN;
+    const triggers = news.rotationTriggers;
+    return new DiffBuilder()
+      .property("accessKey", keyUnknown || old.accessKey !== news.accessKey, { replace: !keyUnknown })
+      .property("rotationTriggers", triggers === NOT_KNOWN || !sameMap(old.rotationTriggers, triggers), {
+        replace: false,
+        details:
+          triggers === NOT_KNOWN ? [] : mapChanges("rotationTriggers", old.rotationTriggers, triggers, false),
+      })
+      .build();
+  },
+  /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
+  async create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
+    const client = ctx.client();
+    const record = await serviceKeyRecord(client, inputs.accessKey);
+    const pair = await rotate(client, inputs.accessKey, record.id);
+    return { id: String(record.id), outputs: serviceKeyPairOutputs(inputs, pair) };
+  },
+  /**
+   * Refresh: there is no way to read a pair, so this checks that its key still exists; a pair whose
+   * key is gone is gone. Without recorded state (an import by id) there is nothing to read: the API
+   * never returns a private key again.
+   */
+  async read(
+    ctx: CoreContext,
+    id: string,
+    old: OwnOutputs | undefined,
+  ): Promise<ReadResult<OwnInputs, OwnOutputs>> {
+    if (old === undefined) {
+      throw new NotImportableError(
+        "ServiceKeyPair",
+        `Service key pair ${id} cannot be read without its recorded state: the API never returns a private key after it was created. ` +
+          "Declare a ServiceKeyPair for the key instead, which creates a new pair with a known private key.",
+      );
+    }
+    try {
+      await ctx.client().getAccessKeyPermissions(old.accessKey);
+    } catch (error) {
+      if (isBrokerApiError(error) && error.status === 404) return GONE;
+      throw error;
+    }
+    const outputs = serviceKeyPairOutputs(old, old);
+    const { accessKey, rotationTriggers } = outputs;
+    return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers } };
+  },
+  /** Changed `rotationTriggers` rotate the pair. */
+  async update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
+    if (sameMap(old.rotationTriggers, news.rotationTriggers)) return serviceKeyPairOutputs(old, old);
+    return serviceKeyPairOutputs(news, await rotate(ctx.client(), news.accessKey, old.accessKeyId));
+  },
+  /** Key pairs cannot be deleted: the current pair stays with its key. */
+  async delete(ctx: CoreContext, id: string): Promise<void> {
+    await ctx.log.warn(
+      `The service key pair of access key ${id} was removed from the stack; the key keeps its current pair on the broker (the API cannot delete a pair). Rotate it by other means if the private key may have leaked.`,
+    );
+  },
+});
+
+/** Decodes a key pair's recorded state, as this or any earlier version of the package wrote it. */
+export const decodeServiceKeyPairOutputs = serviceKeyPairOperations.decodeOutputs;
+
+export const {
+  /** Validates inputs and records the endpoint. Makes no request (the key's type is verified by `create`). */
   check: checkServiceKeyPair,
+  /** Another key (or endpoint) replaces the pair resource; changed `rotationTriggers` rotate it in place. */
   diff: diffServiceKeyPair,
+  /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
   create: createServiceKeyPair,
+  /** Refresh: checks that the pair's key still exists (a pair cannot be read); cannot import. */
   read: readServiceKeyPair,
+  /** Changed `rotationTriggers` rotate the pair. */
   update: updateServiceKeyPair,
+  /** Key pairs cannot be deleted: the current pair stays with its key. */
   delete: deleteServiceKeyPair,
-};
+} = serviceKeyPairOperations;

@@ -122,8 +122,18 @@ export function decodeStruct(struct: Struct | undefined): PropertyMap {
   return decodeFields(struct.toJavaScript(), []);
 }
 
-/** Encodes one value into the plain JSON of the wire format. */
-export function encodeValue(value: PropertyValue): JavaScriptValue {
+/**
+ * What a secret at `path` becomes in plain JSON; `content` converts what it holds (called at most
+ * once, after whatever the caller does first, so that secrets are met outermost first).
+ */
+type SecretConversion = (path: readonly PathSegment[], content: () => JavaScriptValue) => JavaScriptValue;
+
+/** `value` as plain JSON: secrets as `onSecret` says, values not known yet as {@link UNKNOWN_VALUE}. */
+function toJson(
+  value: PropertyValue,
+  path: readonly PathSegment[],
+  onSecret: SecretConversion,
+): JavaScriptValue {
   switch (value.kind) {
     case "null":
       return null;
@@ -132,18 +142,39 @@ export function encodeValue(value: PropertyValue): JavaScriptValue {
     case "bool":
       return value.value;
     case "array":
-      return value.items.map(encodeValue);
+      return value.items.map((item, i) => toJson(item, [...path, i], onSecret));
     case "object":
-      return encodeFields(value.fields);
+      return fieldsToJson(value.fields, path, onSecret);
     case "secret":
-      return { [SIGNATURE_KEY]: SECRET_SIGNATURE, value: encodeValue(value.value) };
+      return onSecret(path, () => toJson(value.value, path, onSecret));
     case "computed":
       return UNKNOWN_VALUE;
   }
 }
 
+function fieldsToJson(
+  fields: PropertyMap,
+  path: readonly PathSegment[],
+  onSecret: SecretConversion,
+): Record<string, JavaScriptValue> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, v]) => [key, toJson(v, [...path, key], onSecret)]),
+  );
+}
+
+/** The wire format keeps a secret as a signed object around its value. */
+const wireSecret: SecretConversion = (_path, content) => ({
+  [SIGNATURE_KEY]: SECRET_SIGNATURE,
+  value: content(),
+});
+
+/** Encodes one value into the plain JSON of the wire format. */
+export function encodeValue(value: PropertyValue): JavaScriptValue {
+  return toJson(value, [], wireSecret);
+}
+
 function encodeFields(fields: PropertyMap): Record<string, JavaScriptValue> {
-  return Object.fromEntries(Object.entries(fields).map(([key, v]) => [key, encodeValue(v)]));
+  return fieldsToJson(fields, [], wireSecret);
 }
 
 /** Encodes a {@link PropertyMap} into a Struct of the wire format. */
@@ -165,36 +196,6 @@ export interface CoreValues {
   readonly secrets: readonly SecretAt[];
 }
 
-function plain(value: PropertyValue, path: readonly PathSegment[], secrets: SecretAt[]): unknown {
-  switch (value.kind) {
-    case "null":
-      return null;
-    case "string":
-    case "number":
-    case "bool":
-      return value.value;
-    case "array":
-      return value.items.map((item, i) => plain(item, [...path, i], secrets));
-    case "object":
-      return plainFields(value.fields, path, secrets);
-    case "secret":
-      secrets.push({ path });
-      return plain(value.value, path, secrets);
-    case "computed":
-      return UNKNOWN_VALUE;
-  }
-}
-
-function plainFields(
-  fields: PropertyMap,
-  path: readonly PathSegment[],
-  secrets: SecretAt[],
-): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(fields).map(([key, v]) => [key, plain(v, [...path, key], secrets)]),
-  );
-}
-
 /**
  * The plain values the core works with: secrets unwrapped (their paths recorded, so that
  * {@link fromCore} can wrap them again) and values not known yet as the core's `UNKNOWN` string.
@@ -204,7 +205,11 @@ function plainFields(
 export function toCore(map: PropertyMap): CoreValues {
   const secrets: SecretAt[] = [];
   const kept = Object.fromEntries(Object.entries(map).filter(([key]) => !key.startsWith("__")));
-  return { values: plainFields(kept, [], secrets), secrets };
+  const unwrap: SecretConversion = (path, content) => {
+    secrets.push({ path });
+    return content();
+  };
+  return { values: fieldsToJson(kept, [], unwrap), secrets };
 }
 
 /** How {@link fromCore} encodes the core's values. */

@@ -11,16 +11,23 @@
 import { normalizeBaseUrl } from "../client/base-url";
 import type { CheckFailure } from "../core/results";
 import { BrokerClient, type RateLimitWaitEvent } from "../client";
-import { isBrokerSettingsError } from "../client/errors";
 import {
   CONFIG_KEYS,
   configuredBaseUrl,
   resolveConnection,
-  STACK_SETTING_NAMES,
+  settingProblem,
   type ConfigSource,
   type ConnectionSettings,
 } from "../settings/connection";
 import { SETTINGS, type SettingDeclaration, type SettingName } from "../settings/declarations";
+import {
+  originOfProvider,
+  settingNamesFor,
+  settingPlace,
+  STACK_ORIGIN,
+  type SettingsOrigin,
+} from "../settings/wording";
+import type { SettingNames } from "../client/setting-names";
 import { buildDiff, type ChangeEntry, type DiffResult } from "./diff";
 import { containsComputed, pv, type PropertyMap, type PropertyValue } from "./codec";
 
@@ -101,34 +108,12 @@ export function configSource(inputs: PropertyMap): ConfigSource {
   };
 }
 
-/** Valid stand-ins for the required settings, so that one setting can be checked on its own. */
-const STAND_INS: Partial<ConnectionSettings> = { baseUrl: "http://stand-in.invalid/v1", apiKey: "stand-in" };
-
-/**
- * The problem with one setting, or `undefined`. Asks the connection-settings module, with the
- * other settings left out (or standing in, for the required ones), so that its rule and its
- * message apply unchanged.
- */
-function problemWith(name: SettingName, value: string): string | undefined {
-  if (value.trim() === "") return undefined; // An empty value counts as unset, as in stack config.
-  try {
-    if (name === "baseUrl") normalizeBaseUrl(value, CONFIG_KEYS.baseUrl);
-    else {
-      const { [name]: _omitted, ...others } = STAND_INS;
-      resolveConnection(others, (key) => (key === CONFIG_KEYS[name] ? value : undefined), {});
-    }
-    return undefined;
-  } catch (error) {
-    if (isBrokerSettingsError(error)) return error.message;
-    throw error;
-  }
-}
-
 /**
  * `CheckConfig`: one failure per invalid setting (values not known yet are not checked) and a
  * warning for settings this provider does not know. The API key is recorded as a secret.
+ * @param origin whose settings these are, for messages (an explicit provider's are its arguments).
  */
-export function checkConfig(news: PropertyMap): CheckedConfig {
+export function checkConfig(news: PropertyMap, origin: SettingsOrigin = STACK_ORIGIN): CheckedConfig {
   const failures: ConfigFailure[] = [];
   const warnings: string[] = [];
   // A Map, not an object: any key the engine sends stays an ordinary property.
@@ -147,8 +132,8 @@ export function checkConfig(news: PropertyMap): CheckedConfig {
     const valueText = text(value);
     const reason =
       valueText === undefined
-        ? `${CONFIG_KEYS[key]} must be ${DECLARED.get(key)?.type === "string" ? "a string" : "a number"}`
-        : problemWith(key, valueText);
+        ? `${settingPlace(origin, key)} must be ${DECLARED.get(key)?.type === "string" ? "a string" : "a number"}`
+        : settingProblem(key, valueText, origin);
     if (reason !== undefined) failures.push({ property: key, reason });
   }
   // Secret settings (the API key) are recorded as secrets whatever arrived: the engine stores these
@@ -216,6 +201,10 @@ function comparable(name: SettingName, value: PropertyValue | undefined): string
 export class ProviderConfiguration {
   /** Reads `broker:<name>` from the provider's inputs. */
   readonly source: ConfigSource;
+  /** Where this provider's settings come from: stack config (the default provider) or its arguments. */
+  readonly origin: SettingsOrigin;
+  /** How messages name this provider's settings. */
+  readonly settingNames: SettingNames;
   private readonly env: NodeJS.ProcessEnv;
   private made: BrokerClient | undefined;
 
@@ -223,23 +212,25 @@ export class ProviderConfiguration {
    * @param args The `args` of `ConfigureRequest` (never its `variables`, which carry the API key
    *   in plain text).
    * @param env The environment, for the `BROKER_BASE_URL` / `BROKER_API_KEY` fallbacks.
-   */
-  /**
    * @param onRateLimitWait the client's listener for waits on the broker's rate limit (the server
    *   passes one that tells the user through the engine's log).
+   * @param origin the provider instance's origin (see {@link originOfProvider}). @default STACK_ORIGIN
    */
   constructor(
     args: PropertyMap,
     env: NodeJS.ProcessEnv = process.env,
     private readonly onRateLimitWait?: (event: RateLimitWaitEvent) => void,
+    origin: SettingsOrigin = STACK_ORIGIN,
   ) {
     this.source = configSource(args);
     this.env = env;
+    this.origin = origin;
+    this.settingNames = settingNamesFor(origin);
   }
 
   /** The connection settings; throws the settings module's `BrokerConfigError` when some are missing or invalid. */
   connection(): ConnectionSettings {
-    return resolveConnection(undefined, this.source, this.env);
+    return resolveConnection(undefined, this.source, this.env, this.origin);
   }
 
   /** The configured base URL, normalised, or `undefined` (never throws, needs no API key). */
@@ -254,10 +245,10 @@ export class ProviderConfiguration {
    */
   client(): BrokerClient {
     if (this.made === undefined || this.made.closed) {
-      // The same messages as the dynamic providers: hints name the stack settings (broker:apiKey …).
+      // Hints name this provider's settings: stack config (broker:apiKey …) or its arguments.
       this.made = new BrokerClient({
         ...this.connection(),
-        settingNames: STACK_SETTING_NAMES,
+        settingNames: this.settingNames,
         ...(this.onRateLimitWait === undefined ? {} : { onRateLimitWait: this.onRateLimitWait }),
       });
     }
@@ -272,4 +263,16 @@ export class ProviderConfiguration {
       // Nothing is lost: closing only ends idle connections. It must never fail the caller.
     }
   }
+}
+
+/**
+ * The origin of the provider instance a request is about: its name, given by newer engines, or
+ * the last part of its URN (`urn:pulumi:dev::app::pulumi:providers:broker::prod`).
+ */
+export function requestOrigin(request: {
+  getUrn(): string | undefined;
+  getName(): string | undefined;
+}): SettingsOrigin {
+  const name = request.getName() ?? "";
+  return originOfProvider(name !== "" ? name : (request.getUrn() ?? "").split("::").pop());
 }

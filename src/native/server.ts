@@ -5,9 +5,13 @@
  * Each method is thin: decode the request (`codec.ts`), ask the provider configuration
  * (`config.ts`) or the resource type's adapter (`resources/`), encode the answer, and map any error
  * through `errors.ts`. `Invoke` runs the look-up functions (`functions.ts`). RPCs this provider does
- * not have (`Call`, `Construct`,
- * `Parameterize`, `Handshake`, `GetMapping(s)`) are left out, so the server answers them
- * `UNIMPLEMENTED`, which the engine expects and handles (for `Handshake`, by calling `Configure`).
+ * not have (`Call`, `Construct`, `Parameterize`, `GetMapping(s)`) are left out, so the server answers
+ * them `UNIMPLEMENTED`, which the engine expects and handles.
+ *
+ * `Handshake` (CLI 3.259 and 3.274 call it first, and 3.274 negotiates some capabilities only there)
+ * is served when the `@pulumi/pulumi` installed beside the plugin ships its stubs (3.259 and 3.270 do,
+ * 3.139 does not): the service definition comes from those stubs, so with older ones grpc-js answers
+ * it `UNIMPLEMENTED` and the engine falls back to what `Configure` answers, as before.
  */
 import {
   Server,
@@ -28,6 +32,7 @@ import {
   CreateResponse,
   GetSchemaResponse,
   InvokeResponse,
+  ProviderHandshakeResponse,
   ReadResponse,
   UpdateResponse,
   type CheckRequest,
@@ -37,6 +42,7 @@ import {
   type DiffRequest,
   type GetSchemaRequest,
   type InvokeRequest,
+  type ProviderHandshakeRequest,
   type ReadRequest,
   type UpdateRequest,
 } from "@pulumi/pulumi/proto/provider_pb";
@@ -44,7 +50,8 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
 import { rateLimitNotifier } from "../core/rate-limit-notice";
-import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration } from "./config";
+import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration, requestOrigin } from "./config";
+import { settingPlace } from "../settings/wording";
 import { toDiffResponse } from "./diff";
 import { invokeFunction } from "./functions";
 import { engineLog, type EngineLog } from "./engine-log";
@@ -91,6 +98,7 @@ const GRPC_OPTIONS = { "grpc.max_receive_message_length": 400 * 1024 * 1024 };
 class BrokerProvider {
   private configuration: ProviderConfiguration;
   private log: EngineLog;
+  private engineAddress: string | undefined;
   private readonly adapters: ReadonlyMap<string, ResourceAdapter>;
   private readonly pending = new Set<(error: Partial<StatusObject>) => void>();
 
@@ -99,6 +107,7 @@ class BrokerProvider {
     private readonly version: string,
   ) {
     this.adapters = new Map(options.resources.map((adapter) => [adapter.token, adapter]));
+    this.engineAddress = options.engineAddress;
     this.log = engineLog(options.engineAddress);
     // Until Configure arrives, settings come from the environment only.
     this.configuration = new ProviderConfiguration({}, options.env ?? process.env);
@@ -151,6 +160,17 @@ class BrokerProvider {
     await this.configuration.close();
   }
 
+  /**
+   * Sends later messages to the engine at `address`: always for `Attach` (a new engine may reuse an
+   * old one's address), for `Handshake` only when it names another engine than the one we log to.
+   */
+  private followEngine(address: string, always = false): void {
+    if (address === "" || (!always && address === this.engineAddress)) return;
+    this.log.close();
+    this.engineAddress = address;
+    this.log = engineLog(address);
+  }
+
   private adapter(type: string, urn: string): ResourceAdapter {
     const token = resourceType(type, urn);
     const adapter = this.adapters.get(token);
@@ -173,6 +193,19 @@ class BrokerProvider {
     return {
       getPluginInfo: this.unary<Empty, PluginInfo>(() => new PluginInfo().setVersion(this.version)),
 
+      handshake: this.unary<ProviderHandshakeRequest, ProviderHandshakeResponse>((request) => {
+        // A server started by hand (PULUMI_DEBUG_PROVIDERS) learns the engine's address here first.
+        this.followEngine(request.getEngineAddress());
+        // What Configure answers too (an engine that handshakes takes these and ignores Configure's).
+        // The capabilities newer engines offer only here (strings that are not UTF-8, outputs in
+        // Check, Invoke and Call) keep their `false` defaults: this provider takes none of them.
+        return new ProviderHandshakeResponse()
+          .setAcceptSecrets(true)
+          .setAcceptResources(false)
+          .setAcceptOutputs(false)
+          .setSupportsAutonamingConfiguration(false);
+      }),
+
       getSchema: this.unary<GetSchemaRequest, GetSchemaResponse>((request) => {
         if (request.getSubpackageName() !== "") {
           throw new Error(
@@ -183,7 +216,7 @@ class BrokerProvider {
       }),
 
       checkConfig: this.unary<CheckRequest, CheckResponse>(async (request) => {
-        const checked = checkConfig(decode(request.getNews()));
+        const checked = checkConfig(decode(request.getNews()), requestOrigin(request));
         for (const warning of checked.warnings) await this.log.log("warning", warning, request.getUrn());
         const response = new CheckResponse().setInputs(encodeStruct(checked.inputs));
         for (const failure of checked.failures) {
@@ -203,10 +236,16 @@ class BrokerProvider {
         const warning = plainApiKeyWarning(args);
         if (warning !== undefined) await this.log.log("warning", warning);
         const previous = this.configuration;
+        const origin = requestOrigin(request);
         this.configuration = new ProviderConfiguration(
           args,
           this.options.env ?? process.env,
-          rateLimitNotifier((message) => void this.log.log("warning", message)),
+          rateLimitNotifier(
+            (message) => void this.log.log("warning", message),
+            Date.now,
+            settingPlace(origin, "maxRequestsPerSecond"),
+          ),
+          origin,
         );
         // Its client finishes the requests in flight before it closes.
         void previous.close();
@@ -226,8 +265,7 @@ class BrokerProvider {
 
       attach: this.unary<PluginAttach, Empty>((request) => {
         // A server started by hand (PULUMI_DEBUG_PROVIDERS) learns the engine's address here.
-        this.log.close();
-        this.log = engineLog(request.getAddress());
+        this.followEngine(request.getAddress(), true);
         return new Empty();
       }),
 

@@ -10,90 +10,92 @@
  */
 import { normalizeBaseUrl } from "../client/base-url";
 import { BrokerSettingsError } from "../client/errors";
-import { countRule, isValidCount, isValidRate, RATE_RULE } from "../client/options";
+import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "../client/options";
 import { redactSecrets } from "../client/redact";
 import type { SettingNames } from "../client/setting-names";
 import {
   CONFIG_KEYS,
   ENV_VARS,
+  flagOf,
   SETTINGS,
+  settingNamed,
+  type NumericSetting,
   type RequiredSetting,
   type SettingName,
 } from "./declarations";
+import {
+  missingSettingsMessage,
+  settingNamesFor,
+  settingPlace,
+  STACK_ORIGIN,
+  type SettingsOrigin,
+} from "./wording";
 
-/** The settings a broker client needs. */
-export interface ConnectionSettings {
-  /** The API base URL, normalised: http(s), ending in `/v1`, no trailing slash. */
-  baseUrl: string;
-  /** An ACCOUNT access key. */
-  apiKey: string;
-  /** Per-attempt timeout in milliseconds; the client's default when absent. */
-  timeoutMs?: number;
-  /** Retries after the first attempt; the client's default when absent. */
-  maxRetries?: number;
-  /** Requests in flight at once; the client's default when absent. */
-  maxConcurrency?: number;
-  /** How long one call may wait on the rate limit, in seconds; the client's default when absent. */
-  rateLimitTimeoutSeconds?: number;
-  /** The broker's known request quota; when absent, the client learns the pace from 429s. */
-  maxRequestsPerSecond?: number;
-}
+/**
+ * The settings a broker client needs: the base URL (normalised: http(s), ending in `/v1`, no
+ * trailing slash) and an ACCOUNT access key, and each numeric setting of {@link SETTINGS} that is
+ * set (the client's default applies to the others).
+ */
+export type ConnectionSettings = Record<RequiredSetting, string> & Partial<Record<NumericSetting, number>>;
 
 /** Reads one namespaced stack config value, such as `broker:baseUrl`; `undefined` when unset. */
 export type ConfigSource = (key: string) => string | undefined;
 
 export type { RequiredSetting } from "./declarations";
 
-/** The integer settings, read from explicit values or stack config only. */
-type CountSetting = "timeoutMs" | "maxRetries" | "maxConcurrency" | "rateLimitTimeoutSeconds";
-
 // The stack config keys and environment variables come from the settings' one declaration.
 export { CONFIG_KEYS, ENV_VARS } from "./declarations";
 
 /**
- * How the Pulumi providers name the settings in the client's error messages, such as
+ * How the default provider names the settings in the client's error messages, such as
  * `check that broker:apiKey (or BROKER_API_KEY) holds an ACCOUNT access key`.
  */
-export const STACK_SETTING_NAMES: SettingNames = Object.fromEntries(
-  SETTINGS.map((s) => [s.name, "env" in s ? `broker:${s.name} (or ${s.env})` : `broker:${s.name}`]),
-) as Record<SettingName, string>;
+export const STACK_SETTING_NAMES: SettingNames = settingNamesFor(STACK_ORIGIN);
 
 /**
  * The message for missing required settings when they are set through stack config or the
  * environment: one message for all of them, naming both ways to set each.
  */
 export function stackMissingMessage(missing: readonly RequiredSetting[]): string {
-  const setBaseUrl = `\`pulumi config set ${CONFIG_KEYS.baseUrl} https://…/v1\` or the ${ENV_VARS.baseUrl} environment variable`;
-  const setApiKey = `\`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\` or the ${ENV_VARS.apiKey} environment variable`;
-  if (missing.length > 1)
-    return `No broker API base URL and no API key: set the base URL with ${setBaseUrl}, and an ACCOUNT access key with ${setApiKey}`;
-  return missing[0] === "baseUrl"
-    ? `No broker API base URL: set it with ${setBaseUrl}`
-    : `No broker API key: set an ACCOUNT access key with ${setApiKey}`;
+  return missingSettingsMessage(STACK_ORIGIN, missing);
 }
 
-/** Where {@link resolveSettings} looks, and how it names what it found and what is missing. */
+/**
+ * Where {@link resolveSettings} looks, in this order, and how it names what it found and what is
+ * missing: explicit values, the command line, stack config, the environment.
+ */
 export interface SettingSources {
-  /** Values given in code or on the command line; they override everything else. */
+  /** Values given in code; they override everything else. */
   explicit?: Partial<ConnectionSettings>;
   /**
-   * How an explicit value is named in messages, per setting, such as `--base-url`.
+   * How an explicit value is named in messages, per setting.
    * @default "the <setting> option"
    */
-  explicitNames?: Partial<Record<RequiredSetting | "maxRequestsPerSecond", string>>;
-  /** Reads stack config; none when the caller has no stack (the CLI). */
+  explicitNames?: Partial<Record<SettingName, string>>;
+  /** Values given on a command line, as text; messages name each by its flag (`--base-url`). */
+  commandLine?: Partial<Record<SettingName, string>>;
+  /**
+   * Reads stack config (`broker:<name>`) or, for an explicit provider, its arguments under the
+   * same keys; none when the caller has no stack (the CLI).
+   */
   stackConfig?: ConfigSource | undefined;
+  /** Whose settings `stackConfig` reads, for messages. @default STACK_ORIGIN (stack config) */
+  origin?: SettingsOrigin;
   /** The environment. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** The environment variables of the base URL, the API key and the quota. @default ENV_VARS */
-  envVars?: Partial<Record<RequiredSetting | "maxRequestsPerSecond", string>>;
-  /** The message when required settings are missing. @default stackMissingMessage */
+  /** Environment variables that replace the declared ones, such as another one for the API key. */
+  envVars?: Partial<Record<SettingName, string>>;
+  /** The message when required settings are missing. @default the message for {@link origin} */
   missingMessage?: (missing: readonly RequiredSetting[]) => string;
 }
 
-/** A value and where it came from, for error messages. */
+/** A value given as text, where it came from, and how messages name that place. */
 interface Found {
   value: string;
+  from: "explicit" | "commandLine" | "stack" | "provider" | "env";
+  /** The place alone, such as `broker:timeoutMs` or `BROKER_BASE_URL`. */
+  name: string;
+  /** The place in a sentence, such as `the BROKER_BASE_URL environment variable`. */
   source: string;
 }
 
@@ -102,67 +104,103 @@ function present(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
 
-function lookup(setting: RequiredSetting, sources: SettingSources): Found | undefined {
-  const fromExplicit = present(sources.explicit?.[setting]);
-  if (fromExplicit !== undefined)
-    return { value: fromExplicit, source: sources.explicitNames?.[setting] ?? `the ${setting} option` };
-  const configKey = CONFIG_KEYS[setting];
-  const fromStack = present(sources.stackConfig?.(configKey));
-  if (fromStack !== undefined) return { value: fromStack, source: configKey };
-  const envVar = sources.envVars?.[setting] ?? ENV_VARS[setting];
-  const fromEnv = present((sources.env ?? process.env)[envVar]);
-  if (fromEnv !== undefined) return { value: fromEnv, source: `the ${envVar} environment variable` };
+/** The environment variable of `setting` for these sources, if it has one. */
+function envVarOf(setting: SettingName, sources: SettingSources): string | undefined {
+  return sources.envVars?.[setting] ?? (ENV_VARS as Partial<Record<SettingName, string>>)[setting];
+}
+
+/** The first text value of `setting` among the sources, in their order. */
+function find(setting: SettingName, sources: SettingSources): Found | undefined {
+  const explicit = sources.explicit?.[setting];
+  const fromExplicit = typeof explicit === "string" ? present(explicit) : undefined;
+  if (fromExplicit !== undefined) {
+    const source = sources.explicitNames?.[setting] ?? `the ${setting} option`;
+    return { value: fromExplicit, from: "explicit", name: source, source };
+  }
+  const fromCommandLine = present(sources.commandLine?.[setting]);
+  if (fromCommandLine !== undefined) {
+    const flag = flagOf(setting);
+    return { value: fromCommandLine, from: "commandLine", name: flag, source: flag };
+  }
+  const fromStack = present(sources.stackConfig?.(CONFIG_KEYS[setting]));
+  if (fromStack !== undefined) {
+    const origin = sources.origin ?? STACK_ORIGIN;
+    const place = settingPlace(origin, setting);
+    return { value: fromStack, from: origin.kind, name: place, source: place };
+  }
+  const envVar = envVarOf(setting, sources);
+  const fromEnv = envVar === undefined ? undefined : present((sources.env ?? process.env)[envVar]);
+  if (envVar !== undefined && fromEnv !== undefined)
+    return { value: fromEnv, from: "env", name: envVar, source: `the ${envVar} environment variable` };
   return undefined;
 }
 
-/** A count setting, checked with the client's own rule for that option. */
-function count(name: CountSetting, sources: SettingSources): number | undefined {
-  const explicit = sources.explicit?.[name];
-  if (explicit !== undefined) {
-    if (isValidCount(name, explicit)) return explicit;
-    throw new BrokerSettingsError(
-      "BROKER_SETTINGS_INVALID",
-      `Invalid ${name} option ${explicit}: it must be ${countRule(name)}`,
-    );
-  }
-  const text = present(sources.stackConfig?.(CONFIG_KEYS[name]));
-  if (text === undefined) return undefined;
-  const value = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (isValidCount(name, value)) return value;
-  throw new BrokerSettingsError(
-    "BROKER_SETTINGS_INVALID",
-    `Invalid ${CONFIG_KEYS[name]} "${text}": it must be ${countRule(name)}; fix it with \`pulumi config set ${CONFIG_KEYS[name]} <number>\``,
-  );
+/** The integer settings are the client's count options, checked by its rule: this fails to compile otherwise. */
+function countOption(setting: Extract<(typeof SETTINGS)[number], { type: "integer" }>["name"]): CountOption {
+  return setting;
 }
 
-/** The known quota: a positive number, explicit, from stack config, or from the environment. */
-function quota(sources: SettingSources): number | undefined {
-  const explicit = sources.explicit?.maxRequestsPerSecond;
-  const name = sources.explicitNames?.maxRequestsPerSecond ?? "maxRequestsPerSecond option";
+/** The client's rule for a numeric setting, in words, such as `a positive integer`. */
+function ruleOf(setting: NumericSetting): string {
+  const declaration = settingNamed(setting);
+  return declaration.type === "integer" ? countRule(countOption(declaration.name)) : RATE_RULE;
+}
+
+/** Whether `value` passes the client's rule for `setting`. */
+function isValidValue(setting: NumericSetting, value: number): boolean {
+  const declaration = settingNamed(setting);
+  return declaration.type === "integer"
+    ? isValidCount(countOption(declaration.name), value)
+    : isValidRate(value);
+}
+
+/** A numeric setting's text parsed, or the message saying what is wrong with it. */
+function parseNumeric(setting: NumericSetting, found: Found): number | string {
+  const declaration = settingNamed(setting);
+  const syntax = declaration.type === "integer" ? /^\d+$/u : /^\d+(\.\d+)?$/u;
+  const value = syntax.test(found.value) ? Number(found.value) : NaN;
+  if (isValidValue(setting, value)) return value;
+  const explained =
+    "example" in declaration
+      ? ` (${declaration.example})`
+      : found.from === "stack"
+        ? `; fix it with \`pulumi config set ${found.name} <number>\``
+        : "";
+  return `Invalid ${found.name} "${found.value}": it must be ${ruleOf(setting)}${explained}`;
+}
+
+/** A numeric setting, explicit or from the first source that sets it, checked with the client's rule. */
+function numeric(setting: NumericSetting, sources: SettingSources): number | undefined {
+  const explicit = sources.explicit?.[setting];
   if (explicit !== undefined) {
-    if (isValidRate(explicit)) return explicit;
+    if (isValidValue(setting, explicit)) return explicit;
+    const name = sources.explicitNames?.[setting] ?? `${setting} option`;
     throw new BrokerSettingsError(
       "BROKER_SETTINGS_INVALID",
-      `Invalid ${name} ${explicit}: it must be ${RATE_RULE}`,
+      `Invalid ${name} ${explicit}: it must be ${ruleOf(setting)}`,
     );
   }
-  const key = CONFIG_KEYS.maxRequestsPerSecond;
-  const envVar = sources.envVars?.maxRequestsPerSecond ?? ENV_VARS.maxRequestsPerSecond;
-  const fromStack = present(sources.stackConfig?.(key));
-  const text = fromStack ?? present((sources.env ?? process.env)[envVar]);
-  if (text === undefined) return undefined;
-  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (isValidRate(value)) return value;
-  const where = fromStack === undefined ? envVar : key;
-  throw new BrokerSettingsError(
-    "BROKER_SETTINGS_INVALID",
-    `Invalid ${where} "${text}": it must be ${RATE_RULE} (requests per second, such as 20 or 0.5)`,
-  );
+  const found = find(setting, sources);
+  if (found === undefined) return undefined;
+  const parsed = parseNumeric(setting, found);
+  if (typeof parsed === "string") throw new BrokerSettingsError("BROKER_SETTINGS_INVALID", parsed);
+  return parsed;
 }
+
+/** The problem with an API key value, or `undefined`. */
+function apiKeyProblem(found: Found): string | undefined {
+  // A header value cannot hold these; undici would refuse the request with a confusing error.
+  // eslint-disable-next-line no-control-regex
+  if (!/[\s\x00-\x1f\x7f]/.test(found.value)) return undefined;
+  return `Invalid broker API key in ${found.source}: it contains whitespace or control characters; copy the key again`;
+}
+
+/** The numeric settings, in declaration order. */
+const NUMERIC_SETTINGS = SETTINGS.flatMap((s) => (s.type === "string" ? [] : [s.name]));
 
 /** Every candidate API key value, so that no message can echo one, whichever setting it sits in. */
 function apiKeyCandidates(sources: SettingSources): string[] {
-  const envVar = sources.envVars?.apiKey ?? ENV_VARS.apiKey;
+  const envVar = envVarOf("apiKey", sources) ?? ENV_VARS.apiKey;
   return [
     sources.explicit?.apiKey,
     sources.stackConfig?.(CONFIG_KEYS.apiKey),
@@ -173,44 +211,61 @@ function apiKeyCandidates(sources: SettingSources): string[] {
 }
 
 function resolve(sources: SettingSources): ConnectionSettings {
-  const baseUrl = lookup("baseUrl", sources);
-  const apiKey = lookup("apiKey", sources);
+  const baseUrl = find("baseUrl", sources);
+  const apiKey = find("apiKey", sources);
   if (baseUrl === undefined || apiKey === undefined) {
     // Every missing setting at once: fixing one only to learn about the next wastes a run.
     const missing: RequiredSetting[] = [];
     if (baseUrl === undefined) missing.push("baseUrl");
     if (apiKey === undefined) missing.push("apiKey");
-    const message = (sources.missingMessage ?? stackMissingMessage)(missing);
+    const message =
+      sources.missingMessage?.(missing) ?? missingSettingsMessage(sources.origin ?? STACK_ORIGIN, missing);
     throw new BrokerSettingsError("BROKER_SETTINGS_MISSING", message);
   }
-  // A header value cannot hold these; undici would refuse the request with a confusing error.
-  // eslint-disable-next-line no-control-regex
-  if (/[\s\x00-\x1f\x7f]/.test(apiKey.value)) {
-    throw new BrokerSettingsError(
-      "BROKER_SETTINGS_INVALID",
-      `Invalid broker API key in ${apiKey.source}: it contains whitespace or control characters; copy the key again`,
-    );
-  }
+  const keyProblem = apiKeyProblem(apiKey);
+  if (keyProblem !== undefined) throw new BrokerSettingsError("BROKER_SETTINGS_INVALID", keyProblem);
   // Where the key belongs instead of in the URL: a caller without a stack (the CLI) names its variable.
   const apiKeyName =
     sources.stackConfig === undefined && sources.envVars?.apiKey !== undefined
       ? sources.envVars.apiKey
-      : CONFIG_KEYS.apiKey;
+      : settingPlace(sources.origin ?? STACK_ORIGIN, "apiKey");
   const settings: ConnectionSettings = {
     baseUrl: normalizeBaseUrl(baseUrl.value, baseUrl.source, apiKeyName),
     apiKey: apiKey.value,
   };
-  const timeoutMs = count("timeoutMs", sources);
-  if (timeoutMs !== undefined) settings.timeoutMs = timeoutMs;
-  const maxRetries = count("maxRetries", sources);
-  if (maxRetries !== undefined) settings.maxRetries = maxRetries;
-  const maxConcurrency = count("maxConcurrency", sources);
-  if (maxConcurrency !== undefined) settings.maxConcurrency = maxConcurrency;
-  const rateLimitTimeoutSeconds = count("rateLimitTimeoutSeconds", sources);
-  if (rateLimitTimeoutSeconds !== undefined) settings.rateLimitTimeoutSeconds = rateLimitTimeoutSeconds;
-  const maxRequestsPerSecond = quota(sources);
-  if (maxRequestsPerSecond !== undefined) settings.maxRequestsPerSecond = maxRequestsPerSecond;
+  for (const setting of NUMERIC_SETTINGS) {
+    const value = numeric(setting, sources);
+    if (value !== undefined) settings[setting] = value;
+  }
   return settings;
+}
+
+/**
+ * What is wrong with `text` as the value of the setting `name` of a provider of `origin` (stack
+ * config `broker:<name>` for the default provider), or `undefined` when
+ * it is valid (an empty value is unset, which is valid). The same rule and message as when the
+ * setting is resolved; for a provider's `CheckConfig`, which checks each setting on its own.
+ */
+export function settingProblem(
+  name: SettingName,
+  text: string,
+  origin: SettingsOrigin = STACK_ORIGIN,
+): string | undefined {
+  const value = present(text);
+  if (value === undefined) return undefined;
+  const place = settingPlace(origin, name);
+  const found: Found = { value, from: origin.kind, name: place, source: place };
+  if (name === "apiKey") return apiKeyProblem(found);
+  if (name === "baseUrl") {
+    try {
+      normalizeBaseUrl(value, found.source);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+  const parsed = parseNumeric(name, found);
+  return typeof parsed === "string" ? parsed : undefined;
 }
 
 /**
@@ -248,6 +303,8 @@ export function resolveSettings(sources: SettingSources): ConnectionSettings {
  * @param explicit Settings given in code; they override everything else.
  * @param stackConfig Reads stack config, e.g. `(key) => request.config.get(key)` in `configure`.
  * @param env The environment. @default process.env
+ * @param origin Whose settings `stackConfig` reads (an explicit provider reads its arguments), for
+ *   messages. @default STACK_ORIGIN
  * @throws BrokerSettingsError `BROKER_SETTINGS_MISSING` naming every missing setting with its config
  *   key and environment variable, or `BROKER_SETTINGS_INVALID` saying what is wrong. No message
  *   contains the API key.
@@ -262,8 +319,9 @@ export function resolveConnection(
   explicit: Partial<ConnectionSettings> = {},
   stackConfig?: ConfigSource,
   env: NodeJS.ProcessEnv = process.env,
+  origin: SettingsOrigin = STACK_ORIGIN,
 ): ConnectionSettings {
-  return resolveSettings({ explicit, stackConfig, env });
+  return resolveSettings({ explicit, stackConfig, env, origin });
 }
 
 /**
@@ -278,7 +336,7 @@ export function configuredBaseUrl(
   stackConfig?: ConfigSource,
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
-  const found = lookup("baseUrl", { stackConfig, env });
+  const found = find("baseUrl", { stackConfig, env });
   if (found === undefined) return undefined;
   try {
     return normalizeBaseUrl(found.value, found.source);

@@ -30,6 +30,8 @@ export interface SettingDeclaration {
    * outputs of a `Provider` resource.
    */
   readonly required?: boolean;
+  /** What a valid value means, after the rule in messages, such as `requests per second, such as 20`. */
+  readonly example?: string;
 }
 
 /** Every provider setting, in the order users read them. */
@@ -78,6 +80,7 @@ export const SETTINGS = [
     type: "number",
     doc: "A known request quota of the broker: requests of this provider are paced below it from the start, so no 429 is ever seen. Unset: the pace is learned from 429 answers.",
     env: "BROKER_MAX_REQUESTS_PER_SECOND",
+    example: "requests per second, such as 20 or 0.5",
   },
 ] as const satisfies readonly SettingDeclaration[];
 
@@ -87,8 +90,28 @@ export type SettingName = (typeof SETTINGS)[number]["name"];
 /** The settings without which no client can be made. */
 export type RequiredSetting = Extract<(typeof SETTINGS)[number], { required: true }>["name"];
 
+/** The settings that are numbers: every one but the required strings. */
+export type NumericSetting = Extract<(typeof SETTINGS)[number], { type: "integer" | "number" }>["name"];
+
 /** The settings that have an environment variable. */
 type EnvSetting = Extract<(typeof SETTINGS)[number], { env: string }>;
+
+/** The declaration of the setting `name`. */
+export function settingNamed(name: SettingName): (typeof SETTINGS)[number] {
+  // Every name of SettingName is declared: the find cannot miss.
+  return SETTINGS.find((setting) => setting.name === name) as (typeof SETTINGS)[number];
+}
+
+/**
+ * The command-line flag of a setting, such as `--max-requests-per-second`. Secret settings have
+ * none: a key on the command line lands in shell history.
+ */
+export function flagOf(name: SettingName): string {
+  return `--${name.replace(/[A-Z]/gu, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/** The settings a command line may set: every one but the secrets. */
+export const FLAG_SETTINGS = SETTINGS.filter((setting) => !("secret" in setting));
 
 /** The stack config key of each setting: `broker:<name>`. */
 export const CONFIG_KEYS = Object.fromEntries(SETTINGS.map((s) => [s.name, `broker:${s.name}`])) as {

@@ -106,7 +106,7 @@ describe("ServiceKeyPair core", () => {
     const pair = await createServiceKeyPair(ctx, checked(ctx, { accessKey }));
     await core().controls.removeAccessKey(pair.outputs.accessKeyId);
     expect(await readServiceKeyPair(ctx, pair.id, pair.outputs)).toEqual({ exists: false });
-    await deleteServiceKeyPair(ctx, pair.id);
+    await deleteServiceKeyPair(ctx, pair.id, pair.outputs);
     expect(ctx.warnings).toEqual([expect.stringMatching(/keeps its current pair/u)]);
   });
 

@@ -4,6 +4,7 @@
  * adds, checked inputs, the created-but-failed shapes, and state from before `allowEndpointChange`
  * was recorded). Decoding and building again gives the same bag, so no stored property is lost.
  */
+import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 import { describe, expect, it } from "vitest";
 import {
   accessKeyOperations,
@@ -253,7 +254,7 @@ describe("detailed diffs", () => {
 });
 
 describe("values not known yet (preview)", () => {
-  const preview = { configuredBaseUrl: () => undefined };
+  const preview = { configuredBaseUrl: () => undefined, settingNames: STACK_SETTING_NAMES };
 
   it("check keeps them as NOT_KNOWN, filling defaults around them", () => {
     const result = checkAccessKey(

@@ -2,6 +2,7 @@
  * The core's tests run in-process against an emulator: no packed tarball, no provider host. Each
  * test gets a fresh server state; every exchange is checked against openapi.yaml.
  */
+import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { BrokerClient } from "../../src/client";
 import type { CoreContext } from "../../src/core/context";
@@ -83,6 +84,7 @@ export function useCoreEmulator(): () => CoreEmulator {
           warnings,
           client: () => broker,
           configuredBaseUrl: () => configured,
+          settingNames: STACK_SETTING_NAMES,
           log: {
             warn: (message) => {
               warnings.push(message);

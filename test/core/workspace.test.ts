@@ -65,7 +65,7 @@ describe("Workspace core", () => {
     const ctx = core().context();
     const first = await createWorkspace(ctx, checked(ctx, { name: "shared" }));
     const refused = await rejectionOf(createWorkspace(ctx, checked(ctx, { name: "shared" })));
-    expect(refused.message).toMatch(/already exists under parent 0.*adopt: true/su);
+    expect(refused.message).toMatch(/already exists under parent 0.*Set `adopt` \(`Adopt` in Go and \.NET\) to true/su);
     const adopted = await createWorkspace(ctx, checked(ctx, { name: "shared", adopt: true }));
     expect(adopted).toEqual({ id: first.id, outputs: { ...first.outputs, adopt: true, adopted: true } });
     expect(await core().controls.stats()).toMatchObject({ workspaces: 1 });
@@ -159,9 +159,14 @@ describe("Workspace core", () => {
     const ctx = core().context();
     const elsewhere = "http://127.0.0.1:1/v1";
     const refused = checkWorkspace(ctx, { name: "team" }, elsewhere);
-    expect(refused.failures.map((f) => f.property)).toEqual(["baseUrl"]);
+    // On the resource: `baseUrl` is no input, and the engine would show its value as `{<nil>}`.
+    expect(refused.failures.map((f) => f.property)).toEqual([""]);
     expect(refused.failures[0]?.reason).toContain(elsewhere);
     expect(refused.failures[0]?.reason).toContain(core().emulator.url);
+    expect(refused.failures[0]?.reason).toContain("broker:baseUrl (or BROKER_BASE_URL) now points to");
+    expect(refused.failures[0]?.reason).toContain(
+      "set `allowEndpointChange` (`allow_endpoint_change` in Python, `AllowEndpointChange` in Go and .NET) to true",
+    );
 
     const moved = checkWorkspace(ctx, { name: "team", allowEndpointChange: true }, elsewhere);
     if (moved.inputs === undefined) throw new Error("check failed");

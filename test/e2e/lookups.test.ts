@@ -8,7 +8,7 @@ import { BrokerClient } from "../../src/client";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.mts";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
-import { sdkVirtualenv } from "../../harness/python-sdk.mts";
+import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 
@@ -83,15 +83,10 @@ function settings(program: string, mode: string, withCredentials = true): StackC
   };
 }
 
-/** A Python virtualenv with the generated SDK, made once for the file. */
+/** A Python virtualenv with the generated SDK, made once for the file, first on the PATH. */
 function pythonPath(pulumiBin: string): string {
-  const cachedVenv = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh")], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
   venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-lookups-python-"));
-  const venv = sdkVirtualenv(cachedVenv, venvRoot);
+  const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), venvRoot);
   return [path.join(venv, "bin"), pulumiBin, process.env["PATH"] ?? ""].join(path.delimiter);
 }
 
@@ -129,10 +124,14 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     });
     if (door.plugin) installBrokerPlugin(project);
     if (door.yaml === true)
-      execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh")], {
-        cwd: REPO_ROOT,
-        stdio: ["ignore", "ignore", "inherit"],
-      });
+      execFileSync(
+        "bash",
+        [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")],
+        {
+          cwd: REPO_ROOT,
+          stdio: ["ignore", "ignore", "inherit"],
+        },
+      );
   }, 300_000);
 
   afterAll(() => {

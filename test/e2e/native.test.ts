@@ -377,3 +377,35 @@ describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () 
     }
   });
 });
+
+describe("the engine's handshake with the plugin", () => {
+  it("the plugin answers Handshake whenever the @pulumi/pulumi installed beside it ships its stubs", async () => {
+    const fixture = inject("packageFixture");
+    const local = await PulumiProject.create({
+      name: "broker-handshake",
+      programDir,
+      fixture,
+      pulumiBin: inject("pulumiBin"),
+    });
+    try {
+      installBrokerPlugin(local);
+      await local.initStack("dev", specConfig(quickstart));
+      // The engine logs the handshake's outcome at verbosity 7 (no credentials in this stack: the
+      // debug log may show what the program registers, and nothing here is secret).
+      const { stdout, stderr } = await local.cli(["preview", "--stack", "dev", "--logtostderr", "-v=7"]);
+      expect(stdout).toMatch(/\+ 7 to create/u);
+      const stubs = fs.readFileSync(
+        path.join(fixture, "node_modules", "@pulumi", "pulumi", "proto", "provider_grpc_pb.js"),
+        "utf8",
+      );
+      // @pulumi/pulumi 3.259 and 3.270 carry the RPC; 3.139 does not, and the engine then uses Configure.
+      if (stubs.includes("/pulumirpc.ResourceProvider/Handshake")) {
+        expect(stderr).toMatch(/Handshake: success \[[^\]]*pulumi-resource-broker\]/u);
+      } else {
+        expect(stderr).toMatch(/Handshake: not supported by '[^']*pulumi-resource-broker'/u);
+      }
+    } finally {
+      local.remove();
+    }
+  });
+});

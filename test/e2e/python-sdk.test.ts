@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -14,8 +13,7 @@ import {
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
-import { sdkVirtualenv } from "../../harness/python-sdk.mts";
+import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Python
@@ -47,16 +45,11 @@ function number(outputs: Record<string, { value: unknown }>, name: string): numb
 }
 
 beforeAll(async () => {
-  // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
-  const cachedVenv = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh")], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
   emulator = await startEmulator({ controls: true });
   scan.secrets(emulator.adminKey);
   venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-python-sdk-"));
-  const venv = sdkVirtualenv(cachedVenv, venvRoot);
+  // The host goes beside this project's CLI (the engine matrix runs this file with more than one).
+  const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), venvRoot);
   const pulumiBin = inject("pulumiBin");
   project = await PulumiProject.create({
     name: "broker-python",

@@ -229,7 +229,7 @@ describe("check", () => {
     };
     const { failures } = await host.check(urn("Workspace", "w"), olds, { __provider: WS, name: "team" });
     expect(failures).toHaveLength(1);
-    expect(failures[0]?.property).toBe("baseUrl");
+    expect(failures[0]?.property).toBe("");
     expect(failures[0]?.reason).toContain("http://127.0.0.1:1/v1");
     expect(failures[0]?.reason).toContain(emulator.url);
     const moved = await host.check(urn("Workspace", "w"), olds, {

@@ -12,6 +12,7 @@ import { BrokerClient } from "../../src/client";
 import type { Permissions } from "../../src/client/types";
 import { BROKER_CONFIG_SCHEMA, loadBrokerConfig, type WorkspaceSpec } from "../../src/config-as-data";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { SETTINGS } from "../../src/settings/declarations";
 import { exportBrokerConfig, formatBrokerConfig, type ExportProgress } from "../../src/export";
 
 const KEY_COUNT = 130;
@@ -301,9 +302,32 @@ describe("the broker-config command", () => {
     expect(run.stderr).toBe(`broker-config: cannot write ${out}: ENOENT\n`);
   });
 
-  it("prints usage with --help, exit 0", async () => {
+  it("prints usage with --help, exit 0, with a flag for every provider setting but the API key", async () => {
     const run = await runCli(["--help"], {});
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: broker-config export/u);
+    for (const setting of SETTINGS) {
+      const flag = `--${setting.name.replace(/[A-Z]/gu, (c) => `-${c.toLowerCase()}`)}`;
+      if ("secret" in setting) expect(run.stdout).not.toContain(`${flag} `);
+      else expect(run.stdout).toMatch(new RegExp(`^  ${flag} (N|URL)\\n {23}\\S`, "mu"));
+    }
+  });
+
+  it("takes every numeric setting as a flag, checked with the setting's own rule and named by its flag", async () => {
+    const env = { BROKER_API_KEY: emulator.adminKey, BROKER_BASE_URL: emulator.url };
+    const ok = await runCli(
+      ["export", "--timeout-ms", "20000", "--max-retries", "1", "--max-concurrency", "2", "--format", "json"],
+      env,
+    );
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toHaveProperty("accessKeys");
+    const zero = await runCli(["export", "--max-concurrency", "0"], env);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('Invalid --max-concurrency "0": it must be a positive integer');
+    const fraction = await runCli(["export", "--max-requests-per-second", "fast"], env);
+    expect(fraction.code).toBe(2);
+    expect(fraction.stderr).toContain(
+      'Invalid --max-requests-per-second "fast": it must be a positive number (requests per second, such as 20 or 0.5)',
+    );
   });
 });

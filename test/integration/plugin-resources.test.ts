@@ -4,6 +4,7 @@
  * resource's lifecycle, import by id, the endpoint guard, previews, set-semantics detailed diffs
  * and a create that fails half-way.
  */
+import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 import { status } from "@grpc/grpc-js";
 import {
   CheckRequest,
@@ -584,7 +585,7 @@ describe("the endpoint guard", () => {
     await configure(client, { baseUrl: ELSEWHERE });
     const moved = await ws.check({ name: "guarded" }, inputs);
     const expected = checkWorkspace(
-      { configuredBaseUrl: () => ELSEWHERE },
+      { configuredBaseUrl: () => ELSEWHERE, settingNames: STACK_SETTING_NAMES },
       { name: "guarded" },
       emulator.url,
     );

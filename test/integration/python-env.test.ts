@@ -98,7 +98,7 @@ describe("scripts/ensure-python-env.sh", () => {
 });
 
 describe("scripts/python/programs.lock", () => {
-  it("pins pulumi at the CLI's version and satisfies every dependency sdk/python declares", () => {
+  it("pins pulumi at the default CLI's version and satisfies every dependency sdk/python declares", () => {
     // Evaluated by `packaging` (pinned in the lock) in the venv, with the venv's own Python for markers.
     const check = [
       "import sys, tomllib",

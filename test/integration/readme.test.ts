@@ -109,7 +109,7 @@ describe("README code blocks", () => {
   });
 
   it("runs every Python block against the generated SDK under Pulumi's mocks", () => {
-    // The venv of scripts/ensure-python-host.sh (PyPI pulumi at the CLI's version), ready since the
+    // The venv of scripts/ensure-python-host.sh (PyPI pulumi at the default CLI's version), ready since the
     // global setup; the SDK is imported from sdk/python, without writing bytecode into it.
     const venv = execFileSync("bash", [path.join(root, "scripts", "ensure-python-host.sh")], {
       cwd: root,

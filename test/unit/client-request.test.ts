@@ -8,6 +8,7 @@ import {
   BrokerClient,
   DEFAULT_USER_AGENT,
   getBrokerClient,
+  type BrokerClientOptions,
   isBrokerApiError,
   isBrokerSettingsError,
   type BrokerApiError,
@@ -729,5 +730,27 @@ describe("client options", () => {
     const second = getBrokerClient(options);
     expect(second).not.toBe(first);
     await second.close();
+  });
+
+  it("tells every option apart, and a default given equals one left out", async () => {
+    const options = { baseUrl: "http://127.0.0.1:8/v1", apiKey: API_KEY };
+    const first = getBrokerClient(options);
+    const changed: Partial<BrokerClientOptions>[] = [
+      { timeoutMs: 1234 },
+      { maxRetries: 1 },
+      { maxRetryTimeMs: 1 },
+      { maxConcurrency: 2 },
+      { userAgent: "other/1" },
+      { rateLimitTimeoutSeconds: 1 },
+      { maxRequestsPerSecond: 5 },
+      { settingNames: { apiKey: "MY_KEY" } },
+      { onRetry: () => undefined },
+      { onRateLimitWait: () => undefined },
+    ];
+    const others = changed.map((change) => getBrokerClient({ ...options, ...change }));
+    for (const other of others) expect(other).not.toBe(first);
+    expect(new Set(others).size).toBe(changed.length);
+    expect(getBrokerClient({ ...options, maxConcurrency: 8 })).toBe(first);
+    await Promise.all([first, ...others].map((client) => client.close()));
   });
 });

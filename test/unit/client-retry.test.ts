@@ -7,8 +7,12 @@ import {
   decideRetry,
   isOutcomeUnknown,
   parseRetryAfter,
+  retrying,
   surelyNotProcessed,
   type AttemptFailure,
+  type AttemptOutcome,
+  type RequestTiming,
+  type RetryDecision,
   type RetryPolicy,
 } from "../../src/client/retry";
 
@@ -156,5 +160,98 @@ describe("decideRetry limits", () => {
 
   it("does not retry a create after a 503 even with attempts and budget left", () => {
     expect(decideRetry(status(503), false, 1, 0, policy)).toEqual({ retry: false, why: "final" });
+  });
+});
+
+describe("the retry loop", () => {
+  /** Timing whose clock moves by the sleeps only. */
+  function fakeTiming(): RequestTiming & { sleeps: number[] } {
+    const state = {
+      t: NOW,
+      sleeps: [] as number[],
+      now: () => state.t,
+      random: () => 0.5,
+      sleep: (ms: number) => {
+        state.sleeps.push(ms);
+        state.t += ms;
+        return Promise.resolve();
+      },
+    };
+    return state;
+  }
+
+  const limits = { maxRetries: 2, maxRetryTimeMs: 60_000, baseDelayMs: 100, maxDelayMs: 1000 };
+
+  /** An attempt that fails with `failure`; its error says why the loop stopped. */
+  function failing(failure: AttemptFailure): AttemptOutcome<string> {
+    return {
+      ok: false,
+      failure,
+      fail: (stop: RetryDecision) => new Error(`stopped: ${stop.retry ? "" : stop.why}`),
+    };
+  }
+
+  it("runs attempts until one succeeds, backing off in between and telling each retry", async () => {
+    const timing = fakeTiming();
+    const retries: unknown[] = [];
+    const outcomes = [
+      failing({ kind: "status", status: 503 }),
+      failing({ kind: "network", code: "ECONNRESET" }),
+    ];
+    const value = await retrying(
+      { policy: limits, timing, repeatable: true, onRetry: (...args) => retries.push(args) },
+      (attempt) => Promise.resolve(outcomes[attempt - 1] ?? { ok: true, value: `after ${attempt}` }),
+    );
+    expect(value).toBe("after 3");
+    // Full jitter at random() = 0.5: half of 100, then half of 200.
+    expect(timing.sleeps).toEqual([50, 100]);
+    expect(retries).toEqual([
+      [1, 50, { kind: "status", status: 503 }],
+      [2, 100, { kind: "network", code: "ECONNRESET" }],
+    ]);
+  });
+
+  it("waits what Retry-After asks instead of the backoff", async () => {
+    const timing = fakeTiming();
+    const outcomes = [failing({ kind: "status", status: 503, retryAfterMs: 7000 })];
+    await retrying({ policy: limits, timing, repeatable: true }, (attempt) =>
+      Promise.resolve(outcomes[attempt - 1] ?? { ok: true, value: "ok" }),
+    );
+    expect(timing.sleeps).toEqual([7000]);
+  });
+
+  it("throws the last attempt's error once the attempts are used up", async () => {
+    const timing = fakeTiming();
+    let attempts = 0;
+    const run = retrying({ policy: limits, timing, repeatable: true }, () => {
+      attempts++;
+      return Promise.resolve(failing({ kind: "status", status: 503 }));
+    });
+    await expect(run).rejects.toThrow("stopped: attempts");
+    expect(attempts).toBe(limits.maxRetries + 1);
+  });
+
+  it("stops at once when the attempt says so, without telling a retry", async () => {
+    const timing = fakeTiming();
+    const retries: unknown[] = [];
+    const stop = { retry: false, why: "rate-limit" } as const;
+    const run = retrying(
+      { policy: limits, timing, repeatable: true, onRetry: (...args) => retries.push(args) },
+      () => Promise.resolve({ ...failing({ kind: "status", status: 429 }), stop }),
+    );
+    await expect(run).rejects.toThrow("stopped: rate-limit");
+    expect(retries).toEqual([]);
+    expect(timing.sleeps).toEqual([]);
+  });
+
+  it("does not repeat a create after a failure that may have reached the server", async () => {
+    const timing = fakeTiming();
+    let attempts = 0;
+    const run = retrying({ policy: limits, timing, repeatable: false }, () => {
+      attempts++;
+      return Promise.resolve(failing({ kind: "network", code: "ECONNRESET" }));
+    });
+    await expect(run).rejects.toThrow("stopped: final");
+    expect(attempts).toBe(1);
   });
 });

@@ -1,7 +1,6 @@
 /** `getAccessKey`, `getAccessKeys` and `verifyAccessKey`: keys made elsewhere, and whether a key is valid. */
 import type { AccessKeyRecord, AccessKeyType, Permissions } from "../../client/types";
 import {
-  invalidArgs,
   oneOf,
   optionalId,
   optionalKeyType,
@@ -10,6 +9,7 @@ import {
   rejectUnknownArgs,
   type RawArgs,
 } from "./args";
+import { LookupArgumentError } from "./errors";
 import { lookupClient, type LookupContext } from "./context";
 import { accessKeyMatches, describeKeyLookup, exactlyOne, found, type AccessKeyFilter } from "./match";
 
@@ -93,7 +93,10 @@ export function decodeGetAccessKeysArgs(args: RawArgs): GetAccessKeysArgs {
   rejectUnknownArgs(GET_ACCESS_KEYS, args, ["name", "type", "eventPathPrefix"]);
   const eventPathPrefix = optionalString(GET_ACCESS_KEYS, args, "eventPathPrefix");
   if (eventPathPrefix === "")
-    throw invalidArgs(GET_ACCESS_KEYS, "eventPathPrefix must not be empty; leave it out to list every key");
+    throw new LookupArgumentError(
+      GET_ACCESS_KEYS,
+      "eventPathPrefix must not be empty; leave it out to list every key",
+    );
   return {
     name: optionalName(GET_ACCESS_KEYS, args, "name", "accessKey"),
     type: optionalKeyType(GET_ACCESS_KEYS, args, "type"),
@@ -105,8 +108,10 @@ export function decodeGetAccessKeysArgs(args: RawArgs): GetAccessKeysArgs {
 export function decodeVerifyAccessKeyArgs(args: RawArgs): VerifyAccessKeyArgs {
   rejectUnknownArgs(VERIFY_ACCESS_KEY, args, ["accessKey"]);
   const accessKey = args.accessKey;
-  if (typeof accessKey !== "string") throw invalidArgs(VERIFY_ACCESS_KEY, "accessKey must be a string");
-  if (accessKey.trim() === "") throw invalidArgs(VERIFY_ACCESS_KEY, "accessKey must not be empty");
+  if (typeof accessKey !== "string")
+    throw new LookupArgumentError(VERIFY_ACCESS_KEY, "accessKey must be a string");
+  if (accessKey.trim() === "")
+    throw new LookupArgumentError(VERIFY_ACCESS_KEY, "accessKey must not be empty");
   return { accessKey };
 }
 

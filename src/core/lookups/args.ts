@@ -4,15 +4,10 @@
  * here, before any request, with messages that name the function and the argument.
  */
 import { apiNameProblems, isAccessKeyType, type AccessKeyType, type NameKind } from "../../model";
-import { BrokerLookupError } from "./errors";
+import { LookupArgumentError } from "./errors";
 
 /** Raw arguments as a door received them. */
 export type RawArgs = Readonly<Record<string, unknown>>;
-
-/** A `BROKER_LOOKUP_INVALID` error of `fn`. */
-export function invalidArgs(fn: string, message: string): BrokerLookupError {
-  return new BrokerLookupError("BROKER_LOOKUP_INVALID", fn, `${fn}: ${message}`);
-}
 
 /** `args[key]` with `null` read as absent (the engine sends absent optional inputs as null). */
 function given(args: RawArgs, key: string): unknown {
@@ -24,7 +19,7 @@ function given(args: RawArgs, key: string): unknown {
 export function rejectUnknownArgs(fn: string, args: RawArgs, known: readonly string[]): void {
   const unknown = Object.keys(args).filter((key) => !known.includes(key) && given(args, key) !== undefined);
   if (unknown.length > 0)
-    throw invalidArgs(fn, `unknown argument ${unknown.join(", ")}; it takes ${known.join(", ")}`);
+    throw new LookupArgumentError(fn, `unknown argument ${unknown.join(", ")}; it takes ${known.join(", ")}`);
 }
 
 /** An optional positive integer id. */
@@ -32,14 +27,14 @@ export function optionalId(fn: string, args: RawArgs, key: string): number | und
   const value = given(args, key);
   if (value === undefined) return undefined;
   if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
-  throw invalidArgs(fn, `${key} must be a positive whole number, not ${JSON.stringify(value)}`);
+  throw new LookupArgumentError(fn, `${key} must be a positive whole number, not ${JSON.stringify(value)}`);
 }
 
 /** An optional string, as given (no trimming: names are compared exactly). */
 export function optionalString(fn: string, args: RawArgs, key: string): string | undefined {
   const value = given(args, key);
   if (value === undefined || typeof value === "string") return value;
-  throw invalidArgs(fn, `${key} must be a string, not ${JSON.stringify(value)}`);
+  throw new LookupArgumentError(fn, `${key} must be a string, not ${JSON.stringify(value)}`);
 }
 
 /** An optional name of a workspace or key, checked with the model's rules of what the API accepts. */
@@ -47,7 +42,7 @@ export function optionalName(fn: string, args: RawArgs, key: string, kind: NameK
   const name = optionalString(fn, args, key);
   if (name === undefined) return undefined;
   const problems = apiNameProblems(name, kind);
-  if (problems.length > 0) throw invalidArgs(fn, `${key} ${problems.join(", ")}`);
+  if (problems.length > 0) throw new LookupArgumentError(fn, `${key} ${problems.join(", ")}`);
   return name;
 }
 
@@ -55,12 +50,13 @@ export function optionalName(fn: string, args: RawArgs, key: string, kind: NameK
 export function optionalKeyType(fn: string, args: RawArgs, key: string): AccessKeyType | undefined {
   const value = given(args, key);
   if (value === undefined || isAccessKeyType(value)) return value;
-  throw invalidArgs(fn, `${key} must be "ACCOUNT" or "SERVICE", not ${JSON.stringify(value)}`);
+  throw new LookupArgumentError(fn, `${key} must be "ACCOUNT" or "SERVICE", not ${JSON.stringify(value)}`);
 }
 
 /** Exactly one of two ways to look something up, such as `id` or `path`. */
 export function oneOf(fn: string, args: RawArgs, first: string, second: string): void {
   const has = (key: string) => given(args, key) !== undefined;
-  if (has(first) && has(second)) throw invalidArgs(fn, `give either ${first} or ${second}, not both`);
-  if (!has(first) && !has(second)) throw invalidArgs(fn, `give ${first} or ${second}`);
+  if (has(first) && has(second))
+    throw new LookupArgumentError(fn, `give either ${first} or ${second}, not both`);
+  if (!has(first) && !has(second)) throw new LookupArgumentError(fn, `give ${first} or ${second}`);
 }

@@ -48,3 +48,14 @@ export class BrokerLookupError extends BrokerError {
 export function isBrokerLookupError(e: unknown): e is BrokerLookupError {
   return e instanceof BrokerLookupError;
 }
+
+/**
+ * A look-up function's argument is invalid (`BROKER_LOOKUP_INVALID`): thrown before any request, its
+ * message naming the function, such as `broker:index:getWorkspace: give id or path`.
+ */
+export class LookupArgumentError extends BrokerLookupError {
+  constructor(fn: string, problem: string) {
+    super("BROKER_LOOKUP_INVALID", fn, `${fn}: ${problem}`);
+    this.name = "LookupArgumentError";
+  }
+}

@@ -22,7 +22,7 @@ export * from "./workspaces";
 export type { RawArgs } from "./args";
 export type { LookupContext } from "./context";
 export type { AccessKeyFilter } from "./match";
-export { BrokerLookupError, isBrokerLookupError, type LookupErrorCode } from "./errors";
+export { BrokerLookupError, isBrokerLookupError, LookupArgumentError, type LookupErrorCode } from "./errors";
 
 /** A look-up function: raw arguments in, a plain JSON result out. */
 export type LookupFunction = (context: LookupContext, args: RawArgs) => Promise<object>;

@@ -1,15 +1,8 @@
 /** `getWorkspace` and `getWorkspaces`: workspaces made elsewhere, by id, by path or by name. */
 import type { WorkspaceRecord } from "../../client/types";
 import { workspacePathNames, workspacePathProblem } from "../../model";
-import {
-  invalidArgs,
-  oneOf,
-  optionalId,
-  optionalName,
-  optionalString,
-  rejectUnknownArgs,
-  type RawArgs,
-} from "./args";
+import { oneOf, optionalId, optionalName, optionalString, rejectUnknownArgs, type RawArgs } from "./args";
+import { LookupArgumentError } from "./errors";
 import { lookupClient, type LookupContext } from "./context";
 import { exactlyOne, found, workspacesAtPath } from "./match";
 
@@ -70,7 +63,8 @@ export function decodeGetWorkspaceArgs(args: RawArgs): GetWorkspaceArgs {
   const path = optionalString(GET_WORKSPACE, args, "path");
   if (path !== undefined) {
     const problem = workspacePathProblem(path);
-    if (problem !== undefined) throw invalidArgs(GET_WORKSPACE, `path ${JSON.stringify(path)} ${problem}`);
+    if (problem !== undefined)
+      throw new LookupArgumentError(GET_WORKSPACE, `path ${JSON.stringify(path)} ${problem}`);
   }
   return { id: optionalId(GET_WORKSPACE, args, "id"), path };
 }

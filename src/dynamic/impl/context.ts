@@ -1,4 +1,5 @@
 import type { CoreContext } from "../../core/context";
+import { STACK_SETTING_NAMES } from "../../settings/connection";
 import { brokerClient, configuredBaseUrl } from "./configured-client";
 import { warn } from "./host-log";
 
@@ -9,5 +10,6 @@ import { warn } from "./host-log";
 export const dynamicContext: CoreContext = {
   client: brokerClient,
   configuredBaseUrl,
+  settingNames: STACK_SETTING_NAMES,
   log: { warn },
 };

@@ -3,7 +3,7 @@ import { ACCESS_KEY, DYNAMIC_MODULE, secretFields } from "../../core/declaration
 import type { AccessKeyType } from "../../client/types";
 import type { OnDelete } from "../impl/access-key";
 import * as accessKeyProvider from "../providers/access-key";
-import type { UnsetOutputs } from "./outputs";
+import { dynamicProps } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { AccessKeyInputs, AccessKeyOutputs, OnDelete } from "../impl/access-key";
@@ -117,22 +117,10 @@ export class AccessKey extends pulumi.dynamic.Resource {
    * @param opts Resource options; `additionalSecretOutputs` you pass are kept and extended.
    */
   constructor(name: string, args: AccessKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs: UnsetOutputs<AccessKey> = {
-      accessKey: undefined,
-      accessKeyId: undefined,
-      name: undefined,
-      type: undefined,
-      permissions: undefined,
-      createdAt: undefined,
-      publicKey: undefined,
-      privateKey: undefined,
-      adopted: undefined,
-      baseUrl: undefined,
-    };
     super(
       accessKeyProvider,
       name,
-      { ...outputs, ...args },
+      dynamicProps(ACCESS_KEY, args),
       withSecretOutputs(opts, ACCESS_KEY_SECRET_OUTPUTS),
       DYNAMIC_MODULE,
       ACCESS_KEY.name,

@@ -1,22 +1,16 @@
-import type * as pulumi from "@pulumi/pulumi";
+import { fieldNames, type ResourceDeclaration } from "../../core/declarations";
 
 /**
- * The names of the outputs a resource class declares (`declare readonly x: pulumi.Output<T>`),
- * without the `id` and `urn` every resource has.
- */
-export type OutputName<R> = Exclude<
-  { [K in keyof R]-?: R[K] extends pulumi.Output<unknown> ? K : never }[keyof R],
-  "id" | "urn"
->;
-
-/**
- * Every declared output of a resource class, each `undefined`: the props a dynamic resource starts
- * from before its inputs are laid over them.
+ * The props a dynamic resource of `declaration` passes to `super()`: every field of the
+ * declaration, `undefined`, with the caller's `args` laid over them.
  *
  * Why: the engine turns exactly the keys of the props given to `super()` into the resource's output
  * properties. Spreading only the caller's args would leave an optional input that is also an output
  * (a Workspace's `parentId`) missing at run time whenever it was not passed, although its type says
- * `Output`. Typing this as a record over {@link OutputName} makes the compiler reject a class whose
- * constructor forgets one.
+ * `Output`. Taking the keys from the declaration makes every declared field an output; a class
+ * that declares an output the declaration lacks fails the schema test.
  */
-export type UnsetOutputs<R> = { [K in OutputName<R>]: undefined };
+export function dynamicProps<A extends object>(declaration: ResourceDeclaration, args: A): A {
+  const unset = Object.fromEntries(fieldNames(declaration).map((name) => [name, undefined]));
+  return { ...unset, ...args };
+}

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { SERVICE_KEY_PAIR, DYNAMIC_MODULE, secretFields } from "../../core/declarations";
 import * as serviceKeyPairProvider from "../providers/service-key-pair";
-import type { UnsetOutputs } from "./outputs";
+import { dynamicProps } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../impl/service-key-pair";
@@ -62,20 +62,13 @@ export class ServiceKeyPair extends pulumi.dynamic.Resource {
    * @param opts Resource options; `additionalSecretOutputs` you pass are kept and extended.
    */
   constructor(name: string, args: ServiceKeyPairArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs: UnsetOutputs<ServiceKeyPair> = {
-      publicKey: undefined,
-      privateKey: undefined,
-      accessKeyId: undefined,
-      rotatedAt: undefined,
-      baseUrl: undefined,
-    };
     super(
       serviceKeyPairProvider,
       name,
       // The key value is a credential however the caller got it (plain config, a literal, an
       // unsecret'ed output): made secret here, it is encrypted in the state's inputs as well as its
       // outputs, where additionalSecretOutputs alone would leave the inputs in plain text.
-      { ...outputs, ...args, accessKey: pulumi.secret(args.accessKey) },
+      dynamicProps(SERVICE_KEY_PAIR, { ...args, accessKey: pulumi.secret(args.accessKey) }),
       withSecretOutputs(opts, SERVICE_KEY_PAIR_SECRET_OUTPUTS),
       DYNAMIC_MODULE,
       SERVICE_KEY_PAIR.name,

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WORKSPACE, DYNAMIC_MODULE } from "../../core/declarations";
 import * as workspaceProvider from "../providers/workspace";
-import type { UnsetOutputs } from "./outputs";
+import { dynamicProps } from "./outputs";
 
 export type { WorkspaceInputs, WorkspaceOutputs } from "../impl/workspace";
 
@@ -70,15 +70,6 @@ export class Workspace extends pulumi.dynamic.Resource {
    * @param opts Resource options.
    */
   constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs: UnsetOutputs<Workspace> = {
-      workspaceId: undefined,
-      name: undefined,
-      parentId: undefined,
-      path: undefined,
-      createdAt: undefined,
-      adopted: undefined,
-      baseUrl: undefined,
-    };
-    super(workspaceProvider, name, { ...outputs, ...args }, opts, DYNAMIC_MODULE, WORKSPACE.name);
+    super(workspaceProvider, name, dynamicProps(WORKSPACE, args), opts, DYNAMIC_MODULE, WORKSPACE.name);
   }
 }

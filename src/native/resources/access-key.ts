@@ -1,5 +1,6 @@
 /** `broker:index:AccessKey` in the native provider, over the core's AccessKey operations. */
 import { accessKeyOperations } from "../../core/access-key";
+import { ACCESS_KEY } from "../../core/declarations";
 import type { ResourceAdapter } from "../resource-adapter";
 import { coreAdapter } from "./core-adapter";
 
@@ -10,6 +11,6 @@ import { coreAdapter } from "./core-adapter";
  * and key pair stay known, so dependents such as a ServiceKeyPair preview as unchanged. A key kept
  * by a create whose read-back failed gets its `createdAt` from that update.
  */
-export const accessKey: ResourceAdapter = coreAdapter("broker:index:AccessKey", accessKeyOperations, {
+export const accessKey: ResourceAdapter = coreAdapter(ACCESS_KEY.token, accessKeyOperations, {
   recomputedByUpdate: (_diff, old) => (old.createdAt === undefined ? ["createdAt"] : []),
 });

@@ -38,6 +38,7 @@ export function coreContext(context: OperationContext): CoreContext {
   return {
     client: () => context.configuration.client(),
     configuredBaseUrl: () => context.configuration.baseUrl(),
+    settingNames: context.configuration.settingNames,
     log: { warn: (message) => context.log.warn(message) },
   };
 }
