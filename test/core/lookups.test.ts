@@ -46,7 +46,7 @@ describe("getWorkspace", () => {
     const ctx = emulator().context();
     const error = await rejectionOf(getWorkspace(ctx, { id: 4242 }));
     expect(error.message).toBe(
-      `broker:index:getWorkspace: no workspace with id 4242 at ${ctx.broker.baseUrl}`,
+      `broker:index:getWorkspace: no workspace with id 4242 at ${ctx.broker.baseUrl}; check the arguments, and that the provider points at the right environment`,
     );
   });
 

@@ -76,7 +76,9 @@ describe("exactly one match", () => {
 
   it("fails on none, naming what was looked up and the base URL", () => {
     const error = thrown(() => exactlyOne("broker:index:getWorkspace", [], what, BASE_URL));
-    expect(error.message).toBe(`broker:index:getWorkspace: no workspace with path "/p" at ${BASE_URL}`);
+    expect(error.message).toBe(
+      `broker:index:getWorkspace: no workspace with path "/p" at ${BASE_URL}; check the arguments, and that the provider points at the right environment`,
+    );
     expect(isBrokerLookupError(error) && error.code).toBe("BROKER_LOOKUP_NOT_FOUND");
   });
 

@@ -15,7 +15,11 @@ export function exactlyOne<T extends { readonly id: number }>(
 ): T {
   const [first, second] = matches;
   if (first === undefined) {
-    throw new BrokerLookupError("BROKER_LOOKUP_NOT_FOUND", fn, `${fn}: no ${what.description} at ${baseUrl}`);
+    throw new BrokerLookupError(
+      "BROKER_LOOKUP_NOT_FOUND",
+      fn,
+      `${fn}: no ${what.description} at ${baseUrl}; check the arguments, and that the provider points at the right environment`,
+    );
   }
   if (second !== undefined) {
     const ids = matches.map((match) => match.id).sort((a, b) => a - b);
