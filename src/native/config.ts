@@ -266,13 +266,18 @@ export class ProviderConfiguration {
 }
 
 /**
- * The origin of the provider instance a request is about: its name, given by newer engines, or
- * the last part of its URN (`urn:pulumi:dev::app::pulumi:providers:broker::prod`).
+ * The origin of the provider instance a request is about: its name, or the last part of its URN
+ * (`urn:pulumi:dev::app::pulumi:providers:broker::prod`). Either accessor may be missing: the
+ * request classes come from the `@pulumi/pulumi` installed beside the plugin, and older ones (3.139)
+ * have no `name` field on `CheckRequest` and neither field on `ConfigureRequest`); `undefined` when
+ * the request names no provider.
  */
-export function requestOrigin(request: {
-  getUrn(): string | undefined;
-  getName(): string | undefined;
-}): SettingsOrigin {
-  const name = request.getName() ?? "";
-  return originOfProvider(name !== "" ? name : (request.getUrn() ?? "").split("::").pop());
+export function requestOrigin(request: object): SettingsOrigin | undefined {
+  const read = (accessor: "getName" | "getUrn"): string => {
+    const get: unknown = (request as Record<string, unknown>)[accessor];
+    const value: unknown = typeof get === "function" ? (get as () => unknown).call(request) : undefined;
+    return typeof value === "string" ? value : "";
+  };
+  const name = read("getName") || (read("getUrn").split("::").pop() ?? "");
+  return name === "" ? undefined : originOfProvider(name);
 }

@@ -51,7 +51,7 @@ import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
 import { rateLimitNotifier } from "../core/rate-limit-notice";
 import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration, requestOrigin } from "./config";
-import { settingPlace } from "../settings/wording";
+import { settingPlace, STACK_ORIGIN, type SettingsOrigin } from "../settings/wording";
 import { toDiffResponse } from "./diff";
 import { invokeFunction } from "./functions";
 import { engineLog, type EngineLog } from "./engine-log";
@@ -101,6 +101,8 @@ class BrokerProvider {
   private engineAddress: string | undefined;
   private readonly adapters: ReadonlyMap<string, ResourceAdapter>;
   private readonly pending = new Set<(error: Partial<StatusObject>) => void>();
+  /** Whose settings this plugin serves, as the last `CheckConfig` named the provider. */
+  private checkedOrigin: SettingsOrigin | undefined;
 
   constructor(
     private readonly options: ServerOptions,
@@ -216,7 +218,9 @@ class BrokerProvider {
       }),
 
       checkConfig: this.unary<CheckRequest, CheckResponse>(async (request) => {
-        const checked = checkConfig(decode(request.getNews()), requestOrigin(request));
+        // CheckConfig names the provider with every engine and SDK; older SDKs' Configure does not.
+        this.checkedOrigin = requestOrigin(request) ?? this.checkedOrigin;
+        const checked = checkConfig(decode(request.getNews()), this.checkedOrigin);
         for (const warning of checked.warnings) await this.log.log("warning", warning, request.getUrn());
         const response = new CheckResponse().setInputs(encodeStruct(checked.inputs));
         for (const failure of checked.failures) {
@@ -236,7 +240,7 @@ class BrokerProvider {
         const warning = plainApiKeyWarning(args);
         if (warning !== undefined) await this.log.log("warning", warning);
         const previous = this.configuration;
-        const origin = requestOrigin(request);
+        const origin = requestOrigin(request) ?? this.checkedOrigin ?? STACK_ORIGIN;
         this.configuration = new ProviderConfiguration(
           args,
           this.options.env ?? process.env,
