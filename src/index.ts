@@ -74,31 +74,6 @@ export {
   type ExportProgress,
   type ExportSource,
 } from "./export";
-export {
-  getAccessKey,
-  getAccessKeyOutput,
-  getAccessKeys,
-  getAccessKeysOutput,
-  getWorkspace,
-  getWorkspaceOutput,
-  getWorkspaces,
-  getWorkspacesOutput,
-  verifyAccessKey,
-  verifyAccessKeyOutput,
-  type AccessKeyInfo,
-  type GetAccessKeyArgs,
-  type GetAccessKeyResult,
-  type GetAccessKeysArgs,
-  type GetAccessKeysResult,
-  type GetWorkspaceArgs,
-  type GetWorkspaceResult,
-  type GetWorkspacesArgs,
-  type GetWorkspacesResult,
-  type LookupOptions,
-  type LookupOutputOptions,
-  type OutputArgs,
-  type VerifyAccessKeyArgs,
-  type VerifyAccessKeyResult,
-  type WorkspaceInfo,
-} from "./dynamic/functions";
+// The look-up functions of the dynamic door, with their argument and result types.
+export * from "./dynamic/functions";
 export { BrokerLookupError, isBrokerLookupError, type LookupErrorCode } from "./core/lookups";

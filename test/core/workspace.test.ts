@@ -65,7 +65,9 @@ describe("Workspace core", () => {
     const ctx = core().context();
     const first = await createWorkspace(ctx, checked(ctx, { name: "shared" }));
     const refused = await rejectionOf(createWorkspace(ctx, checked(ctx, { name: "shared" })));
-    expect(refused.message).toMatch(/already exists under parent 0.*Set `adopt` \(`Adopt` in Go and \.NET\) to true/su);
+    expect(refused.message).toMatch(
+      /already exists under parent 0.*Set `adopt` \(`Adopt` in Go and \.NET\) to true/su,
+    );
     const adopted = await createWorkspace(ctx, checked(ctx, { name: "shared", adopt: true }));
     expect(adopted).toEqual({ id: first.id, outputs: { ...first.outputs, adopt: true, adopted: true } });
     expect(await core().controls.stats()).toMatchObject({ workspaces: 1 });

@@ -1,14 +1,7 @@
 /** `getAccessKey`, `getAccessKeys` and `verifyAccessKey`: keys made elsewhere, and whether a key is valid. */
 import type { AccessKeyRecord, AccessKeyType, Permissions } from "../../client/types";
-import {
-  oneOf,
-  optionalId,
-  optionalKeyType,
-  optionalName,
-  optionalString,
-  rejectUnknownArgs,
-  type RawArgs,
-} from "./args";
+import type { ById, ObjectInfo, RawArgs } from "./args";
+import { oneOf, optionalId, optionalKeyType, optionalName, optionalString, rejectUnknownArgs } from "./args";
 import { LookupArgumentError } from "./errors";
 import { lookupClient, type LookupContext } from "./context";
 import { accessKeyMatches, describeKeyLookup, exactlyOne, found, type AccessKeyFilter } from "./match";
@@ -21,9 +14,7 @@ export const GET_ACCESS_KEYS = "broker:index:getAccessKeys";
 export const VERIFY_ACCESS_KEY = "broker:index:verifyAccessKey";
 
 /** How to find one access key: by `id`, or by `name` (exactly one of them), optionally of a `type`. */
-export interface GetAccessKeyArgs {
-  /** The key's numeric id. */
-  readonly id?: number | undefined;
+export interface GetAccessKeyArgs extends ById {
   /** The key's name, exactly. */
   readonly name?: string | undefined;
   /** Only a key of this type. */
@@ -31,14 +22,10 @@ export interface GetAccessKeyArgs {
 }
 
 /** An access key as the list returns it: everything but its value. */
-export interface AccessKeyInfo {
-  readonly id: number;
-  readonly name: string;
+export interface AccessKeyInfo extends ObjectInfo {
   readonly type: AccessKeyType;
   /** Its `send`/`receive` event paths and resource permissions, as the server holds them. */
   readonly permissions: Permissions;
-  /** When the broker created it (ISO 8601 UTC). */
-  readonly createdAt: string;
 }
 
 /** One access key with its value: a secret in both doors. */

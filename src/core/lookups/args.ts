@@ -9,6 +9,21 @@ import { LookupArgumentError } from "./errors";
 /** Raw arguments as a door received them. */
 export type RawArgs = Readonly<Record<string, unknown>>;
 
+/** How a look-up of one object finds it: by `id`, or another way (exactly one of them). */
+export interface ById {
+  /** The object's numeric id. */
+  readonly id?: number | undefined;
+}
+
+/** What every object a look-up returns has. */
+export interface ObjectInfo {
+  /** The numeric id. */
+  readonly id: number;
+  readonly name: string;
+  /** When the broker created it (ISO 8601 UTC). */
+  readonly createdAt: string;
+}
+
 /** `args[key]` with `null` read as absent (the engine sends absent optional inputs as null). */
 function given(args: RawArgs, key: string): unknown {
   const value = args[key];

@@ -1,7 +1,8 @@
 /** `getWorkspace` and `getWorkspaces`: workspaces made elsewhere, by id, by path or by name. */
 import type { WorkspaceRecord } from "../../client/types";
 import { workspacePathNames, workspacePathProblem } from "../../model";
-import { oneOf, optionalId, optionalName, optionalString, rejectUnknownArgs, type RawArgs } from "./args";
+import type { ById, ObjectInfo, RawArgs } from "./args";
+import { oneOf, optionalId, optionalName, optionalString, rejectUnknownArgs } from "./args";
 import { LookupArgumentError } from "./errors";
 import { lookupClient, type LookupContext } from "./context";
 import { exactlyOne, found, workspacesAtPath } from "./match";
@@ -12,24 +13,17 @@ export const GET_WORKSPACE = "broker:index:getWorkspace";
 export const GET_WORKSPACES = "broker:index:getWorkspaces";
 
 /** How to find one workspace: by `id`, or by `path` (exactly one of them). */
-export interface GetWorkspaceArgs {
-  /** The workspace's numeric id. */
-  readonly id?: number | undefined;
+export interface GetWorkspaceArgs extends ById {
   /** The workspace's full path, such as `/platform/orders`. */
   readonly path?: string | undefined;
 }
 
 /** A workspace as the look-ups return it. */
-export interface WorkspaceInfo {
-  /** The numeric id: pass it as a Workspace's `parentId`. */
-  readonly id: number;
-  readonly name: string;
+export interface WorkspaceInfo extends ObjectInfo {
   /** The full path, such as `/platform/orders`. */
   readonly path: string;
-  /** The parent's id; 0 for a top-level workspace. */
+  /** The parent's id; 0 for a top-level workspace. Pass the `id` as a Workspace's `parentId`. */
   readonly parentId: number;
-  /** When the broker created it (ISO 8601 UTC). */
-  readonly createdAt: string;
   /** The ids of its direct children, ascending. */
   readonly childIds: readonly number[];
 }
