@@ -153,17 +153,24 @@ export function doorsOf(file: string): string {
   return "both";
 }
 
+/** Words that begin an instruction to the user. */
+const INSTRUCTION =
+  /^(?:set|run|fix|use|pass|rename|remove|check|raise|copy|declare|choose|retry|wait|put|install|restrict|report|look|add|give|move|adopt|import|keep|delete|rotate|name|update|try|make|wrap|reinstall|change|lower|see|correct|refresh|leave|write|nest|omit|unset|select|point|create|replace|read|contact)\b/iu;
+
 /**
- * What the message tells the user to do: its clauses that begin with an instruction (`set …`,
- * `run …`, `fix …`), or `—` when it gives none.
+ * What the message tells the user to do: its clauses that give an instruction (`set …`, `run …`,
+ * `fix …`), also after a condition (`If …, fix it`, `To move it on purpose, set …`), or `—` when
+ * it gives none.
  */
 export function adviceOf(text: string): string {
   const clauses = text.split(/(?<=[.;:!?])\s+|,\s+(?=(?:or|and|then)\s)/u);
-  const advice = clauses.filter((clause) =>
-    /^(?:(?:or|and|then)\s+)?(?:set|run|fix|use|pass|rename|remove|check|raise|copy|declare|choose|retry|wait|put|install|restrict|report|look|add|give|move|adopt|import|keep|delete|rotate|name|update|try|make|wrap|reinstall|change|lower|see)\b/iu.test(
-      clause.replace(/^[`(]+/u, ""),
-    ),
-  );
+  const advice = clauses.filter((clause) => {
+    const bare = clause
+      .replace(/^[`(]+/u, "")
+      .replace(/^(?:(?:if|to|when|unless)\b[^,]*,\s*)/iu, "")
+      .replace(/^(?:or|and|then|also|please|instead)\s+/iu, "");
+    return INSTRUCTION.test(bare);
+  });
   return advice.length === 0 ? "—" : advice.join(" ");
 }
 
