@@ -285,7 +285,7 @@ describe("Workspace", () => {
     const first = await checkAndCreate("Workspace", "original", WS, { name: "shared" });
     const second = await host.check(urn("Workspace", "copy"), {}, { __provider: WS, name: "shared" });
     await expect(host.create(urn("Workspace", "copy"), second.inputs)).rejects.toThrow(
-      /already exists.*adopt: true/su,
+      /already exists.*Set `adopt` \(`Adopt` in Go and \.NET\) to true/su,
     );
     const adopted = await checkAndCreate("Workspace", "copy", WS, { name: "shared", adopt: true });
     expect(adopted.id).toBe(first.id);
