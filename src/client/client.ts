@@ -25,8 +25,9 @@ import { BrokerSettingsError } from "./errors";
 import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "./options";
 import { allPages, listDefaults, type ResolvedListOptions } from "./paging";
 import { RatePacer, sharedPacer } from "./rate-limit";
+import { ReadCoalescer, type PagedList } from "./read-coalescer";
 import { noticePath, type RateLimitWaitEvent, type RetryEvent } from "./notices";
-import { request, type RequestContext } from "./request";
+import { request, type CallHooks, type RequestContext } from "./request";
 import { REAL_TIMING, type RequestTiming } from "./retry";
 import { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 import type {
@@ -152,6 +153,10 @@ export class BrokerClient {
   readonly #ctx: RequestContext;
   readonly #pool: Pool;
   readonly #budget: CreateOnceBudget;
+  /** Reads of single keys, answered from the key list's pages when that costs fewer requests. */
+  readonly #keyReads: ReadCoalescer<AccessKeyRecord>;
+  /** Reads of single workspaces, likewise from the workspace list. */
+  readonly #workspaceReads: ReadCoalescer<WorkspaceRecord>;
 
   /** @throws BrokerSettingsError when an option is invalid. */
   constructor(options: BrokerClientOptions);
@@ -215,11 +220,30 @@ export class BrokerClient {
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
+    const { pacer } = this.#ctx.rateLimit;
+    const readTiming = { nextSlotInMs: () => pacer.nextSlotInMs(quota), sleep: timing.sleep };
+    this.#keyReads = new ReadCoalescer(this.#pages(ENDPOINTS.listAccessKeys, (r) => [r]), readTiming);
+    this.#workspaceReads = new ReadCoalescer(this.#pages(ENDPOINTS.listWorkspaces, flattenWorkspaces), readTiming);
   }
 
   /** One call of an endpoint of `endpoints.ts`. */
-  #call<I, O>(endpoint: Endpoint<I, O>, input: I): Promise<O> {
-    return request(this.#ctx, endpoint, input);
+  #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
+    return request(this.#ctx, endpoint, input, hooks);
+  }
+
+  /** A whole list, unfiltered, oldest first, as the read coalescers page through it. */
+  #pages<R>(
+    endpoint: Endpoint<ResolvedListOptions & { pageIndex: number }, Page<R>>,
+    recordsOf: (record: R) => Iterable<R>,
+  ): PagedList<R> {
+    const query = listDefaults({ order: "ASC", orderBy: "createdAt" });
+    return {
+      pageSize: query.limit,
+      page: (pageIndex, hooks) => this.#call(endpoint, { ...query, pageIndex }, hooks),
+      *records(page) {
+        for (const record of page.results) yield* recordsOf(record);
+      },
+    };
   }
 
   /**
@@ -254,15 +278,30 @@ export class BrokerClient {
     return allPages(list.limit, list.page);
   }
 
-  /** The access key with this id, paging through all keys until found; `undefined` if there is none. */
-  async findAccessKeyById(id: number): Promise<AccessKeyRecord | undefined> {
-    for await (const record of this.accessKeys()) if (record.id === id) return record;
-    return undefined;
+  /**
+   * The access key with this id (the key list is the only way to find a key by id); `undefined` if
+   * there is none. Reads made together share the list's pages (see `read-coalescer.ts`).
+   */
+  findAccessKeyById(id: number): Promise<AccessKeyRecord | undefined> {
+    return this.#keyReads.read(
+      (record) => record.id === id,
+      async () => {
+        for await (const record of this.accessKeys()) if (record.id === id) return record;
+        return undefined;
+      },
+    );
   }
 
-  /** `GET /access-key/{accessKey}/permissions`: the key's record. A missing key throws `BROKER_NOT_FOUND`. */
+  /**
+   * The key's record, as `GET /access-key/{accessKey}/permissions` returns it. A missing key throws
+   * `BROKER_NOT_FOUND`. Reads made together are answered from the key list's pages when that costs
+   * fewer requests, each from a page sent after the read began (see `read-coalescer.ts`).
+   */
   getAccessKeyPermissions(accessKey: string): Promise<AccessKeyRecord> {
-    return this.#call(ENDPOINTS.getAccessKeyPermissions, accessKey);
+    return this.#keyReads.read(
+      (record) => record.key === accessKey,
+      () => this.#call(ENDPOINTS.getAccessKeyPermissions, accessKey),
+    );
   }
 
   /**
@@ -303,11 +342,20 @@ export class BrokerClient {
     return allPages(list.limit, list.page);
   }
 
-  /** The workspace with this id (one filtered list request); `undefined` if there is none. */
-  async getWorkspace(id: number): Promise<WorkspaceRecord | undefined> {
-    const page = await this.listWorkspaces({ pageIndex: 0, id });
-    // Checked here too: a server that ignored the filter must not hand back another workspace.
-    return page.results.find((w) => w.id === id);
+  /**
+   * The workspace with this id (alone, one filtered list request); `undefined` if there is none.
+   * Reads made together are answered from the workspace list's pages when that costs fewer
+   * requests, each from a page sent after the read began (see `read-coalescer.ts`).
+   */
+  getWorkspace(id: number): Promise<WorkspaceRecord | undefined> {
+    return this.#workspaceReads.read(
+      (record) => record.id === id,
+      async () => {
+        const page = await this.listWorkspaces({ pageIndex: 0, id });
+        // Checked here too: a server that ignored the filter must not hand back another workspace.
+        return page.results.find((w) => w.id === id);
+      },
+    );
   }
 
   /** Creates a workspace and returns its record, never creating it twice (see `create-once.ts`). */
@@ -342,6 +390,12 @@ export class BrokerClient {
   toJSON(): { baseUrl: string } {
     return { baseUrl: this.baseUrl };
   }
+}
+
+/** A workspace and its descendants, as a list may nest them under it. */
+function* flattenWorkspaces(record: WorkspaceRecord): Generator<WorkspaceRecord> {
+  yield record;
+  for (const child of record.children) yield* flattenWorkspaces(child);
 }
 
 const cache = new Map<string, BrokerClient>();

@@ -128,6 +128,25 @@ export class RatePacer {
   }
 
   /**
+   * How long a request that reserved a slot now would wait, without reserving one (and without the
+   * jitter of a block): the read coalescer waits this long before it decides what to send, so the
+   * reads that arrive meanwhile are decided together.
+   */
+  nextSlotInMs(knownQuota?: number): number {
+    const now = this.#clock.now();
+    const slot = this.#pacedFrom(Math.max(now, this.#blockedUntil), knownQuota);
+    return Math.max(0, Math.ceil(slot - now));
+  }
+
+  /** The first moment from `earliest` on that is one pace interval after the latest slot. */
+  #pacedFrom(earliest: number, knownQuota: number | undefined): number {
+    // Without a pace (no 429 yet, no quota) the slot is `earliest`: nothing to compute.
+    const pace =
+      this.#pace === undefined && knownQuota === undefined ? undefined : this.pace(knownQuota, earliest);
+    return pace === undefined ? earliest : Math.max(earliest, this.#lastSlot + 1000 / pace);
+  }
+
+  /**
    * Hands out the next slot for a request: after any block (with jitter, so that the requests
    * queued behind it spread out), and one pace interval after the previous slot.
    */
@@ -142,10 +161,7 @@ export class RatePacer {
         this.#clock.random() * Math.min(RATE_LIMIT_MAX_JITTER_MS, block * RATE_LIMIT_JITTER_RATIO);
       earliest = this.#blockedUntil + jitter;
     }
-    // Without a pace (no 429 yet, no quota) the slot is now: nothing to compute.
-    const pace =
-      this.#pace === undefined && knownQuota === undefined ? undefined : this.pace(knownQuota, earliest);
-    const slot = pace === undefined ? earliest : Math.max(earliest, this.#lastSlot + 1000 / pace);
+    const slot = this.#pacedFrom(earliest, knownQuota);
     if (slot > earliest) {
       reason = "pace";
       this.#heldBackAt = now;

@@ -56,6 +56,16 @@ export interface RequestContext {
   readonly rateLimit: Pacing;
 }
 
+/** What a caller of `request()` may learn of the call as it goes. */
+export interface CallHooks {
+  /**
+   * Called as each attempt leaves for the wire (after any wait on the rate limit). The read
+   * coalescer uses the last call to know which reads a response may answer: only those that began
+   * before the request was sent.
+   */
+  readonly onAttempt?: () => void;
+}
+
 /** Fills a path template; the values are percent-encoded. */
 export function expandPath(template: string, params: Readonly<Record<string, string>> = {}): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -89,7 +99,12 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  *
  * @throws BrokerApiError for every failure, with secrets redacted.
  */
-export async function request<I, O>(ctx: RequestContext, endpoint: Endpoint<I, O>, input: I): Promise<O> {
+export async function request<I, O>(
+  ctx: RequestContext,
+  endpoint: Endpoint<I, O>,
+  input: I,
+  hooks: CallHooks = {},
+): Promise<O> {
   const { method, path: pathTemplate, repeatable } = endpoint;
   const parts = endpoint.build(input);
   const secrets = [ctx.apiKey, ...Object.values(parts.params ?? {}), ...(parts.secrets ?? [])];
@@ -126,6 +141,7 @@ export async function request<I, O>(ctx: RequestContext, endpoint: Endpoint<I, O
   const onWire = transport(ctx.dispatcher, wire);
   const counted: Send = () => {
     sent++;
+    hooks.onAttempt?.();
     return onWire();
   };
   const send = paced(ctx.rateLimit, ctx.timing, notices, counted);
