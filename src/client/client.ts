@@ -222,8 +222,14 @@ export class BrokerClient {
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
     const { pacer } = this.#ctx.rateLimit;
     const readTiming = { nextSlotInMs: () => pacer.nextSlotInMs(quota), sleep: timing.sleep };
-    this.#keyReads = new ReadCoalescer(this.#pages(ENDPOINTS.listAccessKeys, (r) => [r]), readTiming);
-    this.#workspaceReads = new ReadCoalescer(this.#pages(ENDPOINTS.listWorkspaces, flattenWorkspaces), readTiming);
+    this.#keyReads = new ReadCoalescer(
+      this.#pages(ENDPOINTS.listAccessKeys, (r) => [r]),
+      readTiming,
+    );
+    this.#workspaceReads = new ReadCoalescer(
+      this.#pages(ENDPOINTS.listWorkspaces, flattenWorkspaces),
+      readTiming,
+    );
   }
 
   /** One call of an endpoint of `endpoints.ts`. */

@@ -80,8 +80,9 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  *
  * The cost rule (docs/decisions.md, "Pages or single reads"): with `n` reads waiting and `T`
  * records on the broker, a walk costs `⌊T/100⌋ + 1` pages and single reads cost `n`. A walk starts
- * when at least two reads wait and, once `T` is known (from the last page of an earlier walk), when
- * it costs fewer requests than the reads waiting; before that, its first page is the probe. A walk
+ * when at least two reads wait and, once pages have shown something of `T` (exactly, or a lower
+ * bound when a walk stopped early), when it costs fewer requests than the reads waiting; before
+ * that, its first page is the probe. A walk
  * goes on while the pages it sent exceed the reads it answered by less than
  * `max(1, ⌊waiting/100⌋)`; otherwise the reads left take single reads.
  */
@@ -93,7 +94,10 @@ export class ReadCoalescer<R> {
   #tick = 0;
   #pumping = false;
   #walk: Walk | undefined;
-  /** The records in the list when a walk last reached its end. */
+  /**
+   * How many records the list holds at least, as far as pages have shown: exactly when a walk
+   * reached the last page, at least the pages' worth when it stopped before.
+   */
   #knownTotal: number | undefined;
   /** What was counted so far. */
   readonly counts: CoalescerCounts = { reads: 0, fromPages: 0, singles: 0, pages: 0 };
@@ -179,8 +183,9 @@ export class ReadCoalescer<R> {
       waiter.answer(record);
     }
     const last = page.results.length < this.#list.pageSize;
+    const shown = index * this.#list.pageSize + page.results.length;
+    this.#knownTotal = last ? shown : Math.max(this.#knownTotal ?? 0, shown);
     if (last) {
-      this.#knownTotal = index * this.#list.pageSize + page.results.length;
       this.#walk = undefined;
       // Reads that every page has been shown to without a match: their object may have moved
       // between pages, or be gone. Their single read says which.

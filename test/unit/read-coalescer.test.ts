@@ -1,0 +1,215 @@
+/**
+ * The read coalescer's decisions, over an in-memory list: which reads pages answer, when it sends
+ * single reads instead, and how many requests each costs.
+ */
+import { describe, expect, it } from "vitest";
+
+import { ReadCoalescer, type PagedList } from "../../src/client/read-coalescer";
+import type { CallHooks } from "../../src/client/request";
+import type { Page } from "../../src/client/types";
+
+interface Item {
+  id: number;
+  version: number;
+}
+
+/** A list of `total` items (ids 1…total) with request counts, and a hook to hold a page in flight. */
+class FakeList implements PagedList<Item> {
+  readonly pageSize = 100;
+  items: Item[];
+  pages: number[] = [];
+  singles = 0;
+  failPages = false;
+  /** When set, each page waits on it after its attempt is sent (the request is on the wire). */
+  inFlight: ((pageIndex: number) => Promise<void>) | undefined;
+
+  constructor(total: number) {
+    this.items = Array.from({ length: total }, (_, i) => ({ id: i + 1, version: 0 }));
+  }
+
+  async page(pageIndex: number, hooks: CallHooks): Promise<Page<Item>> {
+    this.pages.push(pageIndex);
+    hooks.onAttempt?.();
+    // What the server sends is what it holds when the request arrives.
+    const results = this.items
+      .slice(pageIndex * this.pageSize, (pageIndex + 1) * this.pageSize)
+      .map((item) => ({ ...item }));
+    await this.inFlight?.(pageIndex);
+    if (this.failPages) throw new Error("page failed");
+    return { resultsLength: results.length, results };
+  }
+
+  *records(page: Page<Item>): Iterable<Item> {
+    yield* page.results;
+  }
+
+  single(id: number): Promise<Item | undefined> {
+    this.singles++;
+    const item = this.items.find((i) => i.id === id);
+    return Promise.resolve(item === undefined ? undefined : { ...item });
+  }
+}
+
+const UNPACED = { nextSlotInMs: () => 0, sleep: () => Promise.resolve() };
+
+function coalescerOf(list: FakeList): ReadCoalescer<Item> {
+  return new ReadCoalescer(list, UNPACED);
+}
+
+const readAll = (c: ReadCoalescer<Item>, list: FakeList, ids: readonly number[]) =>
+  Promise.all(
+    ids.map((id) =>
+      c.read(
+        (item) => item.id === id,
+        () => list.single(id),
+      ),
+    ),
+  );
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe("read coalescer", () => {
+  it("answers 1000 reads made together with the 10 pages of a 1000-item list (no 11th: nothing waits)", async () => {
+    const list = new FakeList(1000);
+    const c = coalescerOf(list);
+    const found = await readAll(c, list, range(1, 1000));
+    expect(found.map((i) => i?.id)).toEqual(range(1, 1000));
+    expect(list.pages).toEqual(range(0, 9));
+    expect(list.singles).toBe(0);
+    expect(c.counts).toEqual({ reads: 1000, fromPages: 1000, singles: 0, pages: 10 });
+  });
+
+  it("sends a lone read as a single read, with no page", async () => {
+    const list = new FakeList(50);
+    const c = coalescerOf(list);
+    expect(
+      await c.read(
+        (i) => i.id === 7,
+        () => list.single(7),
+      ),
+    ).toEqual({ id: 7, version: 0 });
+    expect(list.pages).toEqual([]);
+    expect(list.singles).toBe(1);
+  });
+
+  it("5 reads of the newest items of 2000: one probe page, then single reads (6 requests)", async () => {
+    const list = new FakeList(2005);
+    const c = coalescerOf(list);
+    const found = await readAll(c, list, range(2001, 2005));
+    expect(found.map((i) => i?.id)).toEqual(range(2001, 2005));
+    expect(list.pages.length + list.singles).toBe(6);
+  });
+
+  it("once a walk has counted the list, reads too few to pay for it take single reads at once", async () => {
+    const list = new FakeList(2000);
+    const c = coalescerOf(list);
+    // A refresh of everything: the walk's 20 pages show that the list holds at least 2000 items.
+    await readAll(c, list, range(1, 2000));
+    expect(list.pages).toHaveLength(20);
+    list.pages = [];
+    list.singles = 0;
+    await readAll(c, list, [5, 900, 1999]);
+    expect(list.pages).toEqual([]);
+    expect(list.singles).toBe(3);
+  });
+
+  it("keeps walking past pages of other items while it has read allowance: 1000 reads behind 200 others", async () => {
+    const list = new FakeList(1200);
+    const c = coalescerOf(list);
+    await readAll(c, list, range(201, 1200));
+    expect(list.singles).toBe(0);
+    expect(list.pages).toEqual(range(0, 11));
+  });
+
+  it("never answers 'not found' from pages: an item on no page takes its single read", async () => {
+    const list = new FakeList(150);
+    const c = coalescerOf(list);
+    const missing = c.read(
+      (i) => i.id === 9999,
+      () => list.single(9999),
+    );
+    const present = c.read(
+      (i) => i.id === 3,
+      () => list.single(3),
+    );
+    expect(await missing).toBeUndefined();
+    expect(await present).toEqual({ id: 3, version: 0 });
+    expect(list.pages).toEqual([0, 1]);
+    expect(list.singles).toBe(1);
+  });
+
+  it("a page in flight does not answer a read that began after it was sent", async () => {
+    const list = new FakeList(120);
+    const c = coalescerOf(list);
+    let release!: () => void;
+    let sent!: () => void;
+    const pageSent = new Promise<void>((resolve) => (sent = resolve));
+    list.inFlight = (pageIndex) =>
+      pageIndex === 0 && list.pages.length === 1
+        ? new Promise<void>((resolve) => {
+            release = resolve;
+            sent();
+          })
+        : Promise.resolve();
+    const early = readAll(c, list, [1, 2]);
+    await pageSent;
+    // Written after page 0 left: a read that begins now must see version 1.
+    list.items[0] = { id: 1, version: 1 };
+    const late = c.read(
+      (i) => i.id === 1,
+      () => list.single(1),
+    );
+    release();
+    expect((await early).map((i) => i?.version)).toEqual([0, 0]);
+    expect(await late).toEqual({ id: 1, version: 1 });
+  });
+
+  it("a failed page hands every waiting read to its single read", async () => {
+    const list = new FakeList(300);
+    list.failPages = true;
+    const c = coalescerOf(list);
+    const found = await readAll(c, list, [1, 2, 3]);
+    expect(found.map((i) => i?.id)).toEqual([1, 2, 3]);
+    expect(list.pages).toEqual([0]);
+    expect(list.singles).toBe(3);
+  });
+
+  it("a single read's failure reaches its reader alone", async () => {
+    const list = new FakeList(10);
+    const c = coalescerOf(list);
+    await expect(
+      c.read(
+        () => false,
+        () => Promise.reject(new Error("404 for this one")),
+      ),
+    ).rejects.toThrow("404 for this one");
+  });
+
+  it("waits for the rate limiter's next slot before it decides, so reads arriving meanwhile share a page", async () => {
+    const list = new FakeList(100);
+    const sleeps: number[] = [];
+    let wake!: () => void;
+    const c = new ReadCoalescer(list, {
+      nextSlotInMs: () => 250,
+      sleep: (ms) => {
+        sleeps.push(ms);
+        return new Promise<void>((resolve) => (wake = resolve));
+      },
+    });
+    const first = c.read(
+      (i) => i.id === 1,
+      () => list.single(1),
+    );
+    // Arrives while the first waits for the slot: decided together with it.
+    await Promise.resolve();
+    const second = c.read(
+      (i) => i.id === 2,
+      () => list.single(2),
+    );
+    wake();
+    expect([(await first)?.id, (await second)?.id]).toEqual([1, 2]);
+    expect(sleeps[0]).toBe(250);
+    expect(list.pages).toEqual([0]);
+    expect(list.singles).toBe(0);
+  });
+});
