@@ -1,5 +1,6 @@
 /** The goals of issues #6 and #11, checked against the figures. A goal whose figures were not measured is left out. */
 import type { Goal } from "./lib/report.mts";
+import { MAX_RATE_LIMITED_REQUESTS } from "./sections/rate-limit.mts";
 
 type Figures = Record<string, unknown>;
 
@@ -139,6 +140,21 @@ function limitGoals(results: Figures): Goal[] {
       goal: "rateLimited.failedResources = 0",
       met: limited["failedResources"] === 0,
       detail: `${limited["failedResources"]} failed, ${limited["rateLimitedResponses"]} 429s in ${limited["requests"]} requests`,
+    });
+  }
+  if (limited !== undefined) {
+    goals.push({
+      goal: `rateLimited.requests <= ${MAX_RATE_LIMITED_REQUESTS}`,
+      met: (limited["requests"] ?? Infinity) <= MAX_RATE_LIMITED_REQUESTS,
+      detail: `${limited["requests"]} requests: ${limited["pages"]} pages, ${limited["singleReads"]} single reads`,
+    });
+  }
+  const coalesced = results["coalescedReads"] as Record<string, Record<string, number>> | undefined;
+  for (const [name, figures] of Object.entries(coalesced ?? {})) {
+    goals.push({
+      goal: `coalescedReads.${name}.requests <= maxRequests`,
+      met: (figures["requests"] ?? Infinity) <= (figures["maxRequests"] ?? -1),
+      detail: `${figures["requests"]} requests (${figures["pages"]} pages, ${figures["singleReads"]} single reads) for ${figures["stackKeys"]} keys of ${figures["brokerKeys"]}; bound ${figures["maxRequests"]}`,
     });
   }
   const faults = results["rateLimitedFaults"] as Record<string, number> | undefined;

@@ -19,6 +19,7 @@ import type { BenchContext } from "./lib/context.mts";
 import { formatReport } from "./lib/report.mts";
 import { WORK_DIR } from "./lib/repo.mts";
 import { measureClient } from "./sections/client.mts";
+import { measureCoalescedReads } from "./sections/coalesced-reads.mts";
 import { measureCliRequests } from "./sections/cli-requests.mts";
 import { measureHost } from "./sections/host.mts";
 import { measureNative } from "./sections/native.mts";
@@ -37,6 +38,7 @@ const SECTIONS = [
   "up",
   "native",
   ...LIMITS,
+  "coalescedReads",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -112,6 +114,9 @@ try {
   }
   for (const name of LIMITS.filter(wanted)) {
     results[name] = await LIMIT_SECTIONS[name](ctx);
+  }
+  if (wanted("coalescedReads")) {
+    results["coalescedReads"] = await measureCoalescedReads(ctx);
   }
 } catch (error) {
   // Failures of the CLI carry its output: it goes through the secret scan like everything else.

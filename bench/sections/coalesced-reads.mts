@@ -1,0 +1,160 @@
+/**
+ * coalescedReads: what a refresh costs under the API's rate limit now that reads made together are
+ * answered from the lists' pages (src/client/read-coalescer.ts). Through the real CLI, against an
+ * emulator process limited to 10 requests/s with 50 ms latency:
+ *
+ * - refresh of 1000 keys, with the native resources and with the dynamic ones (the stack is made by
+ *   an `up` without the limit first): requests against `⌈T/100⌉ + 5`, T the keys on the broker;
+ * - refresh of a stack of 5 keys on a broker holding 2000 other keys: single reads must win.
+ */
+import * as path from "node:path";
+import type * as EmulatorModule from "../../src/emulator/index.ts";
+import { installBrokerPlugin } from "../../harness/broker-native.mts";
+import { startEmulatorProcess } from "../../harness/emulator-process.mts";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { BenchContext } from "../lib/context.mts";
+import { dist, PROGRAMS_DIR } from "../lib/repo.mts";
+import { round } from "../lib/stats.mts";
+import { listKeyValues } from "./cli-requests.mts";
+import { LATENCY_MS, LIMIT_RPS } from "./rate-limit.mts";
+
+/** Keys in the refreshed stack. */
+export const REFRESH_KEYS = 1000;
+/** The small stack, and the keys of others beside it. */
+export const SMALL_STACK_KEYS = 5;
+export const OTHER_KEYS = 2000;
+
+/** One refresh under the limit. */
+export interface RefreshFigures {
+  /** Keys in the stack. */
+  stackKeys: number;
+  /** Keys on the broker (T), the admin key included. */
+  brokerKeys: number;
+  /** Requests the refresh sent. */
+  requests: number;
+  /** Of those, pages of the key list and single reads of a key. */
+  pages: number;
+  singleReads: number;
+  /** The bound: ⌈T/100⌉ + 5 for a whole refresh, stack keys + 1 for the small stack. */
+  maxRequests: number;
+  /** The refresh, in seconds (the CLI's whole run). */
+  seconds: number;
+  /** requests ÷ the limit: the least time those requests allow. */
+  floorSeconds: number;
+  /** seconds / floorSeconds. */
+  ratio: number;
+}
+
+/** The `coalescedReads` section. */
+export interface CoalescedReadsFigures {
+  refreshNative: RefreshFigures;
+  refreshDynamic: RefreshFigures;
+  smallStackAmongOthers: RefreshFigures;
+}
+
+type Controls = InstanceType<typeof EmulatorModule.EmulatorControls>;
+
+/** Makes `others` keys that belong to no stack, with the client, before the stack exists. */
+async function createOtherKeys(url: string, adminKey: string, others: number): Promise<void> {
+  const { BrokerClient } = await dist<typeof import("../../src/client/index.ts")>("client/index.js");
+  const client = new BrokerClient({ baseUrl: url, apiKey: adminKey, maxConcurrency: 16 });
+  try {
+    for (let i = 0; i < others; i += 100) {
+      const batch = Array.from({ length: Math.min(100, others - i) }, (_, j) =>
+        client.createAccessKey({
+          name: `other-${i + j}`,
+          type: "ACCOUNT",
+          permissions: { send: [], receive: [] },
+        }),
+      );
+      await Promise.all(batch);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * `up` of a stack of `stackKeys` keys without a limit, then `pulumi refresh` at {@link LIMIT_RPS}
+ * requests/s with {@link LATENCY_MS} ms latency, counting what the refresh sent.
+ */
+async function refreshUnderLimit(
+  ctx: BenchContext,
+  label: string,
+  program: "native-keys" | "keys",
+  stackKeys: number,
+  otherKeys: number,
+  maxRequests: (brokerKeys: number) => number,
+): Promise<RefreshFigures> {
+  const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
+  const emulator = await startEmulatorProcess();
+  ctx.secrets.add(emulator.adminKey);
+  const controls: Controls = new EmulatorControls(emulator.controlUrl);
+  const project = await PulumiProject.create({
+    parent: ctx.workDir,
+    name: `bench-coalesced-${label}`,
+    programDir: path.join(PROGRAMS_DIR, program),
+    fixture: ctx.fixture,
+    pulumiBin: ctx.pulumiBin,
+  });
+  try {
+    if (program === "native-keys") installBrokerPlugin(project);
+    await createOtherKeys(emulator.url, emulator.adminKey, otherKeys);
+    await project.initStack("bench", {
+      count: { value: String(stackKeys) },
+      "broker:baseUrl": { value: emulator.url },
+      "broker:apiKey": { value: emulator.adminKey, secret: true },
+    });
+    ctx.log(`coalescedReads: ${label}: up of ${stackKeys} keys without a limit (${otherKeys} other keys)`);
+    await project.run(["up", "--yes", "--skip-preview"]);
+    await controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
+    await controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
+    await controls.clearRequests();
+    ctx.log(`coalescedReads: ${label}: refresh at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`);
+    const refresh = await project.run(["refresh", "--yes", "--skip-preview"]);
+    const log = await controls.requests();
+    await controls.clearRateLimit();
+    await controls.clearFaults();
+    const values = await listKeyValues(emulator.url, emulator.adminKey);
+    for (const key of values) ctx.secrets.add(key);
+    const requests = log.length;
+    const floorSeconds = requests / LIMIT_RPS;
+    return {
+      stackKeys,
+      brokerKeys: values.length,
+      requests,
+      pages: log.filter((entry) => entry.route === "GET /access-key").length,
+      singleReads: log.filter((entry) => entry.route === "GET /access-key/{accessKey}/permissions").length,
+      maxRequests: maxRequests(values.length),
+      seconds: round(refresh.seconds),
+      floorSeconds: round(floorSeconds),
+      ratio: round(refresh.seconds / floorSeconds),
+    };
+  } finally {
+    ctx.produced.push({
+      source: `coalescedReads ${label}: CLI output and backend files`,
+      text: project.producedText(),
+    });
+    project.remove();
+    await emulator.stop();
+  }
+}
+
+/** The bound of a whole refresh: the pages of the key list, and 5 requests to spare. */
+export const wholeRefreshBound = (brokerKeys: number): number => Math.ceil(brokerKeys / 100) + 5;
+
+/** Measures the three refreshes. */
+export async function measureCoalescedReads(ctx: BenchContext): Promise<CoalescedReadsFigures> {
+  return {
+    refreshNative: await refreshUnderLimit(ctx, "native", "native-keys", REFRESH_KEYS, 0, wholeRefreshBound),
+    refreshDynamic: await refreshUnderLimit(ctx, "dynamic", "keys", REFRESH_KEYS, 0, wholeRefreshBound),
+    smallStackAmongOthers: await refreshUnderLimit(
+      ctx,
+      "small-stack",
+      "native-keys",
+      SMALL_STACK_KEYS,
+      OTHER_KEYS,
+      () => SMALL_STACK_KEYS + 1,
+    ),
+  };
+}
