@@ -157,6 +157,10 @@ export class BrokerClient {
   readonly #keyReads: ReadCoalescer<AccessKeyRecord>;
   /** Reads of single workspaces, likewise from the workspace list. */
   readonly #workspaceReads: ReadCoalescer<WorkspaceRecord>;
+  /** The pool's connections, calls in flight (sent or queued), and who waits for one to end. */
+  readonly #connections: number;
+  #inFlight = 0;
+  readonly #waitingForConnection: (() => void)[] = [];
 
   /** @throws BrokerSettingsError when an option is invalid. */
   constructor(options: BrokerClientOptions);
@@ -220,27 +224,49 @@ export class BrokerClient {
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
+    this.#connections = connections;
     const { pacer } = this.#ctx.rateLimit;
-    const readTiming = { nextSlotInMs: () => pacer.nextSlotInMs(quota), sleep: timing.sleep };
+    const readTiming = {
+      nextSlotInMs: () => pacer.nextSlotInMs(quota),
+      sleep: timing.sleep,
+      connectionFree: () => this.#connectionFree(),
+    };
     this.#keyReads = new ReadCoalescer(
-      this.#pages(ENDPOINTS.listAccessKeys, (r) => [r]),
+      this.#pages(
+        ENDPOINTS.listAccessKeys,
+        (r) => [r],
+        (r) => [idIdentity(r.id), keyIdentity(r.key)],
+      ),
       readTiming,
     );
     this.#workspaceReads = new ReadCoalescer(
-      this.#pages(ENDPOINTS.listWorkspaces, flattenWorkspaces),
+      this.#pages(ENDPOINTS.listWorkspaces, flattenWorkspaces, (r) => [idIdentity(r.id)]),
       readTiming,
     );
   }
 
-  /** One call of an endpoint of `endpoints.ts`. */
-  #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
-    return request(this.#ctx, endpoint, input, hooks);
+  /** One call of an endpoint of `endpoints.ts`, counted while in flight. */
+  async #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
+    this.#inFlight++;
+    try {
+      return await request(this.#ctx, endpoint, input, hooks);
+    } finally {
+      this.#inFlight--;
+      if (this.#inFlight < this.#connections) for (const wake of this.#waitingForConnection.splice(0)) wake();
+    }
+  }
+
+  /** Resolves when fewer calls than the pool's connections are in flight (or queued behind them). */
+  #connectionFree(): Promise<void> {
+    if (this.#inFlight < this.#connections) return Promise.resolve();
+    return new Promise((resolve) => this.#waitingForConnection.push(resolve));
   }
 
   /** A whole list, unfiltered, oldest first, as the read coalescers page through it. */
   #pages<R>(
     endpoint: Endpoint<ResolvedListOptions & { pageIndex: number }, Page<R>>,
     recordsOf: (record: R) => Iterable<R>,
+    identities: (record: R) => Iterable<string>,
   ): PagedList<R> {
     const query = listDefaults({ order: "ASC", orderBy: "createdAt" });
     return {
@@ -249,6 +275,7 @@ export class BrokerClient {
       *records(page) {
         for (const record of page.results) yield* recordsOf(record);
       },
+      identities,
     };
   }
 
@@ -289,13 +316,10 @@ export class BrokerClient {
    * there is none. Reads made together share the list's pages (see `read-coalescer.ts`).
    */
   findAccessKeyById(id: number): Promise<AccessKeyRecord | undefined> {
-    return this.#keyReads.read(
-      (record) => record.id === id,
-      async () => {
-        for await (const record of this.accessKeys()) if (record.id === id) return record;
-        return undefined;
-      },
-    );
+    return this.#keyReads.read(idIdentity(id), async () => {
+      for await (const record of this.accessKeys()) if (record.id === id) return record;
+      return undefined;
+    });
   }
 
   /**
@@ -304,9 +328,8 @@ export class BrokerClient {
    * fewer requests, each from a page sent after the read began (see `read-coalescer.ts`).
    */
   getAccessKeyPermissions(accessKey: string): Promise<AccessKeyRecord> {
-    return this.#keyReads.read(
-      (record) => record.key === accessKey,
-      () => this.#call(ENDPOINTS.getAccessKeyPermissions, accessKey),
+    return this.#keyReads.read(keyIdentity(accessKey), () =>
+      this.#call(ENDPOINTS.getAccessKeyPermissions, accessKey),
     );
   }
 
@@ -354,14 +377,11 @@ export class BrokerClient {
    * requests, each from a page sent after the read began (see `read-coalescer.ts`).
    */
   getWorkspace(id: number): Promise<WorkspaceRecord | undefined> {
-    return this.#workspaceReads.read(
-      (record) => record.id === id,
-      async () => {
-        const page = await this.listWorkspaces({ pageIndex: 0, id });
-        // Checked here too: a server that ignored the filter must not hand back another workspace.
-        return page.results.find((w) => w.id === id);
-      },
-    );
+    return this.#workspaceReads.read(idIdentity(id), async () => {
+      const page = await this.listWorkspaces({ pageIndex: 0, id });
+      // Checked here too: a server that ignored the filter must not hand back another workspace.
+      return page.results.find((w) => w.id === id);
+    });
   }
 
   /** Creates a workspace and returns its record, never creating it twice (see `create-once.ts`). */
@@ -397,6 +417,16 @@ export class BrokerClient {
     return { baseUrl: this.baseUrl };
   }
 }
+
+/** How a read asks for a record by id. */
+const idIdentity = (id: number): string => `id:${id}`;
+
+/**
+ * How a read asks for a key by its value: a digest, so that the coalescer's memory of where each
+ * record was seen holds no credential.
+ */
+const keyIdentity = (accessKey: string): string =>
+  `key:${createHash("sha256").update(accessKey).digest("base64url")}`;
 
 /** A workspace and its descendants, as a list may nest them under it. */
 function* flattenWorkspaces(record: WorkspaceRecord): Generator<WorkspaceRecord> {

@@ -1,27 +1,29 @@
 /**
  * Coalesced reads: many reads of single objects answered by a few pages of the list.
  *
- * A refresh reads every resource of a stack at once, and each read is one request
+ * A refresh reads every resource of a stack, and each read is one request
  * (`GET /access-key/{key}/permissions`, `GET /workspace?id=…`). The lists (`GET /access-key`,
  * `GET /workspace`) return up to 100 whole records per page, so under a rate limit, where requests
- * are what users wait for, a thousand reads cost ten pages instead of a thousand requests. This
- * module decides, for the reads waiting at a moment, whether pages or single reads cost fewer
- * requests, and answers each read from the pages when it can.
+ * are what users wait for, reads that wait together cost one page instead of one request each. This
+ * module decides, for the reads waiting at a moment, which page (if any) answers the most of them,
+ * and answers each read from a page when it can.
  *
  * What makes it correct (docs/architecture.md, "Coalesced reads"):
  * - **Fresh**: a page answers only the reads that began before the page's request was sent (its
  *   last attempt). So whatever a page says of an object, the server said it during the read, after
- *   every write the reader made before the read: a read-back always sees its own write.
+ *   every write the reader finished before the read: a read-back always sees its own write.
  * - **Never a false "not found"**: a read whose object no page showed is answered by its own single
  *   read, never by the pages' silence (a create or a removal can shift records across pages).
- * - **Bounded cost**: a walk through the pages goes on only while it has answered about as many
- *   reads as it has sent pages (see {@link ReadCoalescer}); when it stops, the reads left take
- *   single reads. So the pages never cost more than one request, or one per hundred reads waiting,
- *   beyond what single reads would have.
+ * - **Bounded cost**: a page is sent only when it may answer at least two reads; probing for reads
+ *   whose page is not known yet stops after one page that answered nothing (one per hundred reads
+ *   waiting), and the reads left take single reads.
  *
- * The moment to decide is when a request could be sent: the coalescer waits for the rate limiter's
- * next free slot before it chooses, so the reads that arrive meanwhile (the rest of a refresh, the
- * read-backs of creates queued behind the limit) are decided together.
+ * Where each record was last seen is remembered (by an identity of the caller's choosing, never the
+ * record), so later reads of it go straight to its page: with the engine's default parallelism a
+ * refresh has only a few reads in flight at once, and each page answers the few waiting there.
+ * The moment to decide is when a request could be sent: the coalescer waits for a free connection
+ * and for the rate limiter's next slot before it chooses, so the reads that arrive meanwhile are
+ * decided together.
  */
 import type { CallHooks } from "./request";
 import type { Page } from "./types";
@@ -34,6 +36,8 @@ export interface PagedList<R> {
   page(pageIndex: number, hooks: CallHooks): Promise<Page<R>>;
   /** Every record a page holds, nested ones included (a workspace list may nest children). */
   records(page: Page<R>): Iterable<R>;
+  /** The identities a read may ask a record by (such as its id, or a digest of its key). */
+  identities(record: R): Iterable<string>;
 }
 
 /** When the coalescer may send its next request. */
@@ -41,6 +45,11 @@ export interface CoalescerTiming {
   /** Milliseconds until a request would be sent, were it queued now (the rate limiter's next slot). */
   readonly nextSlotInMs: () => number;
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * Resolves when the client has a connection free for another request (at once when it has);
+   * reads arriving meanwhile are decided together.
+   */
+  readonly connectionFree: () => Promise<void>;
 }
 
 /** What the coalescer counts, for benchmarks and tests. */
@@ -56,20 +65,13 @@ export interface CoalescerCounts {
 }
 
 interface Waiter<R> {
-  readonly matches: (record: R) => boolean;
+  readonly identity: string;
   /** The coalescer's clock when the read began: pages sent later may answer it. */
   readonly began: number;
-  /** The page indexes it was shown by pages sent after it began. */
-  readonly seen: Set<number>;
+  /** The pages it was shown since it began, without a match. */
+  readonly missed: Set<number>;
   readonly single: () => void;
   readonly answer: (record: R) => void;
-}
-
-/** A walk through the pages, from page 0. */
-interface Walk {
-  next: number;
-  pages: number;
-  answered: number;
 }
 
 /** Macrotask turn: the reads started in the same turn as the first are all waiting after it. */
@@ -78,13 +80,12 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 /**
  * Answers reads of single records of one list, from its pages when that costs fewer requests.
  *
- * The cost rule (docs/decisions.md, "Pages or single reads"): with `n` reads waiting and `T`
- * records on the broker, a walk costs `⌊T/100⌋ + 1` pages and single reads cost `n`. A walk starts
- * when at least two reads wait and, once pages have shown something of `T` (exactly, or a lower
- * bound when a walk stopped early), when it costs fewer requests than the reads waiting; before
- * that, its first page is the probe. A walk
- * goes on while the pages it sent exceed the reads it answered by less than
- * `max(1, ⌊waiting/100⌋)`; otherwise the reads left take single reads.
+ * The cost rule (docs/decisions.md, "Pages or single reads"): a page is sent when at least two
+ * waiting reads may be on it — reads of records last seen on that page, or, for reads of records
+ * not seen yet, the next page not seen yet (or, once the end of the list is known, its last page,
+ * where new records appear). Probing stops after a probe that answered nothing, until the reads
+ * waiting for their page are a hundred or more per page wasted so far. Every other read is a single
+ * read.
  */
 export class ReadCoalescer<R> {
   readonly #list: PagedList<R>;
@@ -93,12 +94,14 @@ export class ReadCoalescer<R> {
   /** A logical clock: reads beginning and requests being sent, in order. */
   #tick = 0;
   #pumping = false;
-  #walk: Walk | undefined;
-  /**
-   * How many records the list holds at least, as far as pages have shown: exactly when a walk
-   * reached the last page, at least the pages' worth when it stopped before.
-   */
-  #knownTotal: number | undefined;
+  /** The page each identity was last seen on. */
+  readonly #located = new Map<string, number>();
+  /** The first page never fetched: pages before it have been seen at least once. */
+  #frontier = 0;
+  /** The index of the last page, once a short page has shown where the list ends. */
+  #lastPage: number | undefined;
+  /** Probes since the last one that answered a read, that answered none. */
+  #wastedProbes = 0;
   /** What was counted so far. */
   readonly counts: CoalescerCounts = { reads: 0, fromPages: 0, singles: 0, pages: 0 };
 
@@ -108,16 +111,16 @@ export class ReadCoalescer<R> {
   }
 
   /**
-   * Reads one record: the first record of a page (sent after this call) that `matches`, or else
-   * what `single` returns (a read of that object alone, which may say it does not exist).
+   * Reads one record: the record with this identity on a page sent after this call, or else what
+   * `single` returns (a read of that object alone, which may say it does not exist).
    */
-  read<T>(matches: (record: R) => boolean, single: () => Promise<T>): Promise<R | T> {
+  read<T>(identity: string, single: () => Promise<T>): Promise<R | T> {
     this.counts.reads++;
     return new Promise<R | T>((resolve, reject) => {
       const waiter: Waiter<R> = {
-        matches,
+        identity,
         began: ++this.#tick,
-        seen: new Set(),
+        missed: new Set(),
         answer: (record) => {
           this.counts.fromPages++;
           resolve(record);
@@ -137,30 +140,44 @@ export class ReadCoalescer<R> {
     this.#pumping = true;
     try {
       while (this.#waiting.size > 0) {
+        await this.#timing.connectionFree();
         const waitMs = this.#timing.nextSlotInMs();
         await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
-        if (this.#walk === undefined && !this.#walkPays()) this.#singles(this.#waiting);
-        else await this.#nextPage((this.#walk ??= { next: 0, pages: 0, answered: 0 }));
+        const choice = this.#choosePage();
+        if (choice === undefined) this.#singles(this.#waiting);
+        else await this.#fetch(choice.page, choice.probe);
       }
-      // Nothing waits: a read that comes later starts afresh, not in the middle of this walk.
-      this.#walk = undefined;
     } finally {
       this.#pumping = false;
     }
   }
 
-  /** Whether a walk costs fewer requests than the reads waiting now. */
-  #walkPays(): boolean {
-    const waiting = this.#waiting.size;
-    if (waiting < 2) return false;
-    if (this.#knownTotal === undefined) return true;
-    return Math.floor(this.#knownTotal / this.#list.pageSize) + 1 < waiting;
+  /** The page that may answer the most waiting reads, if at least two; `probe` when it is a guess. */
+  #choosePage(): { page: number; probe: boolean } | undefined {
+    const located = new Map<number, number>();
+    let unplaced = 0;
+    for (const waiter of this.#waiting) {
+      const page = this.#located.get(waiter.identity);
+      if (page !== undefined) located.set(page, (located.get(page) ?? 0) + 1);
+      else if (!this.#sawLastPage(waiter)) unplaced++;
+    }
+    let best: { page: number; probe: boolean; reads: number } | undefined;
+    for (const [page, reads] of located) if (reads > (best?.reads ?? 1)) best = { page, probe: false, reads };
+    const allowance = Math.max(1, Math.floor(unplaced / this.#list.pageSize));
+    if (unplaced > (best?.reads ?? 1) && this.#wastedProbes < allowance) {
+      // Records not seen yet are on a page not fetched yet, or new, at the end of the list.
+      best = { page: this.#lastPage ?? this.#frontier, probe: true, reads: unplaced };
+    }
+    return best;
   }
 
-  /** Sends the walk's next page and answers the reads it may answer. */
-  async #nextPage(walk: Walk): Promise<void> {
-    const index = walk.next++;
-    walk.pages++;
+  /** Whether the waiter has already missed on the last page of a list whose end is known. */
+  #sawLastPage(waiter: Waiter<R>): boolean {
+    return this.#lastPage !== undefined && waiter.missed.has(this.#lastPage);
+  }
+
+  /** Sends one page and answers the reads it may answer. */
+  async #fetch(index: number, probe: boolean): Promise<void> {
     this.counts.pages++;
     let sentAt = Number.POSITIVE_INFINITY;
     let page: Page<R>;
@@ -168,39 +185,46 @@ export class ReadCoalescer<R> {
       page = await this.#list.page(index, { onAttempt: () => (sentAt = ++this.#tick) });
     } catch {
       // The single reads will say what is wrong, each for its own object.
-      this.#walk = undefined;
       this.#singles(this.#waiting);
       return;
     }
-    const records = [...this.#list.records(page)];
+    const here = new Map<string, R>();
+    for (const record of this.#list.records(page)) {
+      for (const identity of this.#list.identities(record)) {
+        if (!here.has(identity)) here.set(identity, record);
+        this.#located.set(identity, index);
+      }
+    }
+    if (index >= this.#frontier) this.#frontier = index + 1;
+    const short = page.results.length < this.#list.pageSize;
+    if (short) this.#lastPage = index;
+    else if (this.#lastPage !== undefined && index >= this.#lastPage) this.#lastPage = undefined;
+
+    let answered = 0;
     for (const waiter of this.#waiting) {
       if (waiter.began >= sentAt) continue;
-      waiter.seen.add(index);
-      const record = records.find((r) => waiter.matches(r));
-      if (record === undefined) continue;
+      const record = here.get(waiter.identity);
+      if (record === undefined) {
+        waiter.missed.add(index);
+        // Not where it was last seen: it moved, or is gone. Its page is unknown again.
+        if (this.#located.get(waiter.identity) === index) this.#located.delete(waiter.identity);
+        continue;
+      }
       this.#waiting.delete(waiter);
-      walk.answered++;
+      answered++;
       waiter.answer(record);
     }
-    const last = page.results.length < this.#list.pageSize;
-    const shown = index * this.#list.pageSize + page.results.length;
-    this.#knownTotal = last ? shown : Math.max(this.#knownTotal ?? 0, shown);
-    if (last) {
-      this.#walk = undefined;
-      // Reads that every page has been shown to without a match: their object may have moved
-      // between pages, or be gone. Their single read says which.
-      this.#singles([...this.#waiting].filter((w) => this.#sawEveryPage(w, index)));
-      return;
-    }
-    const allowance = Math.max(1, Math.floor(this.#waiting.size / this.#list.pageSize));
-    if (walk.pages - walk.answered >= allowance) {
-      this.#walk = undefined;
-      this.#singles(this.#waiting);
+    if (probe) this.#wastedProbes = answered === 0 ? this.#wastedProbes + 1 : 0;
+    // Reads that every page of the list has been shown to without a match: their object may have
+    // moved between pages, or be gone. Their single read says which.
+    if (this.#lastPage !== undefined) {
+      const last = this.#lastPage;
+      this.#singles([...this.#waiting].filter((w) => this.#missedEveryPage(w, last)));
     }
   }
 
-  #sawEveryPage(waiter: Waiter<R>, lastIndex: number): boolean {
-    for (let i = 0; i <= lastIndex; i++) if (!waiter.seen.has(i)) return false;
+  #missedEveryPage(waiter: Waiter<R>, lastIndex: number): boolean {
+    for (let i = 0; i <= lastIndex; i++) if (!waiter.missed.has(i)) return false;
     return true;
   }
 

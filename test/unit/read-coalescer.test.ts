@@ -43,6 +43,10 @@ class FakeList implements PagedList<Item> {
     yield* page.results;
   }
 
+  identities(item: Item): string[] {
+    return [`id:${item.id}`];
+  }
+
   single(id: number): Promise<Item | undefined> {
     this.singles++;
     const item = this.items.find((i) => i.id === id);
@@ -50,21 +54,18 @@ class FakeList implements PagedList<Item> {
   }
 }
 
-const UNPACED = { nextSlotInMs: () => 0, sleep: () => Promise.resolve() };
+const UNPACED = {
+  nextSlotInMs: () => 0,
+  sleep: () => Promise.resolve(),
+  connectionFree: () => Promise.resolve(),
+};
 
 function coalescerOf(list: FakeList): ReadCoalescer<Item> {
   return new ReadCoalescer(list, UNPACED);
 }
 
 const readAll = (c: ReadCoalescer<Item>, list: FakeList, ids: readonly number[]) =>
-  Promise.all(
-    ids.map((id) =>
-      c.read(
-        (item) => item.id === id,
-        () => list.single(id),
-      ),
-    ),
-  );
+  Promise.all(ids.map((id) => c.read(`id:${id}`, () => list.single(id))));
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -82,12 +83,7 @@ describe("read coalescer", () => {
   it("sends a lone read as a single read, with no page", async () => {
     const list = new FakeList(50);
     const c = coalescerOf(list);
-    expect(
-      await c.read(
-        (i) => i.id === 7,
-        () => list.single(7),
-      ),
-    ).toEqual({ id: 7, version: 0 });
+    expect(await c.read(`id:${7}`, () => list.single(7))).toEqual({ id: 7, version: 0 });
     expect(list.pages).toEqual([]);
     expect(list.singles).toBe(1);
   });
@@ -124,17 +120,11 @@ describe("read coalescer", () => {
   it("never answers 'not found' from pages: an item on no page takes its single read", async () => {
     const list = new FakeList(150);
     const c = coalescerOf(list);
-    const missing = c.read(
-      (i) => i.id === 9999,
-      () => list.single(9999),
-    );
-    const present = c.read(
-      (i) => i.id === 3,
-      () => list.single(3),
-    );
+    const missing = c.read(`id:${9999}`, () => list.single(9999));
+    const present = c.read(`id:${3}`, () => list.single(3));
     expect(await missing).toBeUndefined();
     expect(await present).toEqual({ id: 3, version: 0 });
-    expect(list.pages).toEqual([0, 1]);
+    expect(list.pages).toEqual([0]);
     expect(list.singles).toBe(1);
   });
 
@@ -155,13 +145,37 @@ describe("read coalescer", () => {
     await pageSent;
     // Written after page 0 left: a read that begins now must see version 1.
     list.items[0] = { id: 1, version: 1 };
-    const late = c.read(
-      (i) => i.id === 1,
-      () => list.single(1),
-    );
+    const late = c.read(`id:${1}`, () => list.single(1));
     release();
     expect((await early).map((i) => i?.version)).toEqual([0, 0]);
     expect(await late).toEqual({ id: 1, version: 1 });
+  });
+
+  it("reads that come a few at a time (the engine's parallelism) each take one page, found where the walk saw them", async () => {
+    const list = new FakeList(1000);
+    const c = coalescerOf(list);
+    // 8 reads in flight at a time, in the order of the list, as a refresh reads a stack.
+    for (let first = 1; first <= 1000; first += 8) {
+      const found = await readAll(c, list, range(first, Math.min(first + 7, 1000)));
+      expect(found.every((item) => item !== undefined)).toBe(true);
+    }
+    expect(list.singles).toBe(0);
+    // 125 batches; a batch across a page boundary takes a page on each side.
+    expect(list.pages.length).toBeGreaterThanOrEqual(125);
+    expect(list.pages.length).toBeLessThanOrEqual(125 + 10);
+  });
+
+  it("a read of a record that moved away from the page it was seen on is not answered 'not found' by that page", async () => {
+    const list = new FakeList(250);
+    const c = coalescerOf(list);
+    await readAll(c, list, range(1, 250));
+    // Items 1 and 2 are removed: every later item moves up two places, 101 and 102 onto page 0.
+    list.items.splice(0, 2);
+    list.pages = [];
+    list.singles = 0;
+    const found = await readAll(c, list, [101, 102, 150, 160]);
+    expect(found.map((i) => i?.id)).toEqual([101, 102, 150, 160]);
+    expect(found.every((item) => item?.version === 0)).toBe(true);
   });
 
   it("a failed page hands every waiting read to its single read", async () => {
@@ -177,12 +191,9 @@ describe("read coalescer", () => {
   it("a single read's failure reaches its reader alone", async () => {
     const list = new FakeList(10);
     const c = coalescerOf(list);
-    await expect(
-      c.read(
-        () => false,
-        () => Promise.reject(new Error("404 for this one")),
-      ),
-    ).rejects.toThrow("404 for this one");
+    await expect(c.read("id:none", () => Promise.reject(new Error("404 for this one")))).rejects.toThrow(
+      "404 for this one",
+    );
   });
 
   it("waits for the rate limiter's next slot before it decides, so reads arriving meanwhile share a page", async () => {
@@ -190,22 +201,17 @@ describe("read coalescer", () => {
     const sleeps: number[] = [];
     let wake!: () => void;
     const c = new ReadCoalescer(list, {
+      connectionFree: () => Promise.resolve(),
       nextSlotInMs: () => 250,
       sleep: (ms) => {
         sleeps.push(ms);
         return new Promise<void>((resolve) => (wake = resolve));
       },
     });
-    const first = c.read(
-      (i) => i.id === 1,
-      () => list.single(1),
-    );
+    const first = c.read(`id:${1}`, () => list.single(1));
     // Arrives while the first waits for the slot: decided together with it.
     await Promise.resolve();
-    const second = c.read(
-      (i) => i.id === 2,
-      () => list.single(2),
-    );
+    const second = c.read(`id:${2}`, () => list.single(2));
     wake();
     expect([(await first)?.id, (await second)?.id]).toEqual([1, 2]);
     expect(sleeps[0]).toBe(250);
