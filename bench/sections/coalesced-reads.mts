@@ -4,7 +4,9 @@
  * emulator process limited to 10 requests/s with 50 ms latency:
  *
  * - refresh of 1000 keys, with the native resources and with the dynamic ones (the stack is made by
- *   an `up` without the limit first): requests against `⌈T/100⌉ + 5`, T the keys on the broker;
+ *   an `up` without the limit first), at the engine's default parallelism (8 on 2 cores: at most 8
+ *   reads wait at once, and a page may only answer reads that began before it was sent) and with
+ *   `--parallel 128`: requests against `⌈T/100⌉ + 5`, T the keys on the broker;
  * - refresh of a stack of 5 keys on a broker holding 2000 other keys: single reads must win.
  */
 import * as path from "node:path";
@@ -45,10 +47,17 @@ export interface RefreshFigures {
   ratio: number;
 }
 
+/** The `--parallel` of the second refresh of each big stack. */
+export const RAISED_PARALLELISM = 128;
+
 /** The `coalescedReads` section. */
 export interface CoalescedReadsFigures {
+  /** At the engine's default parallelism. */
   refreshNative: RefreshFigures;
   refreshDynamic: RefreshFigures;
+  /** The same stacks refreshed with `--parallel` {@link RAISED_PARALLELISM}. */
+  refreshNativeParallel: RefreshFigures;
+  refreshDynamicParallel: RefreshFigures;
   smallStackAmongOthers: RefreshFigures;
 }
 
@@ -75,17 +84,17 @@ async function createOtherKeys(url: string, adminKey: string, others: number): P
 }
 
 /**
- * `up` of a stack of `stackKeys` keys without a limit, then `pulumi refresh` at {@link LIMIT_RPS}
- * requests/s with {@link LATENCY_MS} ms latency, counting what the refresh sent.
+ * `up` of a stack of `stackKeys` keys without a limit, then each of `refreshes` (extra CLI
+ * arguments) at {@link LIMIT_RPS} requests/s with {@link LATENCY_MS} ms latency, counting what each
+ * refresh sent.
  */
-async function refreshUnderLimit(
+async function refreshesUnderLimit(
   ctx: BenchContext,
   label: string,
   program: "native-keys" | "keys",
-  stackKeys: number,
-  otherKeys: number,
-  maxRequests: (brokerKeys: number) => number,
-): Promise<RefreshFigures> {
+  stack: { keys: number; otherKeys: number; maxRequests: (brokerKeys: number) => number },
+  refreshes: readonly (readonly string[])[],
+): Promise<RefreshFigures[]> {
   const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
   const emulator = await startEmulatorProcess();
   ctx.secrets.add(emulator.adminKey);
@@ -99,37 +108,45 @@ async function refreshUnderLimit(
   });
   try {
     if (program === "native-keys") installBrokerPlugin(project);
-    await createOtherKeys(emulator.url, emulator.adminKey, otherKeys);
+    await createOtherKeys(emulator.url, emulator.adminKey, stack.otherKeys);
     await project.initStack("bench", {
-      count: { value: String(stackKeys) },
+      count: { value: String(stack.keys) },
       "broker:baseUrl": { value: emulator.url },
       "broker:apiKey": { value: emulator.adminKey, secret: true },
     });
-    ctx.log(`coalescedReads: ${label}: up of ${stackKeys} keys without a limit (${otherKeys} other keys)`);
+    ctx.log(
+      `coalescedReads: ${label}: up of ${stack.keys} keys without a limit (${stack.otherKeys} other keys)`,
+    );
     await project.run(["up", "--yes", "--skip-preview"]);
-    await controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
-    await controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
-    await controls.clearRequests();
-    ctx.log(`coalescedReads: ${label}: refresh at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`);
-    const refresh = await project.run(["refresh", "--yes", "--skip-preview"]);
-    const log = await controls.requests();
-    await controls.clearRateLimit();
-    await controls.clearFaults();
     const values = await listKeyValues(emulator.url, emulator.adminKey);
     for (const key of values) ctx.secrets.add(key);
-    const requests = log.length;
-    const floorSeconds = requests / LIMIT_RPS;
-    return {
-      stackKeys,
-      brokerKeys: values.length,
-      requests,
-      pages: log.filter((entry) => entry.route === "GET /access-key").length,
-      singleReads: log.filter((entry) => entry.route === "GET /access-key/{accessKey}/permissions").length,
-      maxRequests: maxRequests(values.length),
-      seconds: round(refresh.seconds),
-      floorSeconds: round(floorSeconds),
-      ratio: round(refresh.seconds / floorSeconds),
-    };
+    const figures: RefreshFigures[] = [];
+    for (const extra of refreshes) {
+      await controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
+      await controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
+      await controls.clearRequests();
+      ctx.log(
+        `coalescedReads: ${label}: refresh ${extra.join(" ")} at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`,
+      );
+      const refresh = await project.run(["refresh", "--yes", "--skip-preview", ...extra]);
+      const log = await controls.requests();
+      await controls.clearRateLimit();
+      await controls.clearFaults();
+      const requests = log.length;
+      const floorSeconds = requests / LIMIT_RPS;
+      figures.push({
+        stackKeys: stack.keys,
+        brokerKeys: values.length,
+        requests,
+        pages: log.filter((entry) => entry.route === "GET /access-key").length,
+        singleReads: log.filter((entry) => entry.route === "GET /access-key/{accessKey}/permissions").length,
+        maxRequests: stack.maxRequests(values.length),
+        seconds: round(refresh.seconds),
+        floorSeconds: round(floorSeconds),
+        ratio: round(refresh.seconds / floorSeconds),
+      });
+    }
+    return figures;
   } finally {
     ctx.produced.push({
       source: `coalescedReads ${label}: CLI output and backend files`,
@@ -143,18 +160,39 @@ async function refreshUnderLimit(
 /** The bound of a whole refresh: the pages of the key list, and 5 requests to spare. */
 export const wholeRefreshBound = (brokerKeys: number): number => Math.ceil(brokerKeys / 100) + 5;
 
-/** Measures the three refreshes. */
+/** Measures the refreshes. */
 export async function measureCoalescedReads(ctx: BenchContext): Promise<CoalescedReadsFigures> {
+  const big = { keys: REFRESH_KEYS, otherKeys: 0, maxRequests: wholeRefreshBound };
+  const both = [[], ["--parallel", String(RAISED_PARALLELISM)]] as const;
+  const [refreshNative, refreshNativeParallel] = await refreshesUnderLimit(
+    ctx,
+    "native",
+    "native-keys",
+    big,
+    both,
+  );
+  const [refreshDynamic, refreshDynamicParallel] = await refreshesUnderLimit(
+    ctx,
+    "dynamic",
+    "keys",
+    big,
+    both,
+  );
+  const small = { keys: SMALL_STACK_KEYS, otherKeys: OTHER_KEYS, maxRequests: () => SMALL_STACK_KEYS + 1 };
+  const [smallStackAmongOthers] = await refreshesUnderLimit(ctx, "small-stack", "native-keys", small, [[]]);
+  if (
+    refreshNative === undefined ||
+    refreshNativeParallel === undefined ||
+    refreshDynamic === undefined ||
+    refreshDynamicParallel === undefined ||
+    smallStackAmongOthers === undefined
+  )
+    throw new Error("coalescedReads: a refresh was not measured");
   return {
-    refreshNative: await refreshUnderLimit(ctx, "native", "native-keys", REFRESH_KEYS, 0, wholeRefreshBound),
-    refreshDynamic: await refreshUnderLimit(ctx, "dynamic", "keys", REFRESH_KEYS, 0, wholeRefreshBound),
-    smallStackAmongOthers: await refreshUnderLimit(
-      ctx,
-      "small-stack",
-      "native-keys",
-      SMALL_STACK_KEYS,
-      OTHER_KEYS,
-      () => SMALL_STACK_KEYS + 1,
-    ),
+    refreshNative,
+    refreshDynamic,
+    refreshNativeParallel,
+    refreshDynamicParallel,
+    smallStackAmongOthers,
   };
 }

@@ -83,7 +83,7 @@ describe("read coalescer", () => {
   it("sends a lone read as a single read, with no page", async () => {
     const list = new FakeList(50);
     const c = coalescerOf(list);
-    expect(await c.read(`id:${7}`, () => list.single(7))).toEqual({ id: 7, version: 0 });
+    expect(await c.read("id:7", () => list.single(7))).toEqual({ id: 7, version: 0 });
     expect(list.pages).toEqual([]);
     expect(list.singles).toBe(1);
   });
@@ -120,8 +120,8 @@ describe("read coalescer", () => {
   it("never answers 'not found' from pages: an item on no page takes its single read", async () => {
     const list = new FakeList(150);
     const c = coalescerOf(list);
-    const missing = c.read(`id:${9999}`, () => list.single(9999));
-    const present = c.read(`id:${3}`, () => list.single(3));
+    const missing = c.read("id:9999", () => list.single(9999));
+    const present = c.read("id:3", () => list.single(3));
     expect(await missing).toBeUndefined();
     expect(await present).toEqual({ id: 3, version: 0 });
     expect(list.pages).toEqual([0]);
@@ -145,7 +145,7 @@ describe("read coalescer", () => {
     await pageSent;
     // Written after page 0 left: a read that begins now must see version 1.
     list.items[0] = { id: 1, version: 1 };
-    const late = c.read(`id:${1}`, () => list.single(1));
+    const late = c.read("id:1", () => list.single(1));
     release();
     expect((await early).map((i) => i?.version)).toEqual([0, 0]);
     expect(await late).toEqual({ id: 1, version: 1 });
@@ -208,10 +208,10 @@ describe("read coalescer", () => {
         return new Promise<void>((resolve) => (wake = resolve));
       },
     });
-    const first = c.read(`id:${1}`, () => list.single(1));
+    const first = c.read("id:1", () => list.single(1));
     // Arrives while the first waits for the slot: decided together with it.
     await Promise.resolve();
-    const second = c.read(`id:${2}`, () => list.single(2));
+    const second = c.read("id:2", () => list.single(2));
     wake();
     expect([(await first)?.id, (await second)?.id]).toEqual([1, 2]);
     expect(sleeps[0]).toBe(250);
