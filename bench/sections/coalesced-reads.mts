@@ -6,7 +6,7 @@
  * - refresh of 1000 keys, with the native resources and with the dynamic ones (the stack is made by
  *   an `up` without the limit first), at the engine's default parallelism (8 on 2 cores: at most 8
  *   reads wait at once, and a page may only answer reads that began before it was sent) and with
- *   `--parallel 128`: requests against `⌈T/100⌉ + 5`, T the keys on the broker;
+ *   `--parallel 1000`: requests against `⌈T/100⌉ + 5`, T the keys on the broker;
  * - refresh of a stack of 5 keys on a broker holding 2000 other keys: single reads must win.
  */
 import * as path from "node:path";
@@ -48,7 +48,7 @@ export interface RefreshFigures {
 }
 
 /** The `--parallel` of the second refresh of each big stack. */
-export const RAISED_PARALLELISM = 128;
+export const RAISED_PARALLELISM = 1000;
 
 /** The `coalescedReads` section. */
 export interface CoalescedReadsFigures {
