@@ -21,6 +21,12 @@ export const MAX_RATE_LIMITED_RATIO = 1.25;
  */
 export const MAX_REFRESH_SLOPE_GROWTH = 1.5;
 
+/**
+ * How much slower `pulumi preview` of the YAML quickstart may be with the single-executable plugin
+ * than with the Node-script plugin: not at all (issue #17); the fastest of 5 runs each is compared.
+ */
+export const MAX_PLUGIN_PREVIEW_RATIO = 1.0;
+
 /** Evaluates every goal whose figures are present. */
 export function evaluateGoals(results: Figures): Goal[] {
   const goals: Goal[] = [];
@@ -78,6 +84,15 @@ export function evaluateGoals(results: Figures): Goal[] {
       goal: `client.ratio <= ${MAX_CLIENT_RATIO}`,
       met: (client["ratio"] ?? Infinity) <= MAX_CLIENT_RATIO,
       detail: `ratio ${client["ratio"]}`,
+    });
+  }
+  const plugin = results["plugin"] as
+    { previewRatio: number; previewSeconds: Record<string, number> } | undefined;
+  if (plugin !== undefined) {
+    goals.push({
+      goal: `plugin preview ratio (single executable / Node script) <= ${MAX_PLUGIN_PREVIEW_RATIO}`,
+      met: plugin.previewRatio <= MAX_PLUGIN_PREVIEW_RATIO,
+      detail: `${plugin.previewSeconds["singleExecutable"]} s vs ${plugin.previewSeconds["nodeScript"]} s`,
     });
   }
   const native = results["native"] as Record<string, Record<string, number> | number> | undefined;

@@ -23,6 +23,7 @@ import { measureCoalescedReads } from "./sections/coalesced-reads.mts";
 import { measureCliRequests } from "./sections/cli-requests.mts";
 import { measureHost } from "./sections/host.mts";
 import { measureNative } from "./sections/native.mts";
+import { measurePlugin } from "./sections/plugin.mts";
 import { measureProviderBytes } from "./sections/provider-bytes.mts";
 import { LIMIT_SECTIONS } from "./sections/rate-limit.mts";
 import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
@@ -37,6 +38,7 @@ const SECTIONS = [
   "host",
   "up",
   "native",
+  "plugin",
   ...LIMITS,
   "coalescedReads",
 ] as const;
@@ -111,6 +113,9 @@ try {
   }
   if (wanted("native")) {
     results["native"] = await measureNative(ctx);
+  }
+  if (wanted("plugin")) {
+    results["plugin"] = await measurePlugin(ctx);
   }
   for (const name of LIMITS.filter(wanted)) {
     results[name] = await LIMIT_SECTIONS[name](ctx);

@@ -55,12 +55,13 @@ function sdkWheel(cachedPython: string, scratch: string): string {
 }
 
 /**
- * A virtualenv of this test's own, with the SDK's wheel installed by pip. It sees the packages of the
+ * A virtualenv of this test's own, with the SDK's wheel installed by pip: `wheel` when given (a
+ * release's), else the one built from sdk/python. It sees the packages of the
  * venv of scripts/ensure-python-host.sh (scripts/python/programs.lock: PyPI `pulumi` at the default CLI's version, and the SDK's
  * other dependencies) through a `.pth` file instead of installing them again, and never writes to
  * that venv; `--no-index`: nothing is downloaded.
  */
-export function sdkVirtualenv(cachedVenv: string, dir: string): string {
+export function sdkVirtualenv(cachedVenv: string, dir: string, wheel?: string): string {
   const venv = path.join(dir, "venv");
   const cachedPython = path.join(cachedVenv, "bin", "python");
   const python = path.join(venv, "bin", "python");
@@ -69,7 +70,7 @@ export function sdkVirtualenv(cachedVenv: string, dir: string): string {
   const purelib = ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"];
   run(cachedPython, ["-m", "venv", "--without-pip", venv]);
   fs.writeFileSync(path.join(run(python, purelib), "cached-pulumi.pth"), `${run(cachedPython, purelib)}\n`);
-  const wheel = sdkWheel(cachedPython, dir);
+  const wheelFile = wheel ?? sdkWheel(cachedPython, dir);
   run(cachedPython, [
     "-m",
     "pip",
@@ -79,7 +80,7 @@ export function sdkVirtualenv(cachedVenv: string, dir: string): string {
     "--quiet",
     "--disable-pip-version-check",
     "--no-index",
-    wheel,
+    wheelFile,
   ]);
   // Every dependency the SDK declares is there (from the programs venv's lock), at a version it accepts.
   run(cachedPython, ["-m", "pip", "--python", python, "check", "--disable-pip-version-check"]);

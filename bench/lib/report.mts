@@ -134,6 +134,33 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
       ),
     );
   }
+  const plugin = results["plugin"] as
+    | {
+        executableBytes: number;
+        archiveBytes: number;
+        nodeScriptPackageBytes: number;
+        nodeBinaryBytes: number;
+        startMs: Record<string, number>;
+        previewSeconds: Record<string, number>;
+      }
+    | undefined;
+  if (plugin !== undefined) {
+    const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
+    parts.push(
+      table("The broker plugin: single executable vs Node-script plugin", [
+        [
+          "single executable",
+          `${mb(plugin.executableBytes)} (archive ${mb(plugin.archiveBytes)})`,
+          `start ${plugin.startMs["singleExecutable"]} ms, preview ${plugin.previewSeconds["singleExecutable"]} s`,
+        ],
+        [
+          "Node-script plugin",
+          `${mb(plugin.nodeScriptPackageBytes)} installed + Node.js ${mb(plugin.nodeBinaryBytes)}`,
+          `start ${plugin.startMs["nodeScript"]} ms, preview ${plugin.previewSeconds["nodeScript"]} s`,
+        ],
+      ]),
+    );
+  }
   parts.push(
     table(
       "Goals",

@@ -8,6 +8,17 @@ import * as path from "node:path";
 /** The package root: `schema.json` and `package.json` sit two levels above both `src/native` and `dist/native`. */
 const PACKAGE_ROOT = path.join(__dirname, "..", "..");
 
+/**
+ * What the release's single executable carries instead of files beside it: `scripts/release/bundle.mts`
+ * has esbuild replace this identifier with `schema.json`'s text and the package's version (a
+ * single executable has no package root to read them from). Left undeclared everywhere else, so the
+ * `typeof` test below is how the unbundled plugin (`dist/native/main.js`) knows to read the files.
+ */
+declare const __BROKER_PLUGIN_EMBEDDED__: { readonly schema: string; readonly version: string };
+
+/** The embedded schema and version in the single executable; `undefined` when run from the package. */
+const EMBEDDED = typeof __BROKER_PLUGIN_EMBEDDED__ === "undefined" ? undefined : __BROKER_PLUGIN_EMBEDDED__;
+
 /** The parts of a property's schema the plugin reads. */
 export interface PropertySchema {
   readonly secret?: boolean;
@@ -29,7 +40,7 @@ let cached: { text: string; parsed: PackageSchema } | undefined;
 
 function load(): { text: string; parsed: PackageSchema } {
   if (cached === undefined) {
-    const text = readFileSync(path.join(PACKAGE_ROOT, "schema.json"), "utf8");
+    const text = EMBEDDED?.schema ?? readFileSync(path.join(PACKAGE_ROOT, "schema.json"), "utf8");
     cached = { text, parsed: JSON.parse(text) as PackageSchema };
   }
   return cached;
@@ -40,6 +51,7 @@ function load(): { text: string; parsed: PackageSchema } {
  * the schema's, so that the engine and generated SDKs agree with what npm installed.
  */
 export function packageVersion(): string {
+  if (EMBEDDED !== undefined) return EMBEDDED.version;
   const file = path.join(PACKAGE_ROOT, "package.json");
   const manifest = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown };
   if (typeof manifest.version !== "string" || manifest.version === "")

@@ -96,6 +96,14 @@ describe("README code blocks", () => {
     expect(documents).toBeGreaterThan(0);
   });
 
+  it("shows as its YAML quickstart the program test/e2e/release.test.ts runs", () => {
+    const program = fs.readFileSync(
+      path.join(root, "test", "programs", "yaml-native", "Pulumi.yaml"),
+      "utf8",
+    );
+    expect(blocks.filter((b) => b.language === "yaml").map((b) => b.code)).toContain(program);
+  });
+
   it("syntax-checks every shell block and uses only documented tools", () => {
     for (const block of blocks.filter((b) => b.language === "sh")) {
       execFileSync("bash", ["-n"], { input: block.code });

@@ -320,7 +320,7 @@ def deprecated(message: str) -> typing.Callable[[C], C]:
     return decorator
 
 def get_plugin_download_url():
-	return None
+	return "https://github.com/pulumi-broker-config/pulumi-broker-config/releases/download/v${VERSION}"
 
 def get_version():
     return "0.1.0"

@@ -25,6 +25,16 @@ export const RESOURCES: readonly ResourceDeclaration[] = [WORKSPACE, ACCESS_KEY,
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
+/**
+ * Where the Pulumi CLI downloads the `broker` plugin when a program needs it and it is not installed:
+ * the project's release page, by tag. The CLI puts the plugin's version where `${VERSION}` stands and
+ * appends `/pulumi-resource-broker-v<version>-<os>-<arch>.tar.gz`. The generated SDKs carry it;
+ * `npm run release -- --plugin-download-url <url>` makes SDK artifacts with another (a company
+ * mirror), and users override it with `pulumi plugin install resource broker <v> --server <url>`.
+ */
+export const DEFAULT_PLUGIN_DOWNLOAD_URL =
+  "https://github.com/pulumi-broker-config/pulumi-broker-config/releases/download/v${VERSION}";
+
 /** The package's identity and language settings: what no declaration of a resource says. */
 const PACKAGE = {
   name: "broker",
@@ -33,6 +43,7 @@ const PACKAGE = {
   keywords: ["pulumi", "broker", "category/cloud", "kind/native"],
   license: "Apache-2.0",
   publisher: "pulumi-broker-config",
+  pluginDownloadURL: DEFAULT_PLUGIN_DOWNLOAD_URL,
   meta: { moduleFormat: "(.*)", supportPack: true },
 } satisfies JsonObject;
 

@@ -1,0 +1,434 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { allKeys, allWorkspaces, keyById } from "../../harness/broker-native.mts";
+import { nodeFreePath } from "../../harness/node-free-path.mts";
+import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
+import { buildRelease, PACKAGE_VERSION, serveDirectory, type FileServer } from "../../harness/release.mts";
+import { childPath, REPO_ROOT } from "../../harness/repo.mts";
+import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
+
+// Issue #17: the package installed from its release artifacts as a Pulumi user installs a provider,
+// through the real CLI, offline, against the emulator. `scripts/release.mts` writes the release into
+// a scratch directory that a loopback HTTP server serves as the release page, and the SDKs' pluginDownloadURL
+// points there. Each program runs on a PATH without Node.js: the plugin is the single executable
+// from the linux-amd64 archive.
+
+const V = PACKAGE_VERSION;
+const ARCHIVE = `pulumi-resource-broker-v${V}-linux-amd64.tar.gz`;
+/** How `pulumi stack export` writes a secret: this signature, and a ciphertext. */
+const SIG = "4dabf18193072939515e22adb298388d";
+const programs = path.join(__dirname, "..", "programs");
+
+let scratch: string;
+let releaseDir: string;
+let server: FileServer;
+
+beforeAll(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-release-test-"));
+  releaseDir = path.join(scratch, "release");
+  server = await serveDirectory(releaseDir);
+  buildRelease(releaseDir, server.url);
+}, 600_000);
+
+afterAll(async () => {
+  await server.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+/** How many times the server was asked for the linux-amd64 plugin archive. */
+function archiveFetches(): number {
+  return server.requests.filter((p) => p === `/${ARCHIVE}`).length;
+}
+
+function brokerConfig(emulator: EmulatorHandle): StackConfig {
+  return {
+    "broker:baseUrl": { value: emulator.url },
+    "broker:apiKey": { value: emulator.adminKey, secret: true },
+  };
+}
+
+function number(outputs: Record<string, { value: unknown }>, name: string): number {
+  const value = outputs[name]?.value;
+  if (typeof value !== "number")
+    throw new Error(`stack output ${name} is ${JSON.stringify(value)}, not a number`);
+  return value;
+}
+
+/** The stack outputs of `stack export`, each secret one as the engine stores it. */
+async function exportedOutputs(project: PulumiProject, stack: string): Promise<Record<string, unknown>> {
+  const exported = await project.cli(["stack", "export", "--stack", stack]);
+  const deployment = (
+    JSON.parse(exported.stdout) as {
+      deployment: { resources: { type: string; outputs?: Record<string, unknown> }[] };
+    }
+  ).deployment;
+  return deployment.resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+}
+
+/** Scans a finished project (without the plugin binaries its Pulumi home holds: no state is in them). */
+function scanProject(scan: SecretScan, name: string, project: PulumiProject): void {
+  fs.rmSync(path.join(project.homeDir, "plugins"), { recursive: true, force: true });
+  scan.text("transcript", project.transcript.join("\n"), "cli output");
+  scan.project(name, project);
+}
+
+describe("the release directory", () => {
+  it("checksums.txt holds the sha256 of every file, and sha256sum agrees", () => {
+    const listed = fs
+      .readFileSync(path.join(releaseDir, "checksums.txt"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => line.split("  ")[1]);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        `pulumi-broker-config-${V}.tgz`,
+        ARCHIVE,
+        `pulumi_broker-${V}-py3-none-any.whl`,
+        `pulumi_broker-${V}.tar.gz`,
+        `goproxy/github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/@v/v${V}.zip`,
+      ]),
+    );
+    const files = fs.readdirSync(releaseDir, { recursive: true, encoding: "utf8" });
+    const plain = files.filter(
+      (f) => fs.statSync(path.join(releaseDir, f)).isFile() && f !== "checksums.txt",
+    );
+    expect(listed.sort()).toEqual(plain.sort());
+    const check = execFileSync("sha256sum", ["--check", "--strict", "checksums.txt"], {
+      cwd: releaseDir,
+      encoding: "utf8",
+    });
+    expect(check.trim().split("\n")).toHaveLength(plain.length);
+  });
+
+  it("the archive holds the executable at its root with LICENSE and README.md", () => {
+    const listing = execFileSync("tar", ["--list", "--gzip", "--file", path.join(releaseDir, ARCHIVE)], {
+      encoding: "utf8",
+    });
+    expect(listing.trim().split("\n").sort()).toEqual(["LICENSE", "README.md", "pulumi-resource-broker"]);
+  });
+
+  it(
+    "a second release of the same commit gives the same bytes for the Python, Go and plugin artifacts",
+    { timeout: 600_000 },
+    () => {
+      const again = path.join(scratch, "release-again");
+      buildRelease(again, server.url);
+      // The npm tarball is left out: `npm pack` stamps no time but is not this issue's artifact to pin.
+      const sums = (dir: string): Record<string, string> => {
+        const entries: [string, string][] = [];
+        for (const line of fs.readFileSync(path.join(dir, "checksums.txt"), "utf8").trim().split("\n")) {
+          const [sum = "", file = ""] = line.split("  ");
+          if (!file.endsWith(".tgz")) entries.push([file, sum]);
+        }
+        return Object.fromEntries(entries);
+      };
+      const first = sums(releaseDir);
+      expect(Object.keys(first)).toHaveLength(7); // archive, wheel, sdist, and the module's 4 files
+      expect(sums(again)).toEqual(first);
+    },
+  );
+});
+
+describe("Python: only the release wheel, no Node.js, the plugin downloaded by the CLI", () => {
+  let emulator: EmulatorHandle;
+  let project: PulumiProject;
+  let stack: Stack;
+  const scan = new SecretScan();
+
+  beforeAll(async () => {
+    // An API of its own: workspaces cannot be deleted, and each program makes the same ones.
+    emulator = await startEmulator({ controls: true });
+    scan.secrets(emulator.adminKey);
+    const venv = sdkVirtualenv(
+      programsVenv(inject("pulumiVersion")),
+      fs.mkdtempSync(path.join(scratch, "python-")),
+      path.join(releaseDir, `pulumi_broker-${V}-py3-none-any.whl`),
+    );
+    const pulumiBin = inject("pulumiBin");
+    project = await PulumiProject.create({
+      name: "release-python",
+      programDir: path.join(programs, "python-native"),
+      fixture: inject("packageFixture"),
+      pulumiBin,
+      parent: scratch,
+      env: {
+        PATH: nodeFreePath(
+          [path.join(venv, "bin"), pulumiBin, process.env["PATH"] ?? ""].join(path.delimiter),
+          path.join(scratch, "path-python"),
+        ),
+        // As a user's CLI: it installs what a program needs from the SDK's pluginDownloadURL.
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false",
+      },
+    });
+    // The program must not be able to see the repository's SDK: only the wheel's is installed.
+    const location = execFileSync(
+      path.join(venv, "bin", "python"),
+      ["-c", "import pulumi_broker; print(pulumi_broker.__file__)"],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(location).toContain(path.join(venv, "lib"));
+  }, 300_000);
+
+  afterAll(async () => {
+    await emulator.close();
+    project.remove();
+  });
+
+  it(
+    "previews with no credentials and no request, after downloading the plugin from the server",
+    { timeout: 300_000 },
+    async () => {
+      expect(fs.readdirSync(project.homeDir)).toEqual([]);
+      stack = await project.stack("dev");
+      await emulator.controls!.clearRequests();
+      const preview = await stack.preview();
+      expect(preview.changeSummary).toEqual({ create: 6 });
+      expect(await emulator.controls!.requests()).toEqual([]);
+      expect(archiveFetches()).toBe(1);
+      const listed = JSON.parse((await project.cli(["plugin", "ls", "--json"])).stdout) as {
+        name: string;
+        version: string;
+      }[];
+      expect(listed).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: "broker", version: V })]),
+      );
+    },
+  );
+
+  it("up creates everything; the secret outputs are encrypted in the state", async () => {
+    await stack.setAllConfig(brokerConfig(emulator));
+    const up = await stack.up();
+    scan.text("up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ create: 6 });
+    const out = await stack.outputs();
+    const service = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    expect(service).toMatchObject({ name: "orders-service", permissions: { send: ["orders/created"] } });
+    expect(out["ordersKey"]).toEqual({ value: service?.["key"], secret: true });
+    scan.secrets(
+      String(service?.["key"]),
+      String(out["opsAdminKey"]?.value),
+      String(out["ordersPrivateKey"]?.value),
+    );
+    const stored = await exportedOutputs(project, "dev");
+    for (const name of ["ordersKey", "opsAdminKey", "ordersPrivateKey"]) {
+      const value = stored[name] as Record<string, unknown> | undefined;
+      expect(value?.[SIG]).toBe("1b47061264138c4ac30d75fd1eb44270");
+      expect(typeof value?.["ciphertext"]).toBe("string");
+    }
+  });
+
+  it("a permissions change is an update in place", async () => {
+    const id = number(await stack.outputs(), "ordersServiceId");
+    await stack.setConfig("ordersSend", { value: JSON.stringify(["orders/created", "orders/cancelled"]) });
+    const up = await stack.up();
+    scan.text("permissions up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
+    expect(number(await stack.outputs(), "ordersServiceId")).toBe(id);
+    expect(keyById(await allKeys(emulator), id)?.["permissions"]).toMatchObject({
+      send: ["orders/cancelled", "orders/created"],
+    });
+  });
+
+  it("destroy; the archive was fetched once in all; no secret in plain text", async () => {
+    const destroy = await stack.destroy();
+    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 6 });
+    expect(archiveFetches()).toBe(1);
+    scanProject(scan, "python", project);
+    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(scan.leaks()).toEqual([]);
+  });
+});
+
+describe("the plugin archive installed with --file, and the README's YAML program, without Node.js", () => {
+  let emulator: EmulatorHandle;
+  let project: PulumiProject;
+  let stack: Stack;
+  const scan = new SecretScan();
+
+  beforeAll(async () => {
+    // An API of its own: workspaces cannot be deleted, and each program makes the same ones.
+    emulator = await startEmulator({ controls: true });
+    scan.secrets(emulator.adminKey);
+    execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const pulumiBin = inject("pulumiBin");
+    project = await PulumiProject.create({
+      name: "release-yaml",
+      programDir: path.join(programs, "yaml-native"),
+      fixture: inject("packageFixture"),
+      pulumiBin,
+      parent: scratch,
+      // Automatic plugin acquisition stays off: the plugin is the one installed from the file.
+      env: { PATH: nodeFreePath(childPath(pulumiBin), path.join(scratch, "path-yaml")) },
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await emulator.close();
+    project.remove();
+  });
+
+  it("pulumi plugin install --file installs it; plugin ls lists it; it serves package get-schema", async () => {
+    await project.cli([
+      "plugin",
+      "install",
+      "resource",
+      "broker",
+      V,
+      "--file",
+      path.join(releaseDir, ARCHIVE),
+    ]);
+    const listed = JSON.parse((await project.cli(["plugin", "ls", "--json"])).stdout) as {
+      name: string;
+      kind: string;
+      version: string;
+    }[];
+    expect(listed).toEqual([expect.objectContaining({ name: "broker", kind: "resource", version: V })]);
+    // `get-schema` starts the plugin and asks it `GetSchema`: the single executable, with no Node.js.
+    const schema = JSON.parse((await project.cli(["package", "get-schema", "broker"])).stdout) as {
+      name: string;
+      version: string;
+      resources: Record<string, unknown>;
+    };
+    expect(schema.name).toBe("broker");
+    expect(schema.version).toBe(V);
+    expect(Object.keys(schema.resources)).toEqual(
+      expect.arrayContaining([
+        "broker:index:Workspace",
+        "broker:index:AccessKey",
+        "broker:index:ServiceKeyPair",
+      ]),
+    );
+    expect(archiveFetches()).toBe(1); // the Python test's download; this one came from the file
+  });
+
+  it("previews with no credentials and no request", async () => {
+    stack = await project.stack("dev");
+    await emulator.controls!.clearRequests();
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ create: 5 }); // the stack, 2 workspaces, a key, a pair
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
+  it("up creates the resources; secret outputs show as [secret] and are encrypted in the state", async () => {
+    await stack.setAllConfig(brokerConfig(emulator));
+    const up = await stack.up();
+    scan.text("up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ create: 5 });
+    const out = await stack.outputs();
+    expect(out["ordersPath"]?.value).toBe("/platform/orders");
+    expect((await allWorkspaces(emulator)).some((w) => w["name"] === "orders")).toBe(true);
+    const key = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    expect(out["ordersKey"]).toEqual({ value: key?.["key"], secret: true });
+    expect(out["ordersPrivateKey"]?.secret).toBe(true);
+    scan.secrets(String(key?.["key"]), String(out["ordersPrivateKey"]?.value));
+    const shown = await project.cli(["stack", "output", "ordersKey", "--stack", "dev"]);
+    expect(shown.stdout.trim()).toBe("[secret]");
+    const stored = await exportedOutputs(project, "dev");
+    expect((stored["ordersKey"] as Record<string, unknown>)[SIG]).toBe("1b47061264138c4ac30d75fd1eb44270");
+  });
+
+  it("destroy; no secret in plain text", async () => {
+    const destroy = await stack.destroy();
+    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
+    scanProject(scan, "yaml", project);
+    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(scan.leaks()).toEqual([]);
+  });
+});
+
+describe("Go: the SDK module from the release's GOPROXY directory, no replace", () => {
+  let emulator: EmulatorHandle;
+  let project: PulumiProject;
+  let stack: Stack;
+  const scan = new SecretScan();
+
+  beforeAll(async () => {
+    // An API of its own: workspaces cannot be deleted, and each program makes the same ones.
+    emulator = await startEmulator({ controls: true });
+    scan.secrets(emulator.adminKey);
+    execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh"), inject("pulumiVersion")], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const goEnv = (name: string) => execFileSync("go", ["env", name], { encoding: "utf8" }).trim();
+    const sdkModule = "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go";
+    project = await PulumiProject.create({
+      name: "release-go",
+      programDir: path.join(programs, "go-native"),
+      fixture: inject("packageFixture"),
+      pulumiBin: inject("pulumiBin"),
+      parent: scratch,
+      env: {
+        // The release's directory first, then the machine's module cache as a read-only mirror (a
+        // module cache of the test's own, so no earlier release's copy of the SDK is taken), then the
+        // usual proxy. Our module is in no checksum database (as a company's private module).
+        GOPROXY: [
+          `file://${path.join(releaseDir, "goproxy")}`,
+          `file://${path.join(goEnv("GOMODCACHE"), "cache", "download")}`,
+          goEnv("GOPROXY"),
+        ].join(","),
+        GOMODCACHE: path.join(scratch, "gomodcache"),
+        GOFLAGS: "-mod=mod -modcacherw",
+        GONOSUMDB: sdkModule,
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false",
+      },
+    });
+    // The program requires the released version, as a user's go.mod would after `go get`.
+    const goMod = path.join(project.dir, "go.mod");
+    const text = fs.readFileSync(goMod, "utf8");
+    expect(text).not.toContain("replace");
+    fs.writeFileSync(goMod, text.replace(`${sdkModule} v0.0.0`, `${sdkModule} v${V}`));
+  }, 300_000);
+
+  afterAll(async () => {
+    await emulator.close();
+    project.remove();
+  });
+
+  it(
+    "previews with no credentials and no request; the plugin comes from the server",
+    { timeout: 900_000 },
+    async () => {
+      const before = archiveFetches();
+      stack = await project.stack("dev");
+      await emulator.controls!.clearRequests();
+      const preview = await stack.preview();
+      expect(preview.changeSummary).toEqual({ create: 4 });
+      expect(await emulator.controls!.requests()).toEqual([]);
+      expect(archiveFetches()).toBe(before + 1);
+      expect(fs.readFileSync(path.join(project.dir, "go.mod"), "utf8")).toContain(
+        `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go v${V}`,
+      );
+    },
+  );
+
+  it("up creates the workspaces and the key; destroy removes them; no secret in plain text", async () => {
+    await stack.setAllConfig(brokerConfig(emulator));
+    const up = await stack.up();
+    scan.text("up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ create: 4 });
+    const out = await stack.outputs();
+    const key = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    expect(out["ordersKey"]).toEqual({ value: key?.["key"], secret: true });
+    scan.secrets(String(key?.["key"]));
+    const destroy = await stack.destroy();
+    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
+    scanProject(scan, "go", project);
+    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(scan.leaks()).toEqual([]);
+  });
+});
