@@ -228,6 +228,7 @@ export class BrokerClient {
     const { pacer } = this.#ctx.rateLimit;
     const readTiming = {
       nextSlotInMs: () => pacer.nextSlotInMs(quota),
+      paced: () => pacer.pace(quota) !== undefined,
       sleep: timing.sleep,
       connectionFree: () => this.#connectionFree(),
     };

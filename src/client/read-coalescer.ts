@@ -23,7 +23,7 @@
  * refresh has only a few reads in flight at once, and each page answers the few waiting there.
  * The moment to decide is when a request could be sent: the coalescer waits for a free connection
  * and for the rate limiter's next slot before it chooses, so the reads that arrive meanwhile are
- * decided together.
+ * decided together; under a rate limit it decides one request per slot.
  */
 import type { CallHooks } from "./request";
 import type { Page } from "./types";
@@ -44,6 +44,12 @@ export interface PagedList<R> {
 export interface CoalescerTiming {
   /** Milliseconds until a request would be sent, were it queued now (the rate limiter's next slot). */
   readonly nextSlotInMs: () => number;
+  /**
+   * Whether requests are paced (a known quota, or one learned from 429s): then one request goes out
+   * per slot whatever is decided, so the coalescer decides one request per slot, and the reads that
+   * arrive meanwhile join the next decision instead of queueing as single reads.
+   */
+  readonly paced: () => boolean;
   readonly sleep: (ms: number) => Promise<void>;
   /**
    * Resolves when the client has a connection free for another request (at once when it has);
@@ -144,8 +150,14 @@ export class ReadCoalescer<R> {
         const waitMs = this.#timing.nextSlotInMs();
         await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
         const choice = this.#choosePage();
-        if (choice === undefined) this.#singles(this.#waiting);
-        else await this.#fetch(choice.page, choice.probe);
+        if (choice !== undefined) await this.#fetch(choice.page, choice.probe);
+        else if (!this.#timing.paced()) this.#singles(this.#waiting);
+        else {
+          // The oldest read takes this slot; the others wait for the next decision. Its request
+          // reserves the slot before the next look at the pacer.
+          this.#singles([...this.#waiting].slice(0, 1));
+          await nextTurn();
+        }
       }
     } finally {
       this.#pumping = false;

@@ -56,6 +56,7 @@ class FakeList implements PagedList<Item> {
 
 const UNPACED = {
   nextSlotInMs: () => 0,
+  paced: () => false,
   sleep: () => Promise.resolve(),
   connectionFree: () => Promise.resolve(),
 };
@@ -202,6 +203,7 @@ describe("read coalescer", () => {
     let wake!: () => void;
     const c = new ReadCoalescer(list, {
       connectionFree: () => Promise.resolve(),
+      paced: () => true,
       nextSlotInMs: () => 250,
       sleep: (ms) => {
         sleeps.push(ms);
