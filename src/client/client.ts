@@ -231,6 +231,7 @@ export class BrokerClient {
       paced: () => pacer.pace(quota) !== undefined,
       sleep: timing.sleep,
       connectionFree: () => this.#connectionFree(),
+      freeConnections: () => this.#connections - this.#inFlight,
     };
     this.#keyReads = new ReadCoalescer(
       this.#pages(

@@ -23,7 +23,8 @@
  * refresh has only a few reads in flight at once, and each page answers the few waiting there.
  * The moment to decide is when a request could be sent: the coalescer waits for a free connection
  * and for the rate limiter's next slot before it chooses, so the reads that arrive meanwhile are
- * decided together; under a rate limit it decides one request per slot.
+ * decided together; it sends no more single reads at once than can go out at once (one per slot
+ * under a rate limit).
  */
 import type { CallHooks } from "./request";
 import type { Page } from "./types";
@@ -56,6 +57,8 @@ export interface CoalescerTiming {
    * reads arriving meanwhile are decided together.
    */
   readonly connectionFree: () => Promise<void>;
+  /** How many more calls the client's connections can carry now (at least 1 after `connectionFree`). */
+  readonly freeConnections: () => number;
 }
 
 /** What the coalescer counts, for benchmarks and tests. */
@@ -151,11 +154,12 @@ export class ReadCoalescer<R> {
         await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
         const choice = this.#choosePage();
         if (choice !== undefined) await this.#fetch(choice.page, choice.probe);
-        else if (!this.#timing.paced()) this.#singles(this.#waiting);
         else {
-          // The oldest read takes this slot; the others wait for the next decision. Its request
-          // reserves the slot before the next look at the pacer.
-          this.#singles([...this.#waiting].slice(0, 1));
+          // The oldest reads take what can be sent now (one slot under a rate limit, else the free
+          // connections); the others wait for the next decision, which the reads arriving meanwhile
+          // join. Their requests reserve their slots before the next look at the pacer.
+          const now = this.#timing.paced() ? 1 : Math.max(1, this.#timing.freeConnections());
+          this.#singles([...this.#waiting].slice(0, now));
           await nextTurn();
         }
       }

@@ -57,6 +57,7 @@ class FakeList implements PagedList<Item> {
 const UNPACED = {
   nextSlotInMs: () => 0,
   paced: () => false,
+  freeConnections: () => 8,
   sleep: () => Promise.resolve(),
   connectionFree: () => Promise.resolve(),
 };
@@ -204,6 +205,7 @@ describe("read coalescer", () => {
     const c = new ReadCoalescer(list, {
       connectionFree: () => Promise.resolve(),
       paced: () => true,
+      freeConnections: () => 8,
       nextSlotInMs: () => 250,
       sleep: (ms) => {
         sleeps.push(ms);
