@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 
 // The generated Node.js SDK (sdk/nodejs) is compiled inside this package, not published on its own:
 // the version it asks the engine for must be this package's, or the engine would look for a
-// `resource-broker-v<other>` plugin that `broker-config plugin install` never wrote.
+// `resource-broker-v<other>` plugin that `broker-config plugin install` never wrote; and the place
+// to download it from must be the schema's `pluginDownloadURL`.
 
 const root = path.join(__dirname, "..", "..");
 const load = createRequire(__filename);
@@ -15,12 +16,16 @@ describe("pulumi-broker-config/native (built)", () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
       version: string;
     };
+    const { pluginDownloadURL } = JSON.parse(fs.readFileSync(path.join(root, "schema.json"), "utf8")) as {
+      pluginDownloadURL: string;
+    };
     const utilities = load(path.join(root, "dist", "native-sdk", "utilities.js")) as {
       getVersion: () => string;
-      resourceOptsDefaults: () => { version?: string };
+      resourceOptsDefaults: () => { version?: string; pluginDownloadURL?: string };
     };
     expect(utilities.getVersion()).toBe(version);
-    expect(utilities.resourceOptsDefaults()).toEqual({ version });
+    // And where the CLI downloads it when it is not installed (the release's archive).
+    expect(utilities.resourceOptsDefaults()).toEqual({ version, pluginDownloadURL });
   });
 
   it("exports the provider and the three resources under the schema's type tokens", () => {
