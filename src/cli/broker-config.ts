@@ -43,11 +43,13 @@ import {
 } from "../export/format";
 import { packageVersion } from "../native/schema";
 import { migrateDeployment, MigrateStateError } from "./migrate-state";
+import { recover } from "./recover";
 import { installPlugin, uninstallPlugin } from "./plugin-install";
 
 const USAGE = `Usage: broker-config export [options]
        broker-config plugin install|uninstall
        broker-config migrate-state [--in FILE] [--out FILE]
+       broker-config recover [--stack NAME] [--dry-run]
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
 permissions; never key values) as a document for the BrokerConfig component.
@@ -77,6 +79,14 @@ migrate-state      rewrites the output of \`pulumi stack export\` (from --in FIL
                    keeping every id, input and output, secrets as they are (still encrypted);
                    writes it to --out FILE or stdout, for \`pulumi stack import\`, and lists
                    what it changed on stderr
+
+recover            after a \`pulumi up\` that was killed (run \`pulumi cancel --yes\` first, when
+                   nothing runs on the stack any more): records in the stack every object the
+                   run created on the broker and drops the creates that never reached it, so
+                   the next \`pulumi up\` makes no second key of the same name; refuses to guess
+                   when two objects match, naming both. Runs \`pulumi\` in the current directory.
+                   --stack NAME   the stack [default: the selected one]
+                   --dry-run      report, but do not write the state
 `;
 
 /** Waits on the rate limit this long or longer are reported on stderr. */
@@ -372,8 +382,29 @@ async function runExport(args: ExportArgs): Promise<number> {
   }
 }
 
+/** `recover [--stack NAME] [--dry-run]`: the report on stdout. */
+async function runRecover(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseCommandLine(argv, false, {
+      stack: { type: "string", short: "s" },
+      "dry-run": { type: "boolean", default: false },
+    }));
+  } catch (error) {
+    process.stderr.write(`broker-config: ${errorText(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  return recover({
+    stack: values.stack,
+    dryRun: values["dry-run"],
+    env,
+    report: (line) => process.stdout.write(`${line}\n`),
+  });
+}
+
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv[0] === "plugin") return runPlugin(argv.slice(1));
+  if (argv[0] === "recover") return runRecover(argv.slice(1), env);
   if (argv[0] === "migrate-state") return runMigrateState(argv.slice(1));
   let args;
   try {

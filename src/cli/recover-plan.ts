@@ -1,0 +1,230 @@
+/**
+ * The rules of `broker-config recover`, pure: which pending creates of an interrupted `pulumi up`
+ * belong to this package, which object on the broker each one made, and how the stack's exported
+ * state is rewritten so that every object the run created is in it, once.
+ *
+ * Why the state is rewritten rather than handed to `pulumi refresh --import-pending-creates`: with
+ * the CLI versions we test (3.259, 3.274) that flag drops the pending creates it is given without
+ * recording a resource (checked through the CLI: the stack ends with neither), and the dynamic
+ * provider host cannot import by id at all. A rewrite works for both doors and any backend.
+ *
+ * Why matching by name is safe here: a pending create is the engine's record that it asked for one
+ * object with exactly these inputs. The object it made, if any, has the create's name and type (and
+ * parent, for a workspace) and is owned by no resource of the stack. When two such objects exist the
+ * rules refuse to guess and name both.
+ */
+import { dynamicTypeToken, RESOURCES } from "../core/declarations";
+import type { ExportedStack, StateResource } from "./migrate-state";
+
+/** The key and value that mark a secret in an exported deployment. */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+/** The input (and output) where a dynamic resource keeps its provider's code. */
+const PROVIDER_CODE_KEY = "__provider";
+
+/** The resource types of this package and what to recover them as. */
+export type RecoverableKind = "Workspace" | "AccessKey" | "ServiceKeyPair";
+
+/** Which door recorded a resource: the native plugin or the dynamic provider host. */
+export type Door = "native" | "dynamic";
+
+interface TypeInfo {
+  readonly kind: RecoverableKind;
+  readonly door: Door;
+  /** Outputs the engine keeps secret (the declaration's `secret: true` fields). */
+  readonly secretOutputs: readonly string[];
+}
+
+const TYPES: ReadonlyMap<string, TypeInfo> = new Map<string, TypeInfo>(
+  RESOURCES.flatMap((resource): [string, TypeInfo][] => {
+    const kind = resource.name as RecoverableKind;
+    const secretOutputs = Object.entries(resource.fields)
+      .filter(([, field]) => "secret" in field && field.secret === true)
+      .map(([name]) => name);
+    return [
+      [resource.token, { kind, door: "native", secretOutputs }],
+      [dynamicTypeToken(resource), { kind, door: "dynamic", secretOutputs }],
+    ];
+  }),
+);
+
+/** A pending operation of an exported deployment. */
+export interface PendingOperation {
+  readonly type: string;
+  readonly resource: StateResource;
+}
+
+/** A pending create of one of this package's resources: the engine asked for it and never heard back. */
+export interface PendingCreate {
+  readonly urn: string;
+  /** The resource's name in the program (the last part of its URN). */
+  readonly resourceName: string;
+  readonly kind: RecoverableKind;
+  readonly door: Door;
+  /** The checked inputs the create was given, secrets as the export holds them. */
+  readonly inputs: Readonly<Record<string, unknown>>;
+  /** The endpoint the resource was checked against (recorded by endpoint tracking), if any. */
+  readonly baseUrl: string | undefined;
+  /** The provider reference `<provider urn>::<provider id>`. */
+  readonly provider: string | undefined;
+  /** The whole pending resource, as the export holds it. */
+  readonly resource: StateResource;
+}
+
+/** The pending operations of `exported`, split into this package's creates and everything else. */
+export function pendingCreates(exported: ExportedStack): {
+  ours: PendingCreate[];
+  others: PendingOperation[];
+} {
+  const ours: PendingCreate[] = [];
+  const others: PendingOperation[] = [];
+  for (const operation of (exported.deployment.pending_operations ?? []) as PendingOperation[]) {
+    const info = TYPES.get(operation.resource.type);
+    if (operation.type !== "creating" || info === undefined) {
+      others.push(operation);
+      continue;
+    }
+    const inputs = operation.resource.inputs ?? {};
+    ours.push({
+      urn: operation.resource.urn,
+      resourceName: operation.resource.urn.slice(operation.resource.urn.lastIndexOf("::") + 2),
+      kind: info.kind,
+      door: info.door,
+      inputs,
+      baseUrl: typeof inputs.baseUrl === "string" ? inputs.baseUrl : undefined,
+      provider: operation.resource.provider,
+      resource: operation.resource,
+    });
+  }
+  return { ours, others };
+}
+
+/**
+ * The ids of the objects of `kind` the stack's resources already own at `baseUrl` (either door):
+ * a pending create never takes one of these.
+ */
+export function ownedIds(exported: ExportedStack, kind: RecoverableKind, baseUrl: string | undefined): Set<number> {
+  const owned = new Set<number>();
+  for (const resource of exported.deployment.resources ?? []) {
+    if (TYPES.get(resource.type)?.kind !== kind || resource.id === undefined) continue;
+    const recordedAt = resource.outputs?.baseUrl;
+    if (baseUrl !== undefined && typeof recordedAt === "string" && recordedAt !== baseUrl) continue;
+    owned.add(Number(resource.id));
+  }
+  return owned;
+}
+
+/** An object on the broker that a pending create may have made. */
+export interface Candidate {
+  readonly id: number;
+  readonly name: string;
+  /** An access key's type. */
+  readonly type?: string;
+  /** A workspace's parent (0 at the top). */
+  readonly parentId?: number;
+}
+
+/** What became of one pending create. */
+export type Match =
+  | { readonly outcome: "found"; readonly id: number }
+  | { readonly outcome: "absent" }
+  | { readonly outcome: "ambiguous"; readonly ids: readonly number[] };
+
+/**
+ * The object the pending create of `kind` with `inputs` made: the one candidate with its name and
+ * type (keys) or its name and parent (workspaces) that no resource owns; `absent` when there is none
+ * (the request never reached the broker), `ambiguous` when there are several.
+ */
+export function matchCandidate(
+  kind: "Workspace" | "AccessKey",
+  inputs: Readonly<Record<string, unknown>>,
+  candidates: readonly Candidate[],
+  owned: ReadonlySet<number>,
+): Match {
+  const parentId = typeof inputs.parentId === "number" ? inputs.parentId : 0;
+  const matches = candidates.filter(
+    (candidate) =>
+      !owned.has(candidate.id) &&
+      candidate.name === inputs.name &&
+      (kind === "AccessKey" ? candidate.type === inputs.type : (candidate.parentId ?? 0) === parentId),
+  );
+  const [only, second] = matches;
+  if (only === undefined) return { outcome: "absent" };
+  if (second !== undefined) return { outcome: "ambiguous", ids: matches.map((m) => m.id).sort((a, b) => a - b) };
+  return { outcome: "found", id: only.id };
+}
+
+/** A pending create turned into a resource: the id found, and the state it is recorded with. */
+export interface Recovered {
+  readonly pending: PendingCreate;
+  readonly id: number;
+  /** The inputs to record (as a refresh would: what the broker holds, with the program's settings). */
+  readonly inputs: Readonly<Record<string, unknown>>;
+  /** The outputs to record, in plain text: {@link recoveredState} marks the secret ones. */
+  readonly outputs: Readonly<Record<string, unknown>>;
+}
+
+/** `value` as a secret of an exported deployment (`pulumi stack import` encrypts it). */
+function secret(value: unknown): Record<string, unknown> {
+  return { [SECRET_SIG_KEY]: SECRET_SIG_VALUE, plaintext: JSON.stringify(value) };
+}
+
+/** Whether `value` is a secret of an exported deployment. */
+function isSecret(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && (value as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG_VALUE;
+}
+
+/**
+ * A secret's plain value from an export made with `--show-secrets`, or `value` itself when it is no
+ * secret. A secret still encrypted (an export without `--show-secrets`) gives `undefined`.
+ */
+export function revealed(value: unknown): unknown {
+  if (!isSecret(value)) return value;
+  return typeof value.plaintext === "string" ? (JSON.parse(value.plaintext) as unknown) : undefined;
+}
+
+/** The state resource that records `recovered` as the completed create would have. */
+export function recoveredResource(recovered: Recovered): StateResource {
+  const { pending } = recovered;
+  const info = TYPES.get(pending.resource.type);
+  const secretNames = new Set([...(info?.secretOutputs ?? []), ...additionalSecretOutputs(pending.resource)]);
+  const outputs: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(recovered.outputs)) {
+    outputs[name] = secretNames.has(name) && !isSecret(value) ? secret(value) : value;
+  }
+  const inputs: Record<string, unknown> = { ...recovered.inputs };
+  if (pending.door === "dynamic") {
+    // The dynamic provider host finds the provider's code in both (see DESIGN: serialization).
+    inputs[PROVIDER_CODE_KEY] = pending.inputs[PROVIDER_CODE_KEY];
+    outputs[PROVIDER_CODE_KEY] = pending.inputs[PROVIDER_CODE_KEY];
+  }
+  return { ...pending.resource, id: String(recovered.id), inputs, outputs };
+}
+
+function additionalSecretOutputs(resource: StateResource): string[] {
+  const names = resource.additionalSecretOutputs;
+  return Array.isArray(names) ? names.filter((name): name is string => typeof name === "string") : [];
+}
+
+/**
+ * `exported` with each recovered create recorded as a resource and the pending creates in `resolved`
+ * (recovered or dropped) removed; every other pending operation is kept as it was.
+ */
+export function recoveredState(
+  exported: ExportedStack,
+  recovered: readonly Recovered[],
+  resolved: ReadonlySet<string>,
+): ExportedStack {
+  const pending = (exported.deployment.pending_operations ?? []) as PendingOperation[];
+  const kept = pending.filter((operation) => operation.type !== "creating" || !resolved.has(operation.resource.urn));
+  return {
+    ...exported,
+    deployment: {
+      ...exported.deployment,
+      // A recovered resource depends only on resources already recorded (its provider, its parent,
+      // the workspace it sits in), which the state lists before it: appending keeps the order valid.
+      resources: [...(exported.deployment.resources ?? []), ...recovered.map(recoveredResource)],
+      pending_operations: kept,
+    },
+  };
+}
