@@ -182,6 +182,30 @@ export class PulumiProject {
     return { stdout, stderr };
   }
 
+  /**
+   * Runs `command args` (not the CLI: a tool users run beside it, such as `broker-config recover`)
+   * in the project directory with the project's environment, so that the `pulumi` it starts is this
+   * project's; resolves with its exit code and output, and keeps the output for secret scans.
+   */
+  exec(command: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, {
+        cwd: this.dir,
+        env: { ...process.env, ...this.#env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const chunks: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+      child.on("error", reject);
+      child.on("close", (code) => {
+        const output = Buffer.concat(chunks).toString("utf8");
+        this.transcript.push(output);
+        resolve({ code, output });
+      });
+    });
+  }
+
   /** Creates stack `name` with the CLI and sets its config, one `pulumi config set` per key. */
   async initStack(name: string, config: StackConfig): Promise<void> {
     await this.run(["stack", "init", name]);

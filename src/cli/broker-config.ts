@@ -49,7 +49,7 @@ import { installPlugin, uninstallPlugin } from "./plugin-install";
 const USAGE = `Usage: broker-config export [options]
        broker-config plugin install|uninstall
        broker-config migrate-state [--in FILE] [--out FILE]
-       broker-config recover [--stack NAME] [--dry-run]
+       broker-config recover [--stack NAME] [--cancel] [--dry-run]
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
 permissions; never key values) as a document for the BrokerConfig component.
@@ -80,12 +80,13 @@ migrate-state      rewrites the output of \`pulumi stack export\` (from --in FIL
                    writes it to --out FILE or stdout, for \`pulumi stack import\`, and lists
                    what it changed on stderr
 
-recover            after a \`pulumi up\` that was killed (run \`pulumi cancel --yes\` first, when
-                   nothing runs on the stack any more): records in the stack every object the
+recover            after a \`pulumi up\` that was killed: records in the stack every object the
                    run created on the broker and drops the creates that never reached it, so
                    the next \`pulumi up\` makes no second key of the same name; refuses to guess
                    when two objects match, naming both. Runs \`pulumi\` in the current directory.
                    --stack NAME   the stack [default: the selected one]
+                   --cancel       first end the killed update's lock (\`pulumi cancel\`): only
+                                  when no \`pulumi\` command runs on the stack any more
                    --dry-run      report, but do not write the state
 `;
 
@@ -389,6 +390,7 @@ async function runRecover(argv: string[], env: NodeJS.ProcessEnv): Promise<numbe
     ({ values } = parseCommandLine(argv, false, {
       stack: { type: "string", short: "s" },
       "dry-run": { type: "boolean", default: false },
+      cancel: { type: "boolean", default: false },
     }));
   } catch (error) {
     process.stderr.write(`broker-config: ${errorText(error)}\n\n${USAGE}`);
@@ -397,6 +399,7 @@ async function runRecover(argv: string[], env: NodeJS.ProcessEnv): Promise<numbe
   return recover({
     stack: values.stack,
     dryRun: values["dry-run"],
+    cancel: values.cancel,
     env,
     report: (line) => process.stdout.write(`${line}\n`),
   });

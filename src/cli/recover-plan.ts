@@ -39,7 +39,7 @@ const TYPES: ReadonlyMap<string, TypeInfo> = new Map<string, TypeInfo>(
   RESOURCES.flatMap((resource): [string, TypeInfo][] => {
     const kind = resource.name as RecoverableKind;
     const secretOutputs = Object.entries(resource.fields)
-      .filter(([, field]) => "secret" in field && field.secret === true)
+      .filter(([, field]) => "secret" in field && field.secret)
       .map(([name]) => name);
     return [
       [resource.token, { kind, door: "native", secretOutputs }],
@@ -103,7 +103,11 @@ export function pendingCreates(exported: ExportedStack): {
  * The ids of the objects of `kind` the stack's resources already own at `baseUrl` (either door):
  * a pending create never takes one of these.
  */
-export function ownedIds(exported: ExportedStack, kind: RecoverableKind, baseUrl: string | undefined): Set<number> {
+export function ownedIds(
+  exported: ExportedStack,
+  kind: RecoverableKind,
+  baseUrl: string | undefined,
+): Set<number> {
   const owned = new Set<number>();
   for (const resource of exported.deployment.resources ?? []) {
     if (TYPES.get(resource.type)?.kind !== kind || resource.id === undefined) continue;
@@ -150,7 +154,8 @@ export function matchCandidate(
   );
   const [only, second] = matches;
   if (only === undefined) return { outcome: "absent" };
-  if (second !== undefined) return { outcome: "ambiguous", ids: matches.map((m) => m.id).sort((a, b) => a - b) };
+  if (second !== undefined)
+    return { outcome: "ambiguous", ids: matches.map((m) => m.id).sort((a, b) => a - b) };
   return { outcome: "found", id: only.id };
 }
 
@@ -171,7 +176,11 @@ function secret(value: unknown): Record<string, unknown> {
 
 /** Whether `value` is a secret of an exported deployment. */
 function isSecret(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && (value as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG_VALUE;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG_VALUE
+  );
 }
 
 /**
@@ -216,7 +225,9 @@ export function recoveredState(
   resolved: ReadonlySet<string>,
 ): ExportedStack {
   const pending = (exported.deployment.pending_operations ?? []) as PendingOperation[];
-  const kept = pending.filter((operation) => operation.type !== "creating" || !resolved.has(operation.resource.urn));
+  const kept = pending.filter(
+    (operation) => operation.type !== "creating" || !resolved.has(operation.resource.urn),
+  );
   return {
     ...exported,
     deployment: {

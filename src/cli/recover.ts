@@ -8,8 +8,6 @@
  * reads each one the way `pulumi import` would, and writes the state back with `pulumi stack import`
  * through a pipe: plain-text secrets never touch the disk, and the CLI encrypts them again.
  */
-import { execFile, spawn } from "node:child_process";
-import { promisify } from "node:util";
 import { getBrokerClient, isBrokerApiError, isBrokerSettingsError, type BrokerClient } from "../client";
 import type { AccessKeyRecord, WorkspaceRecord } from "../client/types";
 import {
@@ -32,8 +30,13 @@ import {
   type PendingCreate,
   type Recovered,
 } from "./recover-plan";
-
-const run = promisify(execFile);
+import {
+  cancelUpdate,
+  exportStack,
+  importStack,
+  repairCheckpointMetadata,
+  selectedStack,
+} from "./recover-pulumi";
 
 /** The type of the provider that serves every dynamic resource: its inputs are `broker:*` config. */
 const DYNAMIC_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
@@ -44,6 +47,11 @@ export interface RecoverOptions {
   readonly stack?: string | undefined;
   /** Report what would change without writing the state. */
   readonly dryRun: boolean;
+  /**
+   * End the interrupted update's hold on the stack first (`pulumi cancel --yes`): the user says that
+   * no `pulumi` command runs on the stack any more.
+   */
+  readonly cancel: boolean;
   /** The environment: `BROKER_API_KEY` and the other settings' variables fill what the state lacks. */
   readonly env: NodeJS.ProcessEnv;
   /** Where the report goes, one line at a time. */
@@ -64,7 +72,20 @@ interface Outcome {
  * (the report says which and why) or a command failed.
  */
 export async function recover(options: RecoverOptions): Promise<number> {
-  const stackArgs = options.stack === undefined ? [] : ["--stack", options.stack];
+  const stack = options.stack ?? (await selectedStack(options.env));
+  const stackArgs = ["--stack", stack];
+  const repaired = await repairCheckpointMetadata(stack, options.env);
+  if (repaired !== undefined) {
+    options.report(
+      `broker-config recover: removed ${repaired}, the empty metadata file the killed CLI left beside the stack's checkpoint (the file backend cannot read the checkpoint while it is there)`,
+    );
+  }
+  if (options.cancel && !options.dryRun) {
+    await cancelUpdate(stackArgs, options.env);
+    options.report(
+      `broker-config recover: ended the interrupted update's hold on stack "${stack}" (pulumi cancel)`,
+    );
+  }
   const exported = await exportStack(stackArgs, options.env);
   const { ours, others } = pendingCreates(exported);
   const outcome: Outcome = { recovered: [], resolved: new Set(), lines: [], left: 0 };
@@ -141,7 +162,12 @@ async function settle(
   try {
     const owned = ownedIds(exported, pending.kind, settings.baseUrl);
     for (const done of outcome.recovered) if (done.pending.kind === pending.kind) owned.add(done.id);
-    const match = matchCandidate(pending.kind, plainInputs(pending), await candidates(client, pending), owned);
+    const match = matchCandidate(
+      pending.kind,
+      plainInputs(pending),
+      await candidates(client, pending),
+      owned,
+    );
     if (match.outcome === "absent") {
       outcome.resolved.add(pending.urn);
       outcome.lines.push(`  dropped   ${label}: it never reached the broker; \`pulumi up\` creates it`);
@@ -187,13 +213,16 @@ function providerSettings(
   const reference = pending.provider ?? "";
   const separator = reference.lastIndexOf("::");
   const provider: StateResource | undefined = (exported.deployment.resources ?? []).find(
-    (resource) => resource.urn === reference.slice(0, separator) && resource.id === reference.slice(separator + 2),
+    (resource) =>
+      resource.urn === reference.slice(0, separator) && resource.id === reference.slice(separator + 2),
   );
   const inputs = provider?.inputs ?? {};
   const dynamic = provider?.type === DYNAMIC_PROVIDER_TYPE;
   const read = (configKey: string): string | undefined => {
     const value = revealed(dynamic ? inputs[configKey] : inputs[configKey.slice("broker:".length)]);
-    return value === undefined || value === null ? undefined : String(value);
+    return typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+      ? String(value)
+      : undefined;
   };
   return resolveConnection(pending.baseUrl === undefined ? {} : { baseUrl: pending.baseUrl }, read, env);
 }
@@ -266,39 +295,4 @@ function recoverContext(client: BrokerClient, baseUrl: string, options: RecoverO
       },
     },
   };
-}
-
-/** `pulumi stack export --show-secrets`, parsed. */
-async function exportStack(stackArgs: string[], env: NodeJS.ProcessEnv): Promise<ExportedStack> {
-  const { stdout } = await run("pulumi", ["stack", "export", "--show-secrets", ...stackArgs], {
-    env,
-    maxBuffer: 1 << 30,
-  });
-  return JSON.parse(stdout) as ExportedStack;
-}
-
-/** `pulumi stack import`, the deployment written to its standard input. */
-function importStack(
-  stackArgs: string[],
-  exported: ExportedStack,
-  env: NodeJS.ProcessEnv,
-): Promise<{ ok: true } | { ok: false; message: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("pulumi", ["stack", "import", ...stackArgs], { env, stdio: ["pipe", "pipe", "pipe"] });
-    const output: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) return resolve({ ok: true });
-      const text = Buffer.concat(output).toString("utf8").trim();
-      resolve({
-        ok: false,
-        message: /lock/iu.test(text)
-          ? `the stack is still locked by the interrupted update: when no \`pulumi\` command runs on it any more, run \`pulumi cancel --yes\`${stackArgs.length > 0 ? ` ${stackArgs.join(" ")}` : ""}, then \`broker-config recover\` again (pulumi said: ${text})`
-          : `\`pulumi stack import\` failed; the state was not changed (pulumi said: ${text})`,
-      });
-    });
-    child.stdin.end(JSON.stringify(exported));
-  });
 }

@@ -1,0 +1,258 @@
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { installBrokerPlugin } from "../../harness/broker-native.mts";
+import { CliError, PulumiProject } from "../../harness/pulumi-project.mts";
+import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
+import { listKeys } from "./support/broker-api";
+import { expectDeclaredState, stackView } from "./support/declared-state";
+import { killHard, processesIn, waitFor } from "./support/processes";
+import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
+
+// Issue #20's acceptance, through the real CLI: an `up` of 60 keys, a key pair and two nested
+// workspaces, interrupted at three moments, by SIGTERM (a cancelled CI job's first signal) or by
+// SIGKILL of the CLI's process group (a dead runner), for each door. No resource sets `adopt`.
+//
+// - SIGTERM: the CLI cancels, and must leave no pending operation; the next `up` converges.
+// - SIGKILL: the documented recovery (`broker-config recover --cancel`), then `up` and
+//   `preview --expect-no-changes`.
+// Either way the broker ends with exactly one key per declared name, each one tracked by the stack,
+// and the recorded pair is the key's current one. The broker limits requests, so a run takes seconds
+// and each moment can be caught.
+
+/** Requests per second the emulator admits: an `up` of this stack takes several seconds. */
+const REQUESTS_PER_SECOND = 30;
+const KEYS = 60;
+
+const spec: Spec = {
+  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+  keys: Array.from({ length: KEYS }, (_, i) => ({
+    name: `svc-${String(i).padStart(2, "0")}`,
+    type: i % 5 === 4 ? ("ACCOUNT" as const) : ("SERVICE" as const),
+    permissions: { send: [`orders/${i}`], receive: i % 2 === 0 ? ["payments/*"] : [] },
+  })),
+  pairs: [{ key: "svc-00", rotationTriggers: { quarter: "2026-Q4" } }],
+};
+
+/** When the signal is sent: how many declared keys the broker holds by then. */
+const MOMENTS = [
+  { name: "right after the first create", keysCreated: 1 },
+  { name: "about half-way", keysCreated: KEYS / 2 },
+  { name: "after the last create", keysCreated: KEYS },
+] as const;
+
+const DOORS = [
+  { name: "native", program: "native", plugin: true },
+  { name: "dynamic", program: "broker", plugin: false },
+] as const;
+
+type Signal = "SIGTERM" | "SIGKILL";
+
+/** What each case measured, for the summary at the end (and BENCHMARKS.md). */
+interface CaseFigures {
+  door: string;
+  moment: string;
+  signal: Signal;
+  /** Seconds from the signal to the CLI's exit. */
+  exitSeconds: number;
+  /** Declared names the broker held more than one key of, after convergence. */
+  duplicates: number;
+  /** Keys on the broker under a declared name that the stack does not track, after convergence. */
+  orphans: number;
+  /** Commands run between the interruption and the converging `up`. */
+  recoveryCommands: number;
+  /** What `broker-config recover` reported: creates recorded and dropped. */
+  recorded: number;
+  dropped: number;
+}
+
+const figures: CaseFigures[] = [];
+const scan = new SecretScan();
+const cleanups: (() => unknown)[] = [];
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  if (figures.length > 0) {
+    const lines = figures.map(
+      (f) =>
+        `  ${f.door.padEnd(8)} ${f.signal} ${f.moment.padEnd(30)} exit ${f.exitSeconds.toFixed(1)} s, duplicates ${f.duplicates}, orphans ${f.orphans}, recovery commands ${f.recoveryCommands} (recorded ${f.recorded}, dropped ${f.dropped})`,
+    );
+    process.stdout.write(`interrupted-anywhere: ${figures.length} cases\n${lines.join("\n")}\n`);
+  }
+});
+
+/** Starts `pulumi up` with the CLI leading its own process group, as a CI job's step does. */
+function startUp(
+  project: PulumiProject,
+  stackName: string,
+): { pid: Promise<number>; done: Promise<unknown> } {
+  let started: (pid: number) => void = () => undefined;
+  const pid = new Promise<number>((resolve) => (started = resolve));
+  const done = project
+    .run(
+      ["up", "--yes", "--skip-preview", "--stack", stackName],
+      {},
+      (p) => {
+        started(p);
+      },
+      {
+        ownProcessGroup: true,
+      },
+    )
+    .then(
+      (run) => run,
+      (error: unknown) => error,
+    );
+  return { pid, done };
+}
+
+/** The pending operations of the stack's state. */
+async function pendingOperations(project: PulumiProject, stackName: string): Promise<unknown[]> {
+  const { stdout } = await project.cli(["stack", "export", "--stack", stackName]);
+  const exported = JSON.parse(stdout) as { deployment: { pending_operations?: unknown[] } };
+  return exported.deployment.pending_operations ?? [];
+}
+
+/** Declared names held more than once, and held keys the stack does not track. */
+async function duplicatesAndOrphans(
+  emulator: EmulatorHandle,
+  tracked: Record<string, number>,
+): Promise<{ duplicates: number; orphans: number }> {
+  const declared = new Set(spec.keys.map((k) => k.name));
+  const held = (await listKeys(emulator)).filter((k) => declared.has(k.name));
+  const perName = new Map<string, number>();
+  for (const key of held) perName.set(key.name, (perName.get(key.name) ?? 0) + 1);
+  const trackedIds = new Set(Object.values(tracked));
+  return {
+    duplicates: [...perName.values()].filter((n) => n > 1).length,
+    orphans: held.filter((k) => !trackedIds.has(k.id)).length,
+  };
+}
+
+for (const door of DOORS) {
+  describe(`${door.name} door: an up interrupted anywhere`, () => {
+    let project: PulumiProject;
+    let recoverCli: string;
+
+    beforeAll(async () => {
+      project = await PulumiProject.create({
+        name: `anywhere-${door.name}`,
+        programDir: path.join(__dirname, "..", "programs", door.program),
+        fixture: inject("packageFixture"),
+        pulumiBin: inject("pulumiBin"),
+      });
+      if (door.plugin) installBrokerPlugin(project);
+      recoverCli = path.join(
+        project.dir,
+        "node_modules",
+        "pulumi-broker-config",
+        "dist",
+        "cli",
+        "broker-config.js",
+      );
+      cleanups.push(() => {
+        for (const p of processesIn(project.dir, /./u)) killHard(p.pid);
+        scan.project(`${door.name} project`, project);
+        for (const text of project.transcript) scan.text(`${door.name} transcript`, text, "cli output");
+        project.remove();
+      });
+    });
+
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      for (const [index, moment] of MOMENTS.entries()) {
+        it(`${signal} ${moment.name}: no duplicate, no orphan, no adopt`, async () => {
+          const emulator = await startEmulator({
+            controls: true,
+            rateLimit: { requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" },
+          });
+          cleanups.push(() => emulator.close());
+          scan.secrets(emulator.adminKey);
+          const stackName = `${signal.toLowerCase()}-${index}`;
+          await project.initStack(stackName, { ...specConfig(spec), ...brokerConfig(emulator) });
+
+          const up = startUp(project, stackName);
+          const pid = await up.pid;
+          await waitFor(
+            `the broker to hold ${moment.keysCreated} declared key(s)`,
+            async () =>
+              (await emulator.controls!.stats()).accessKeys >= moment.keysCreated + 1 ? true : undefined,
+            120_000,
+          );
+          const signalled = performance.now();
+          if (signal === "SIGTERM") process.kill(pid, "SIGTERM");
+          else process.kill(-pid, "SIGKILL");
+          const outcome = await up.done;
+          const exitSeconds = (performance.now() - signalled) / 1000;
+          if (outcome instanceof CliError)
+            scan.text(`${stackName}: interrupted up`, outcome.stdout + outcome.stderr, "cli output");
+
+          let recoveryCommands = 0;
+          let recorded = 0;
+          let dropped = 0;
+          if (signal === "SIGTERM") {
+            // A cancelled update finishes what it started and records it: nothing is pending.
+            expect(exitSeconds, "the CLI exits soon after SIGTERM").toBeLessThan(30);
+            expect(await pendingOperations(project, stackName)).toEqual([]);
+          } else {
+            // The plugin processes run in process groups of their own; whatever a dead runner would
+            // also have taken down is ended here once it stopped on its own or had its chance.
+            await waitFor(
+              "the interrupted run's processes to end",
+              () =>
+                processesIn(project.dir, /resource-broker|dynamic-provider/u).length === 0 ? true : undefined,
+              15_000,
+            ).catch(() => undefined);
+            for (const leftover of processesIn(project.dir, /./u)) killHard(leftover.pid);
+            const recovered = await project.exec(process.execPath, [
+              recoverCli,
+              "recover",
+              "--stack",
+              stackName,
+            ]);
+            scan.text(`${stackName}: recover`, recovered.output, "cli output");
+            expect(recovered.output).not.toMatch(/\bleft\b/u);
+            expect(recovered.code, recovered.output).toBe(0);
+            recoveryCommands = 1;
+            recorded = recovered.output.match(/^ {2}recorded /gmu)?.length ?? 0;
+            dropped = recovered.output.match(/^ {2}dropped /gmu)?.length ?? 0;
+            expect(await pendingOperations(project, stackName)).toEqual([]);
+          }
+
+          const converge = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
+          scan.text(`${stackName}: converging up`, converge.stdout + converge.stderr, "cli output");
+          await project.run(["preview", "--expect-no-changes", "--stack", stackName]);
+
+          const stack = await project.stack(stackName);
+          const view = await stackView(stack);
+          scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
+          expect(Object.keys(view.keyIds)).toHaveLength(KEYS);
+          const { duplicates, orphans } = await duplicatesAndOrphans(emulator, view.keyIds);
+          figures.push({
+            door: door.name,
+            moment: moment.name,
+            signal,
+            exitSeconds,
+            duplicates,
+            orphans,
+            recoveryCommands,
+            recorded,
+            dropped,
+          });
+          await expectDeclaredState(emulator, spec, view, (id) => emulator.controls!.publicKeyOf(id));
+          expect({ duplicates, orphans }).toEqual({ duplicates: 0, orphans: 0 });
+          expect(resourceCount(spec)).toBe(KEYS + 3);
+        }, 300_000);
+      }
+    }
+  });
+}
+
+describe("after every interruption", () => {
+  it("leaves no credential in state, backups, history, CLI output or recovery reports", async () => {
+    // The projects are scanned as they are removed (afterAll of this file runs the cleanups).
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    expect(scan.size).toBeGreaterThan(20);
+    expect(scan.unread([...CLI_TEST_SOURCES]), "sources the scan read nothing from").toEqual([]);
+    expect(scan.leaks()).toEqual([]);
+  });
+});
