@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { Pool } from "undici";
 
 import { normalizeBaseUrl } from "./base-url";
+import { cancellableTiming } from "./cancellation";
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
@@ -95,6 +96,14 @@ export interface BrokerClientOptions {
    * @default none: the pace is learned from 429s
    */
   maxRequestsPerSecond?: number;
+  /**
+   * Cancels the client's calls when it aborts (the Pulumi run was cancelled): no request is sent
+   * after that and every wait (pace, 429, back-off) ends at once, so those calls fail with
+   * `BROKER_CANCELLED` having changed nothing. Requests already sent finish, as do the reads that
+   * learn what a sent create made, so that nothing created is lost.
+   * @default never cancelled
+   */
+  signal?: AbortSignal;
   /** Called before each retry, e.g. to log it. The event holds no secrets. Exceptions are ignored. */
   onRetry?: (event: RetryEvent) => void;
   /**
@@ -200,7 +209,9 @@ export class BrokerClient {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const timing = internals.timing ?? REAL_TIMING;
+    const clock = internals.timing ?? REAL_TIMING;
+    // Every wait of the client (retries, pacing, coalesced reads) ends at once on cancellation.
+    const timing = cancellableTiming(clock, options.signal);
     const baseDelayMs = internals.baseDelayMs ?? RETRY_BASE_DELAY_MS;
     const maxDelayMs = internals.maxDelayMs ?? RETRY_MAX_DELAY_MS;
     this.#ctx = {
@@ -214,10 +225,11 @@ export class BrokerClient {
       timing,
       notify: noticePath({ onRetry: options.onRetry, onRateLimitWait: options.onRateLimitWait }),
       settingNames,
+      signal: options.signal,
       rateLimit: {
         pacer:
           internals.pacer ??
-          (internals.timing === undefined ? sharedPacer(this.baseUrl, timing) : new RatePacer(timing)),
+          (internals.timing === undefined ? sharedPacer(this.baseUrl, clock) : new RatePacer(clock)),
         maxRequestsPerSecond: quota,
         timeoutMs: rateLimitTimeoutSeconds * 1000,
       },
@@ -464,7 +476,8 @@ function identityOf(name: string, value: unknown): unknown {
   if (name === "apiKey") return createHash("sha256").update(String(value)).digest("hex");
   if (name === "baseUrl") return normalizeBaseUrl(String(value), "the baseUrl option");
   if (name === "settingNames") return { ...DEFAULT_SETTING_NAMES, ...(value as Partial<SettingNames>) };
-  if (typeof value === "function") return listenerId(value);
+  // A signal, like a listener, is told apart by identity: two runs' signals are two clients.
+  if (typeof value === "function" || name === "signal") return listenerId(value as object);
   return value;
 }
 

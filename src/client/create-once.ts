@@ -6,6 +6,7 @@
  * `request()` does not retry it and reports `outcomeUnknown`; these operations then look at the
  * server's state to learn whether the create happened, and create again only when it surely did not.
  */
+import { finishingWrite } from "./cancellation";
 import { CLOCK_SKEW_MARGIN_MS } from "./constants";
 import { BrokerResultError, isBrokerApiError, isBrokerResultError, type BrokerApiError } from "./errors";
 import { retrying, type AttemptOutcome, type RequestTiming } from "./retry";
@@ -188,8 +189,10 @@ export async function createWorkspaceAndFind(
   // with the same name elsewhere is most likely a sibling call's (the engine creates `env` under
   // several parents in parallel). Were it ours, misplaced by the server, creating again would make a
   // second one, and that create's own check would then report the misplacement.
+  // The lists after a create that may have reached the broker are how its id is learnt: they go on
+  // when the run is cancelled, or the workspace would exist with nobody recording it.
   const findNew = async (): Promise<WorkspaceRecord | undefined> => {
-    const found = (await workspacesNamed(api, input.name))
+    const found = (await finishingWrite(() => workspacesNamed(api, input.name)))
       .filter((w) => !isOld(w.id) && w.parentId === parentId)
       .sort(newestFirst)[0];
     return found === undefined ? undefined : claim(found);
@@ -198,7 +201,8 @@ export async function createWorkspaceAndFind(
     budget,
     async () => {
       await api.createWorkspace(input);
-      return claim(pickCreatedWorkspace(await workspacesNamed(api, input.name), isOld, input.name, parentId));
+      const named = await finishingWrite(() => workspacesNamed(api, input.name));
+      return claim(pickCreatedWorkspace(named, isOld, input.name, parentId));
     },
     findNew,
   );
@@ -314,7 +318,9 @@ export async function createAccessKeyOnce(
       }
     },
     async () => {
-      const record = await findRecentKey(api, input, notBefore, claimed);
+      // Looking for a key whose create may have reached the broker goes on after cancellation, so
+      // that the key is returned (and recorded) rather than left for nobody.
+      const record = await finishingWrite(() => findRecentKey(api, input, notBefore, claimed));
       if (record === undefined) return undefined;
       const created: CreatedAccessKey = { accessKey: record.key, accessKeyId: record.id };
       if (record.type === "SERVICE") {

@@ -24,6 +24,8 @@ export type BrokerErrorCode =
   | "BROKER_UNEXPECTED_RESULT"
   | "BROKER_SETTINGS_MISSING"
   | "BROKER_SETTINGS_INVALID"
+  /** The Pulumi run was cancelled before the call reached the broker; see `BrokerCancelledError`. */
+  | "BROKER_CANCELLED"
   /** An invalid configuration document (config-as-data); see `BrokerConfigDocumentError`. */
   | "BROKER_CONFIG_INVALID"
   /** A look-up function's arguments are invalid; no request was sent. */
@@ -37,6 +39,7 @@ const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
 const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");
 const kBrokerSettingsError = Symbol.for("pulumi-broker-config.BrokerSettingsError");
 const kBrokerResultError = Symbol.for("pulumi-broker-config.BrokerResultError");
+const kBrokerCancelledError = Symbol.for("pulumi-broker-config.BrokerCancelledError");
 
 function hasBrand(value: unknown, brand: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
@@ -205,4 +208,29 @@ export class BrokerResultError extends BrokerError {
 /** Whether `e` is a {@link BrokerResultError} from any copy of this package. */
 export function isBrokerResultError(e: unknown): e is BrokerResultError {
   return hasBrand(e, kBrokerResultError);
+}
+
+/**
+ * A call stopped because the Pulumi run was cancelled (`BROKER_CANCELLED`), before its request was
+ * sent or while it waited on the rate limit or a back-off: nothing of it reached the broker, so
+ * running `pulumi up` again finishes the work. Requests already sent are never stopped half-way.
+ */
+export class BrokerCancelledError extends BrokerError {
+  constructor(message: string) {
+    super("BROKER_CANCELLED", message);
+    this.name = "BrokerCancelledError";
+  }
+
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    return hasBrand(instance, kBrokerCancelledError);
+  }
+
+  get [kBrokerCancelledError](): true {
+    return true;
+  }
+}
+
+/** Whether `e` is a {@link BrokerCancelledError} from any copy of this package. */
+export function isBrokerCancelledError(e: unknown): e is BrokerCancelledError {
+  return hasBrand(e, kBrokerCancelledError);
 }

@@ -16,6 +16,7 @@
 import type { Dispatcher } from "undici";
 
 import { ShapeError, type Decoder } from "./decode";
+import { throwIfCancelled } from "./cancellation";
 import type { Endpoint } from "./endpoints";
 import type { BrokerApiError } from "./errors";
 import { badResponseError, networkError, statusError, type CallFacts } from "./error-mapping";
@@ -54,6 +55,8 @@ export interface RequestContext {
   readonly settingNames: SettingNames;
   /** Pacing and the handling of 429s. */
   readonly rateLimit: Pacing;
+  /** Aborts when the run is cancelled: no request is sent after it (see `cancellation.ts`). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What a caller of `request()` may learn of the call as it goes. */
@@ -140,6 +143,8 @@ export async function request<I, O>(
   // The pipeline, composed from the wire up (see the module's comment).
   const onWire = transport(ctx.dispatcher, wire);
   const counted: Send = () => {
+    // The last moment before the wire: a cancelled call sends nothing, even after a wait.
+    throwIfCancelled(ctx.signal, method, pathTemplate);
     sent++;
     hooks.onAttempt?.();
     return onWire();

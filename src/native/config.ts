@@ -215,12 +215,15 @@ export class ProviderConfiguration {
    * @param onRateLimitWait the client's listener for waits on the broker's rate limit (the server
    *   passes one that tells the user through the engine's log).
    * @param origin the provider instance's origin (see {@link originOfProvider}). @default STACK_ORIGIN
+   * @param signal aborts when the engine cancels the run (its `Cancel` RPC): the client then sends
+   *   nothing more (see the client's `signal` option).
    */
   constructor(
     args: PropertyMap,
     env: NodeJS.ProcessEnv = process.env,
     private readonly onRateLimitWait?: (event: RateLimitWaitEvent) => void,
     origin: SettingsOrigin = STACK_ORIGIN,
+    private readonly signal?: AbortSignal,
   ) {
     this.source = configSource(args);
     this.env = env;
@@ -250,6 +253,7 @@ export class ProviderConfiguration {
         ...this.connection(),
         settingNames: this.settingNames,
         ...(this.onRateLimitWait === undefined ? {} : { onRateLimitWait: this.onRateLimitWait }),
+        ...(this.signal === undefined ? {} : { signal: this.signal }),
       });
     }
     return this.made;

@@ -7,7 +7,7 @@
  * Stdout therefore carries the port and nothing else; everything else goes to the engine's log.
  * When the engine dies without stopping it (a `kill -9` of the CLI), the plugin exits on its own.
  */
-import { watchEngine } from "./engine-watch";
+import { watchEngine } from "../engine/engine-watch";
 import { startProviderServer, type RunningServer } from "./server";
 import { BROKER_RESOURCES } from "./resources";
 
@@ -64,6 +64,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       address: engineAddress,
       onGone: (reason) => {
         process.stderr.write(`pulumi-resource-broker: ${reason}; exiting\n`);
+        // Nothing more is sent, then the calls nobody waits for any more are failed.
+        running.cancel();
         running.failInFlight(new Error(reason));
         // A request already sent (a create) may finish and be answered by the broker meanwhile;
         // nobody is left to record it, but ending it half-way would help no one either.

@@ -87,6 +87,8 @@ export interface RunningServer {
   readonly port: number;
   /** Fails every call still in flight with `error` (used when the process is about to crash). */
   failInFlight(error: unknown): void;
+  /** Cancels the run's calls, as the engine's `Cancel` RPC does (used when the engine is gone). */
+  cancel(): void;
   /** Stops accepting calls, waits for the ones in flight, and closes the engine connection. */
   close(): Promise<void>;
 }
@@ -103,6 +105,8 @@ class BrokerProvider {
   private readonly pending = new Set<(error: Partial<StatusObject>) => void>();
   /** Whose settings this plugin serves, as the last `CheckConfig` named the provider. */
   private checkedOrigin: SettingsOrigin | undefined;
+  /** Aborted by the engine's `Cancel` (or when the engine is gone): every client stops sending. */
+  private readonly cancellation = new AbortController();
 
   constructor(
     private readonly options: ServerOptions,
@@ -112,7 +116,28 @@ class BrokerProvider {
     this.engineAddress = options.engineAddress;
     this.log = engineLog(options.engineAddress);
     // Until Configure arrives, settings come from the environment only.
-    this.configuration = new ProviderConfiguration({}, options.env ?? process.env);
+    this.configuration = new ProviderConfiguration(
+      {},
+      options.env ?? process.env,
+      undefined,
+      STACK_ORIGIN,
+      this.cancellation.signal,
+    );
+  }
+
+  /**
+   * Cancels the run's calls: the engine sends `Cancel` on the first Ctrl-C (or SIGTERM) and then
+   * waits for the operations in flight. Calls not yet on the wire fail at once with
+   * `BROKER_CANCELLED`; requests already sent, and the reads that learn what a create made, finish,
+   * so the engine records every object that exists.
+   */
+  cancel(): void {
+    if (this.cancellation.signal.aborted) return;
+    this.cancellation.abort();
+    void this.log.log(
+      "info",
+      "broker: the run was cancelled; requests not yet sent are dropped, those already sent finish",
+    );
   }
 
   /** Runs `work` for a unary call, answering its result or the mapped error, and tracks it while in flight. */
@@ -250,6 +275,7 @@ class BrokerProvider {
             settingPlace(origin, "maxRequestsPerSecond"),
           ),
           origin,
+          this.cancellation.signal,
         );
         // Its client finishes the requests in flight before it closes.
         void previous.close();
@@ -265,7 +291,10 @@ class BrokerProvider {
         return new InvokeResponse().setReturn(encodeStruct(result));
       }),
 
-      cancel: this.unary<Empty, Empty>(() => new Empty()),
+      cancel: this.unary<Empty, Empty>(() => {
+        this.cancel();
+        return new Empty();
+      }),
 
       attach: this.unary<PluginAttach, Empty>((request) => {
         // A server started by hand (PULUMI_DEBUG_PROVIDERS) learns the engine's address here.
@@ -392,6 +421,9 @@ export async function startProviderServer(options: ServerOptions): Promise<Runni
     port,
     failInFlight: (error) => {
       provider.failInFlight(error);
+    },
+    cancel: () => {
+      provider.cancel();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,6 +1,6 @@
 import { Server, type ServiceDefinition } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
-import { watchEngine, type EngineWatch } from "../../src/native/engine-watch";
+import { watchEngine, type EngineWatch } from "../../src/engine/engine-watch";
 import { listenOnLoopback } from "../support/plugin-server";
 
 /** The gRPC health service's Check method, with raw bytes for messages (its answer: SERVING). */

@@ -7,6 +7,7 @@ import {
   type ConfigSource,
 } from "../../settings/connection";
 import { rateLimitNotifier } from "../../core/rate-limit-notice";
+import { runCancellation } from "./host-cancellation";
 import { warn } from "./host-log";
 
 /**
@@ -36,6 +37,7 @@ export function brokerClient(): BrokerClient {
     ...settings,
     settingNames: STACK_SETTING_NAMES,
     onRateLimitWait: tellAboutLongWaits,
+    signal: runCancellation(),
   });
 }
 

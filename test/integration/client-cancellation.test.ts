@@ -1,0 +1,127 @@
+/**
+ * The client's `signal` against the emulator: once it aborts, no request is sent and every wait ends
+ * at once (a 10-minute `Retry-After` included), while a request already on the wire finishes and a
+ * created object is never lost: a key's create reports its id, a workspace's create learns its id.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import {
+  BrokerClient,
+  createdAccessKeyOf,
+  isBrokerCancelledError,
+  isBrokerResultError,
+  type BrokerClientOptions,
+} from "../../src/client";
+import { startEmulator, type EmulatorControls, type EmulatorHandle } from "../../src/emulator";
+
+let emulator: EmulatorHandle;
+let controls: EmulatorControls;
+const clients: BrokerClient[] = [];
+
+function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
+  const made = new BrokerClient({ baseUrl: emulator.url, apiKey: emulator.adminKey, ...options });
+  clients.push(made);
+  return made;
+}
+
+/** Every item of an async iterator. */
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** Resolves once `found` answers true, asking the broker through a client nobody cancels. */
+async function until(found: () => Promise<boolean>): Promise<void> {
+  while (!(await found())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+beforeEach(async () => {
+  emulator = await startEmulator({ controls: true });
+  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
+  controls = emulator.controls;
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await emulator.close();
+});
+
+const PERMISSIONS = { send: [], receive: [] };
+
+describe("a cancelled client", () => {
+  it("ends a wait on a 10-minute Retry-After at once and sends nothing more", async () => {
+    await controls.injectFault({ kind: "429", retryAfter: 600, routes: ["POST /access-key"], count: 1 });
+    const cancellation = new AbortController();
+    const client = clientOf({ signal: cancellation.signal, rateLimitTimeoutSeconds: 900 });
+    const create = client.createAccessKeyOnce({ name: "orders", type: "ACCOUNT", permissions: PERMISSIONS });
+    const outcome = create.catch((error: unknown) => error);
+    // The 429 has been answered: the call now waits out its Retry-After.
+    await until(async () => (await controls.requests()).some((r) => r.status === 429));
+    cancellation.abort();
+    const error = await outcome;
+    expect(isBrokerCancelledError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/cancelled.*run `pulumi up` again/su);
+    expect((await controls.requests()).map((r) => `${r.route} ${r.status}`)).toEqual([
+      "POST /access-key 429",
+    ]);
+  });
+
+  it("sends no request once cancelled, naming the operation it did not send", async () => {
+    const cancellation = new AbortController();
+    cancellation.abort();
+    const client = clientOf({ signal: cancellation.signal });
+    const error = await client.createWorkspace({ name: "orders" }).catch((e: unknown) => e);
+    expect(isBrokerCancelledError(error)).toBe(true);
+    expect((error as Error).message).toContain("POST /workspace was not sent");
+    expect(await controls.requests()).toEqual([]);
+  });
+
+  it("lets a key's create on the wire finish and reports the created key when its read-back is cancelled", async () => {
+    // The create is processed at once, and answered five seconds later.
+    await controls.injectFault({
+      kind: "latency",
+      latencyMs: 5000,
+      phase: "after",
+      routes: ["POST /access-key"],
+    });
+    const cancellation = new AbortController();
+    const client = clientOf({ signal: cancellation.signal });
+    const outcome = client
+      .createAccessKeyOnce({ name: "orders", type: "ACCOUNT", permissions: PERMISSIONS })
+      .catch((error: unknown) => error);
+    const observer = clientOf();
+    await until(async () => (await all(observer.accessKeys())).some((k) => k.name === "orders"));
+    cancellation.abort();
+    const error = await outcome;
+    // The key exists: the error says which one, and the created key (value included) is kept beside it.
+    expect(isBrokerResultError(error)).toBe(true);
+    const existing = (await all(observer.accessKeys())).find((k) => k.name === "orders");
+    expect((error as { createdId?: number }).createdId).toBe(existing?.id);
+    expect(createdAccessKeyOf(error)?.accessKeyId).toBe(existing?.id);
+    expect(String(error)).not.toContain(existing?.key);
+    // The read-back was not sent.
+    expect((await controls.requests()).map((r) => r.route)).not.toContain(
+      "GET /access-key/{accessKey}/permissions",
+    );
+  });
+
+  it("finishes a workspace's create on the wire, learning its id though the run was cancelled", async () => {
+    await controls.injectFault({
+      kind: "latency",
+      latencyMs: 5000,
+      phase: "after",
+      routes: ["POST /workspace"],
+    });
+    const cancellation = new AbortController();
+    const client = clientOf({ signal: cancellation.signal });
+    const outcome = client.createWorkspaceAndFind({ name: "orders" });
+    const observer = clientOf();
+    await until(async () => (await observer.workspaces().next()).done === false);
+    cancellation.abort();
+    const created = await outcome;
+    const [existing] = await all(observer.workspaces());
+    expect(created.id).toBe(existing?.id);
+    expect(created.name).toBe("orders");
+  });
+});
