@@ -14,6 +14,8 @@ import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/sp
 // SIGKILL of the CLI's process group (a dead runner), for each door. No resource sets `adopt`.
 //
 // - SIGTERM: the CLI cancels, and must leave no pending operation; the next `up` converges.
+// - SIGINT (Ctrl-C) while every request waits on a 60 s Retry-After: back within seconds, with every
+//   key the run created in the state.
 // - SIGKILL: the documented recovery (`broker-config recover --cancel`), then `up` and
 //   `preview --expect-no-changes`.
 // Either way the broker ends with exactly one key per declared name, each one tracked by the stack,
@@ -46,7 +48,7 @@ const DOORS = [
   { name: "dynamic", program: "broker", plugin: false },
 ] as const;
 
-type Signal = "SIGTERM" | "SIGKILL";
+type Signal = "SIGINT" | "SIGTERM" | "SIGKILL";
 
 /** What each case measured, for the summary at the end (and BENCHMARKS.md). */
 interface CaseFigures {
@@ -111,6 +113,22 @@ async function pendingOperations(project: PulumiProject, stackName: string): Pro
   const { stdout } = await project.cli(["stack", "export", "--stack", stackName]);
   const exported = JSON.parse(stdout) as { deployment: { pending_operations?: unknown[] } };
   return exported.deployment.pending_operations ?? [];
+}
+
+/**
+ * The ids of the access keys the stack's state records (either door), by resource name: what the
+ * engine wrote, whether or not the program reached its stack outputs.
+ */
+async function recordedKeyIds(project: PulumiProject, stackName: string): Promise<Record<string, number>> {
+  const { stdout } = await project.cli(["stack", "export", "--stack", stackName]);
+  const exported = JSON.parse(stdout) as {
+    deployment: { resources?: { urn: string; type: string; id?: string; delete?: boolean }[] };
+  };
+  const keys = (exported.deployment.resources ?? []).filter(
+    (r) =>
+      /(?:^broker:index|dynamic\/\w+):AccessKey$/u.test(r.type) && r.id !== undefined && r.delete !== true,
+  );
+  return Object.fromEntries(keys.map((r) => [r.urn.split("::").pop() ?? r.urn, Number(r.id)]));
 }
 
 /** Declared names held more than once, and held keys the stack does not track. */
@@ -191,7 +209,7 @@ for (const door of DOORS) {
           let dropped = 0;
           if (signal === "SIGTERM") {
             // A cancelled update finishes what it started and records it: nothing is pending.
-            expect(exitSeconds, "the CLI exits soon after SIGTERM").toBeLessThan(30);
+            expect(exitSeconds, "the CLI exits soon after SIGTERM").toBeLessThan(10);
             expect(await pendingOperations(project, stackName)).toEqual([]);
           } else {
             // The plugin processes run in process groups of their own; whatever a dead runner would
@@ -244,6 +262,61 @@ for (const door of DOORS) {
         }, 300_000);
       }
     }
+
+    it("Ctrl-C while every request waits on a 60 s Retry-After: back within seconds, everything created recorded", async () => {
+      const emulator = await startEmulator({ controls: true });
+      cleanups.push(() => emulator.close());
+      scan.secrets(emulator.adminKey);
+      const controls = emulator.controls!;
+      const stackName = "ctrl-c-retry-after";
+      await project.initStack(stackName, { ...specConfig(spec), ...brokerConfig(emulator) });
+      const up = startUp(project, stackName);
+      const pid = await up.pid;
+      await waitFor(
+        "the broker to hold 10 declared keys",
+        async () => ((await controls.stats()).accessKeys >= 11 ? true : undefined),
+        120_000,
+      );
+      // The broker refuses the next create for a minute; every request of the run then waits it out.
+      await controls.injectFault({ kind: "429", retryAfter: 60, routes: ["POST /access-key"], count: 1 });
+      await waitFor(
+        "the 60 s Retry-After to be answered",
+        async () => ((await controls.requests()).some((r) => r.status === 429) ? true : undefined),
+        60_000,
+      );
+      const signalled = performance.now();
+      process.kill(pid, "SIGINT");
+      const outcome = await up.done;
+      const exitSeconds = (performance.now() - signalled) / 1000;
+      if (outcome instanceof CliError)
+        scan.text(`${stackName}: cancelled up`, outcome.stdout + outcome.stderr, "cli output");
+      expect(exitSeconds, "the CLI is back long before the minute is over").toBeLessThan(10);
+      expect(await pendingOperations(project, stackName)).toEqual([]);
+      // Every key the run created is in the state, before anything else runs.
+      const recorded = await recordedKeyIds(project, stackName);
+      expect(await duplicatesAndOrphans(emulator, recorded)).toEqual({ duplicates: 0, orphans: 0 });
+      expect(Object.keys(recorded).length).toBeGreaterThanOrEqual(10);
+
+      const converge = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
+      scan.text(`${stackName}: converging up`, converge.stdout + converge.stderr, "cli output");
+      await project.run(["preview", "--expect-no-changes", "--stack", stackName]);
+      const view = await stackView(await project.stack(stackName));
+      scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
+      const { duplicates, orphans } = await duplicatesAndOrphans(emulator, view.keyIds);
+      figures.push({
+        door: door.name,
+        moment: "waiting on a 60 s Retry-After",
+        signal: "SIGINT",
+        exitSeconds,
+        duplicates,
+        orphans,
+        recoveryCommands: 0,
+        recorded: 0,
+        dropped: 0,
+      });
+      await expectDeclaredState(emulator, spec, view, (id) => controls.publicKeyOf(id));
+      expect({ duplicates, orphans }).toEqual({ duplicates: 0, orphans: 0 });
+    }, 300_000);
   });
 }
 
