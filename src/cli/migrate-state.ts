@@ -24,7 +24,7 @@ const DYNAMIC_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
 /** The type of the native resources' provider. */
 const BROKER_PROVIDER_TYPE = "pulumi:providers:broker";
 /** The input (and output) where a dynamic resource keeps its provider's code. */
-const PROVIDER_CODE_KEY = "__provider";
+export const PROVIDER_CODE_KEY = "__provider";
 /** Stack config of the dynamic provider that belongs to the broker package (`broker:baseUrl`, ...). */
 const BROKER_CONFIG_PREFIX = "broker:";
 

@@ -9,18 +9,18 @@
  * provider host cannot import by id at all. A rewrite works for both doors and any backend.
  *
  * Why matching by name is safe here: a pending create is the engine's record that it asked for one
- * object with exactly these inputs. The object it made, if any, has the create's name and type (and
- * parent, for a workspace) and is owned by no resource of the stack. When two such objects exist the
- * rules refuse to guess and name both.
+ * object with exactly these inputs. The object it made, if any, has the create's name and type and
+ * permissions (keys), or name and parent (workspaces), and is owned by no resource of the stack. A
+ * key of that name with other permissions (one revoked by an earlier destroy, or made by hand) is
+ * not it. When two objects fit, the rules refuse to guess and name both.
  */
 import { dynamicTypeToken, RESOURCES } from "../core/declarations";
-import type { ExportedStack, StateResource } from "./migrate-state";
+import { samePermissions, type PermissionsInput } from "../model/permissions";
+import { PROVIDER_CODE_KEY, type ExportedStack, type StateResource } from "./migrate-state";
 
 /** The key and value that mark a secret in an exported deployment. */
 const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
-/** The input (and output) where a dynamic resource keeps its provider's code. */
-const PROVIDER_CODE_KEY = "__provider";
 
 /** The resource types of this package and what to recover them as. */
 export type RecoverableKind = "Workspace" | "AccessKey" | "ServiceKeyPair";
@@ -126,13 +126,17 @@ export interface Candidate {
   readonly type?: string;
   /** A workspace's parent (0 at the top). */
   readonly parentId?: number;
+  /** An access key's permissions; when given, a key with other permissions never matches. */
+  readonly permissions?: PermissionsInput;
 }
 
 /** What became of one pending create. */
 export type Match =
   | { readonly outcome: "found"; readonly id: number }
   | { readonly outcome: "absent" }
-  | { readonly outcome: "ambiguous"; readonly ids: readonly number[] };
+  | { readonly outcome: "ambiguous"; readonly ids: readonly number[] }
+  /** The create's inputs name no object (an input is missing or still encrypted): nothing to match on. */
+  | { readonly outcome: "unreadable"; readonly input: string };
 
 /**
  * The object the pending create of `kind` with `inputs` made: the one candidate with its name and
@@ -145,12 +149,21 @@ export function matchCandidate(
   candidates: readonly Candidate[],
   owned: ReadonlySet<number>,
 ): Match {
+  // Matching on a value the export does not show would drop a create the broker holds.
+  if (typeof inputs.name !== "string") return { outcome: "unreadable", input: "name" };
+  if (kind === "AccessKey" && typeof inputs.type !== "string")
+    return { outcome: "unreadable", input: "type" };
+  if (kind === "Workspace" && inputs.parentId !== undefined && typeof inputs.parentId !== "number")
+    return { outcome: "unreadable", input: "parentId" };
   const parentId = typeof inputs.parentId === "number" ? inputs.parentId : 0;
+  const sameObject = (candidate: Candidate): boolean =>
+    kind === "AccessKey"
+      ? candidate.type === inputs.type &&
+        (candidate.permissions === undefined ||
+          samePermissions(candidate.permissions, inputs.permissions as PermissionsInput | undefined))
+      : (candidate.parentId ?? 0) === parentId;
   const matches = candidates.filter(
-    (candidate) =>
-      !owned.has(candidate.id) &&
-      candidate.name === inputs.name &&
-      (kind === "AccessKey" ? candidate.type === inputs.type : (candidate.parentId ?? 0) === parentId),
+    (candidate) => !owned.has(candidate.id) && candidate.name === inputs.name && sameObject(candidate),
   );
   const [only, second] = matches;
   if (only === undefined) return { outcome: "absent" };
@@ -228,13 +241,20 @@ export function recoveredState(
   const kept = pending.filter(
     (operation) => operation.type !== "creating" || !resolved.has(operation.resource.urn),
   );
+  // A create of a URN the state already holds was a replacement's (create before delete): the old
+  // object is marked for deletion, as the engine marks it once the new one exists, and the next
+  // `pulumi up` finishes the replacement by deleting it.
+  const replaced = new Set(recovered.map((r) => r.pending.urn));
+  const resources = (exported.deployment.resources ?? []).map((resource) =>
+    replaced.has(resource.urn) && resource.delete !== true ? { ...resource, delete: true } : resource,
+  );
   return {
     ...exported,
     deployment: {
       ...exported.deployment,
       // A recovered resource depends only on resources already recorded (its provider, its parent,
       // the workspace it sits in), which the state lists before it: appending keeps the order valid.
-      resources: [...(exported.deployment.resources ?? []), ...recovered.map(recoveredResource)],
+      resources: [...resources, ...recovered.map(recoveredResource)],
       pending_operations: kept,
     },
   };

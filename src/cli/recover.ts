@@ -173,6 +173,13 @@ async function settle(
       outcome.lines.push(`  dropped   ${label}: it never reached the broker; \`pulumi up\` creates it`);
       return;
     }
+    if (match.outcome === "unreadable") {
+      outcome.left++;
+      outcome.lines.push(
+        `  left      ${label}: the export does not show its ${match.input}, so the object it made cannot be told; check the broker, then \`pulumi refresh --clear-pending-creates\` if it never reached it`,
+      );
+      return;
+    }
     if (match.outcome === "ambiguous") {
       outcome.left++;
       outcome.lines.push(
@@ -248,7 +255,7 @@ async function candidates(client: BrokerClient, pending: PendingCreate): Promise
 }
 
 function keyCandidate(key: AccessKeyRecord): Candidate {
-  return { id: key.id, name: key.name, type: key.type };
+  return { id: key.id, name: key.name, type: key.type, permissions: key.permissions };
 }
 
 function workspaceCandidate(workspace: WorkspaceRecord): Candidate {

@@ -240,6 +240,42 @@ describe("matchCandidate", () => {
       expect(matchCandidate("AccessKey", inputs, twice, none)).toEqual({ outcome: "ambiguous", ids: [3, 5] });
     });
 
+    it("takes the key with the create's permissions, not a revoked or hand-made key of the same name", () => {
+      const declared = { ...inputs, permissions: { send: ["orders/*", "audit"], receive: [] } };
+      const revoked: Candidate = {
+        id: 3,
+        name: "orders-svc",
+        type: "SERVICE",
+        permissions: { send: [], receive: [] },
+      };
+      const made: Candidate = {
+        id: 7,
+        name: "orders-svc",
+        type: "SERVICE",
+        permissions: { send: ["audit", "orders/*"], receive: [] },
+      };
+      expect(matchCandidate("AccessKey", declared, [revoked, made], none)).toEqual({
+        outcome: "found",
+        id: 7,
+      });
+      // Only the revoked key is there: the create never reached the broker.
+      expect(matchCandidate("AccessKey", declared, [revoked], none)).toEqual({ outcome: "absent" });
+    });
+
+    it("refuses to match when the export does not show the create's name or type", () => {
+      expect(matchCandidate("AccessKey", { ...inputs, name: undefined }, keys, none)).toEqual({
+        outcome: "unreadable",
+        input: "name",
+      });
+      expect(matchCandidate("AccessKey", { name: "orders-svc" }, keys, none)).toEqual({
+        outcome: "unreadable",
+        input: "type",
+      });
+      expect(
+        matchCandidate("Workspace", { name: "orders", parentId: { ciphertext: "x" } }, [], none),
+      ).toEqual({ outcome: "unreadable", input: "parentId" });
+    });
+
     it("never takes a key a resource owns", () => {
       const twice: Candidate[] = [...keys, { id: 3, name: "orders-svc", type: "SERVICE" }];
       expect(matchCandidate("AccessKey", inputs, twice, new Set([3]))).toEqual({ outcome: "found", id: 5 });
@@ -505,6 +541,28 @@ describe("recoveredState", () => {
     expect(written.deployment.resources).toEqual([stackResource, platform, recoveredResource(recovered)]);
     expect(written.deployment.resources?.[2]?.outputs?.accessKey).toEqual(shownSecret("AK-SECRET"));
     expect(written.deployment.pending_operations).toEqual([operations[0], operations[3], operations[4]]);
+  });
+
+  it("finishes a replacement the kill interrupted: the old object is marked for deletion beside the new one", () => {
+    const old = resource(NATIVE.AccessKey, "orders-svc", { id: "4", outputs: { baseUrl: BASE_URL } });
+    const pendingNew = resource(NATIVE.AccessKey, "orders-svc", {
+      inputs: { name: "orders-svc", type: "ACCOUNT" },
+    });
+    const exported = exportOf([stackResource, old], [creating(pendingNew)]);
+    const [replacement] = pendingCreates(exported).ours;
+    const recovered: Recovered = {
+      pending: replacement!,
+      id: 9,
+      inputs: { name: "orders-svc", type: "ACCOUNT" },
+      outputs: { name: "orders-svc", accessKeyId: 9, accessKey: "AK-NEW" },
+    };
+    const written = recoveredState(exported, [recovered], new Set([replacement!.urn]));
+    expect(written.deployment.resources).toEqual([
+      stackResource,
+      { ...old, delete: true },
+      recoveredResource(recovered),
+    ]);
+    expect(written.deployment.pending_operations).toEqual([]);
   });
 
   it("keeps a pending operation other than a create even when its URN is resolved", () => {
