@@ -12,19 +12,17 @@ export interface BrokerEndpoint {
   readonly adminKey: string;
 }
 
+/** The `broker-config` command of the package linked into the project, as `npx broker-config` runs it. */
+export function brokerConfigCli(project: { dir: string }): string {
+  return path.join(project.dir, "node_modules", "pulumi-broker-config", "dist", "cli", "broker-config.js");
+}
+
 /**
  * Runs `broker-config plugin install` from the project's linked package, with the project's own
  * `PULUMI_HOME`: the command users run, so the engine finds the plugin where users have it.
  */
 export function installBrokerPlugin(project: { dir: string; homeDir: string }): void {
-  const cli = path.join(
-    project.dir,
-    "node_modules",
-    "pulumi-broker-config",
-    "dist",
-    "cli",
-    "broker-config.js",
-  );
+  const cli = brokerConfigCli(project);
   execFileSync(process.execPath, [cli, "plugin", "install"], {
     env: { ...process.env, PULUMI_HOME: project.homeDir },
     stdio: ["ignore", "ignore", "inherit"],

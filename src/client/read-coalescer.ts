@@ -81,6 +81,8 @@ interface Waiter<R> {
   readonly missed: Set<number>;
   readonly single: () => void;
   readonly answer: (record: R) => void;
+  /** Ends the read with `error`, without a request (the run was cancelled while it waited). */
+  readonly fail: (error: unknown) => void;
 }
 
 /** Macrotask turn: the reads started in the same turn as the first are all waiting after it. */
@@ -138,6 +140,7 @@ export class ReadCoalescer<R> {
           this.counts.singles++;
           single().then(resolve, reject);
         },
+        fail: reject,
       };
       this.#waiting.add(waiter);
       if (!this.#pumping) void this.#pump();
@@ -151,7 +154,15 @@ export class ReadCoalescer<R> {
       while (this.#waiting.size > 0) {
         await this.#timing.connectionFree();
         const waitMs = this.#timing.nextSlotInMs();
-        await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
+        try {
+          await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
+        } catch (error) {
+          // The wait was cut short (the run was cancelled): every waiting read ends with it, as
+          // each would have had it from its own request's wait.
+          for (const waiter of this.#waiting) waiter.fail(error);
+          this.#waiting.clear();
+          return;
+        }
         const choice = this.#choosePage();
         if (choice !== undefined) await this.#fetch(choice.page, choice.probe);
         else {

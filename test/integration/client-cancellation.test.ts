@@ -67,6 +67,31 @@ describe("a cancelled client", () => {
     ]);
   });
 
+  it("ends the reads waiting for a page or a slot with BROKER_CANCELLED, each one", async () => {
+    const setup = clientOf();
+    const keys = await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        setup.createAccessKey({ name: `k${i}`, type: "ACCOUNT", permissions: PERMISSIONS }),
+      ),
+    );
+    await controls.clearRequests();
+    const cancellation = new AbortController();
+    // One request a second: after the first, the reads wait in the coalescer for the next slot.
+    const client = clientOf({ signal: cancellation.signal, maxRequestsPerSecond: 1 });
+    const first = client.getAccessKeyPermissions(keys[0]!.accessKey);
+    await until(async () => (await controls.requests()).length > 0);
+    // These begin after the first request was sent: they wait for the next slot, a second away.
+    const reads = keys
+      .slice(1)
+      .map((k) => client.getAccessKeyPermissions(k.accessKey).catch((error: unknown) => error));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    cancellation.abort();
+    expect((await first).name).toBe("k0");
+    const outcomes = await Promise.all(reads);
+    expect(outcomes.map((o) => isBrokerCancelledError(o))).toEqual([true, true, true]);
+    expect(await controls.requests()).toHaveLength(1);
+  });
+
   it("sends no request once cancelled, naming the operation it did not send", async () => {
     const cancellation = new AbortController();
     cancellation.abort();

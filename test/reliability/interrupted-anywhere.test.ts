@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { installBrokerPlugin } from "../../harness/broker-native.mts";
+import { brokerConfigCli, installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, PulumiProject } from "../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 import { listKeys } from "./support/broker-api";
@@ -160,14 +160,7 @@ for (const door of DOORS) {
         pulumiBin: inject("pulumiBin"),
       });
       if (door.plugin) installBrokerPlugin(project);
-      recoverCli = path.join(
-        project.dir,
-        "node_modules",
-        "pulumi-broker-config",
-        "dist",
-        "cli",
-        "broker-config.js",
-      );
+      recoverCli = brokerConfigCli(project);
       cleanups.push(() => {
         for (const p of processesIn(project.dir, /./u)) killHard(p.pid);
         scan.project(`${door.name} project`, project);
@@ -224,6 +217,7 @@ for (const door of DOORS) {
             const recovered = await project.exec(process.execPath, [
               recoverCli,
               "recover",
+              "--cancel",
               "--stack",
               stackName,
             ]);
