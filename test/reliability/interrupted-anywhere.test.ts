@@ -205,14 +205,16 @@ for (const door of DOORS) {
             expect(exitSeconds, "the CLI exits soon after SIGTERM").toBeLessThan(10);
             expect(await pendingOperations(project, stackName)).toEqual([]);
           } else {
-            // The plugin processes run in process groups of their own; whatever a dead runner would
-            // also have taken down is ended here once it stopped on its own or had its chance.
+            // The provider processes run in process groups of their own, so the kill does not reach
+            // them: the plugin and the dynamic provider host notice their engine is gone and exit on
+            // their own, with the API key they held. The language host is Pulumi's and stays; it is
+            // ended here, as a dead runner would have ended it.
             await waitFor(
-              "the interrupted run's processes to end",
+              "the provider processes to exit on their own",
               () =>
                 processesIn(project.dir, /resource-broker|dynamic-provider/u).length === 0 ? true : undefined,
-              15_000,
-            ).catch(() => undefined);
+              20_000,
+            );
             for (const leftover of processesIn(project.dir, /./u)) killHard(leftover.pid);
             const recovered = await project.exec(process.execPath, [
               recoverCli,
