@@ -4,7 +4,7 @@
  * state is rewritten so that every object the run created is in it, once.
  *
  * Why the state is rewritten rather than handed to `pulumi refresh --import-pending-creates`: with
- * the CLI versions we test (3.259, 3.274) that flag drops the pending creates it is given without
+ * CLI 3.259 that flag drops the pending creates it is given without
  * recording a resource (checked through the CLI: the stack ends with neither), and the dynamic
  * provider host cannot import by id at all. A rewrite works for both doors and any backend.
  *
