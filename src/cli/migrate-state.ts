@@ -20,7 +20,7 @@ export const NATIVE_TYPE_OF: Readonly<Record<string, string>> = Object.fromEntri
 );
 
 /** The type of the provider that serves every dynamic resource. */
-const DYNAMIC_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
+export const DYNAMIC_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
 /** The type of the native resources' provider. */
 const BROKER_PROVIDER_TYPE = "pulumi:providers:broker";
 /** The input (and output) where a dynamic resource keeps its provider's code. */

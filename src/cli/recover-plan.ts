@@ -16,11 +16,9 @@
  */
 import { dynamicTypeToken, RESOURCES } from "../core/declarations";
 import { samePermissions, type PermissionsInput } from "../model/permissions";
+// An exported deployment marks secrets as the engine's wire format does.
+import { SECRET_SIGNATURE, SIGNATURE_KEY } from "../native/codec";
 import { PROVIDER_CODE_KEY, type ExportedStack, type StateResource } from "./migrate-state";
-
-/** The key and value that mark a secret in an exported deployment. */
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
 
 /** The resource types of this package and what to recover them as. */
 export type RecoverableKind = "Workspace" | "AccessKey" | "ServiceKeyPair";
@@ -184,7 +182,7 @@ export interface Recovered {
 
 /** `value` as a secret of an exported deployment (`pulumi stack import` encrypts it). */
 function secret(value: unknown): Record<string, unknown> {
-  return { [SECRET_SIG_KEY]: SECRET_SIG_VALUE, plaintext: JSON.stringify(value) };
+  return { [SIGNATURE_KEY]: SECRET_SIGNATURE, plaintext: JSON.stringify(value) };
 }
 
 /** Whether `value` is a secret of an exported deployment. */
@@ -192,7 +190,7 @@ function isSecret(value: unknown): value is Record<string, unknown> {
   return (
     typeof value === "object" &&
     value !== null &&
-    (value as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG_VALUE
+    (value as Record<string, unknown>)[SIGNATURE_KEY] === SECRET_SIGNATURE
   );
 }
 

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { parse } from "yaml";
 import type { ExportedStack } from "./migrate-state";
 
 const run = promisify(execFile);
@@ -122,9 +123,17 @@ export async function repairCheckpointMetadata(
 /** The project name of `Pulumi.yaml` in the current directory, if there is one. */
 function projectName(): string | undefined {
   for (const file of ["Pulumi.yaml", "Pulumi.yml"]) {
-    const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
-    const name = text?.match(/^name:\s*["']?([^"'\s#]+)/mu)?.[1];
-    if (name !== undefined) return name;
+    if (!fs.existsSync(file)) continue;
+    let project: unknown;
+    try {
+      project = parse(fs.readFileSync(file, "utf8"));
+    } catch {
+      // A file the CLI cannot read either: the stack's directory is then searched without it.
+      continue;
+    }
+    const name =
+      typeof project === "object" && project !== null ? (project as { name?: unknown }).name : undefined;
+    if (typeof name === "string") return name;
   }
   return undefined;
 }

@@ -19,7 +19,7 @@ import {
 } from "../core";
 import type { ResourceOperations } from "../core/operations";
 import { resolveConnection, STACK_SETTING_NAMES, type ConnectionSettings } from "../settings/connection";
-import type { ExportedStack, StateResource } from "./migrate-state";
+import { DYNAMIC_PROVIDER_TYPE, type ExportedStack, type StateResource } from "./migrate-state";
 import {
   matchCandidate,
   ownedIds,
@@ -37,9 +37,6 @@ import {
   repairCheckpointMetadata,
   selectedStack,
 } from "./recover-pulumi";
-
-/** The type of the provider that serves every dynamic resource: its inputs are `broker:*` config. */
-const DYNAMIC_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
 
 /** Options of {@link recover}. */
 export interface RecoverOptions {
@@ -224,6 +221,7 @@ function providerSettings(
       resource.urn === reference.slice(0, separator) && resource.id === reference.slice(separator + 2),
   );
   const inputs = provider?.inputs ?? {};
+  // The dynamic resources' provider holds the stack's `broker:*` config as its inputs.
   const dynamic = provider?.type === DYNAMIC_PROVIDER_TYPE;
   const read = (configKey: string): string | undefined => {
     const value = revealed(dynamic ? inputs[configKey] : inputs[configKey.slice("broker:".length)]);

@@ -17,6 +17,12 @@ import { Client, credentials, status, type ServiceError } from "@grpc/grpc-js";
 /** The health service's one method. Its request message, with no service named, is empty. */
 const HEALTH_CHECK = "/grpc.health.v1.Health/Check";
 
+/**
+ * How long requests already sent may take to finish once the engine is gone, before a provider
+ * process (the plugin, the dynamic provider host) exits.
+ */
+export const ENGINE_GONE_EXIT_GRACE_MS = 3000;
+
 /** Options of {@link watchEngine}. */
 export interface EngineWatchOptions {
   /** The engine's `host:port`: the plugin's command-line argument. */

@@ -7,12 +7,9 @@
  * Stdout therefore carries the port and nothing else; everything else goes to the engine's log.
  * When the engine dies without stopping it (a `kill -9` of the CLI), the plugin exits on its own.
  */
-import { watchEngine } from "../engine/engine-watch";
+import { ENGINE_GONE_EXIT_GRACE_MS, watchEngine } from "../engine/engine-watch";
 import { startProviderServer, type RunningServer } from "./server";
 import { BROKER_RESOURCES } from "./resources";
-
-/** How long requests in flight may take to finish once the engine is gone, before the process exits. */
-const EXIT_GRACE_MS = 3000;
 
 /** The plugin's command line, once the engine's logging flags are set aside. */
 export interface PluginArgs {
@@ -71,7 +68,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         // nobody is left to record it, but ending it half-way would help no one either.
         void Promise.race([
           running.close(),
-          new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS)),
+          new Promise((resolve) => setTimeout(resolve, ENGINE_GONE_EXIT_GRACE_MS)),
         ]).then(() => process.exit(0));
       },
     });

@@ -15,13 +15,11 @@
  */
 import { subscribe } from "node:diagnostics_channel";
 
-import { watchEngine } from "../../engine/engine-watch";
+import { ENGINE_GONE_EXIT_GRACE_MS, watchEngine } from "../../engine/engine-watch";
+import { hostEngineAddress } from "./host-engine";
 
 /** The gRPC path of the engine's cancellation, as the host's HTTP/2 server receives it. */
 const CANCEL_PATH = "/pulumirpc.ResourceProvider/Cancel";
-
-/** How long requests already sent may take to finish once the engine is gone, before the host exits. */
-const EXIT_GRACE_MS = 3000;
 
 const cancellation = new AbortController();
 let observing = false;
@@ -29,13 +27,6 @@ let observing = false;
 /** What the diagnostics channel publishes for each stream a server starts. */
 interface StreamStart {
   readonly headers?: Readonly<Record<string, unknown>>;
-}
-
-/** The engine's address when this process is the dynamic provider host, which gets it as its first argument. */
-function hostEngineAddress(argv: readonly string[]): string | undefined {
-  const script = argv[1] ?? "";
-  const address = argv[2] ?? "";
-  return script.includes("dynamic-provider") && /^[\w.[\]:-]+:\d+$/u.test(address) ? address : undefined;
 }
 
 /**
@@ -57,7 +48,7 @@ export function runCancellation(argv: readonly string[] = process.argv): AbortSi
       process.stderr.write(`pulumi-broker-config dynamic provider: ${reason}; exiting\n`);
       cancellation.abort();
       // Requests already sent get a moment to finish, though nobody is left to record them.
-      setTimeout(() => process.exit(0), EXIT_GRACE_MS);
+      setTimeout(() => process.exit(0), ENGINE_GONE_EXIT_GRACE_MS);
     },
   });
   return cancellation.signal;

@@ -1,5 +1,7 @@
 import * as path from "node:path";
 
+import { hostEngineAddress } from "./host-engine";
+
 /**
  * Warnings from inside a dynamic provider.
  *
@@ -18,9 +20,9 @@ interface EngineClient {
 let engine: EngineClient | null | undefined;
 
 function connect(): EngineClient | null {
-  const address = process.argv[2];
+  const address = hostEngineAddress();
   // Outside the provider host (unit tests, scripts) there is no engine to talk to.
-  if (address === undefined || !/^[\w.[\]:-]+:\d+$/u.test(address)) return null;
+  if (address === undefined) return null;
   try {
     const sdkRoot = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
     const grpc = require(require.resolve("@grpc/grpc-js", { paths: [sdkRoot] })) as {
