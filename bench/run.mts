@@ -29,7 +29,7 @@ import { LIMIT_SECTIONS } from "./sections/rate-limit.mts";
 import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
 import { measureUp } from "./sections/up.mts";
 
-const LIMITS = ["rateLimited", "rateLimitedFaults", "latency"] as const;
+const LIMITS = ["rateLimited", "rateLimitedParallel", "rateLimitedFaults", "latency"] as const;
 const SECTIONS = [
   "providerBytes",
   "requestsPerOp",

@@ -166,9 +166,13 @@ export class BrokerClient {
   readonly #keyReads: ReadCoalescer<AccessKeyRecord>;
   /** Reads of single workspaces, likewise from the workspace list. */
   readonly #workspaceReads: ReadCoalescer<WorkspaceRecord>;
-  /** The pool's connections, calls in flight (sent or queued), and who waits for one to end. */
+  /**
+   * The pool's connections, the calls holding one (sent, or waiting on the rate limit to be sent),
+   * the calls queued for one in order, and who waits for one to be free with none queued.
+   */
   readonly #connections: number;
   #inFlight = 0;
+  readonly #queuedCalls: (() => void)[] = [];
   readonly #waitingForConnection: (() => void)[] = [];
 
   /** @throws BrokerSettingsError when an option is invalid. */
@@ -244,6 +248,7 @@ export class BrokerClient {
       sleep: timing.sleep,
       connectionFree: () => this.#connectionFree(),
       freeConnections: () => this.#connections - this.#inFlight,
+      connections,
     };
     this.#keyReads = new ReadCoalescer(
       this.#pages(
@@ -259,18 +264,46 @@ export class BrokerClient {
     );
   }
 
-  /** One call of an endpoint of `endpoints.ts`, counted while in flight. */
+  /**
+   * One call of an endpoint of `endpoints.ts`, on one of the pool's connections. Calls beyond the
+   * connections queue here, in order, before they take a slot of the rate limit: a slot is taken
+   * only by a request that can be sent when it comes. (Queued in the pool instead, a hundred creates
+   * made at once would all hold slots of "now" before the first 429 taught the pace, and each would
+   * be refused.)
+   */
   async #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
-    this.#inFlight++;
+    await this.#takeConnection();
     try {
       return await request(this.#ctx, endpoint, input, hooks);
     } finally {
-      this.#inFlight--;
-      if (this.#inFlight < this.#connections) for (const wake of this.#waitingForConnection.splice(0)) wake();
+      this.#releaseConnection();
     }
   }
 
-  /** Resolves when fewer calls than the pool's connections are in flight (or queued behind them). */
+  #takeConnection(): Promise<void> {
+    if (this.#inFlight < this.#connections) {
+      this.#inFlight++;
+      return Promise.resolve();
+    }
+    // Handed over by the call that ends (the count stays), so no newcomer can take it first.
+    return new Promise((resolve) => this.#queuedCalls.push(resolve));
+  }
+
+  #releaseConnection(): void {
+    const next = this.#queuedCalls.shift();
+    if (next !== undefined) {
+      next();
+      return;
+    }
+    this.#inFlight--;
+    for (const wake of this.#waitingForConnection.splice(0)) wake();
+  }
+
+  /**
+   * Resolves when a connection is free and no call is queued for one: the read coalescer decides
+   * after the calls queued before it (a create's read-back waits behind the `POST`s still queued,
+   * and the reads they answer join it).
+   */
   #connectionFree(): Promise<void> {
     if (this.#inFlight < this.#connections) return Promise.resolve();
     return new Promise((resolve) => this.#waitingForConnection.push(resolve));

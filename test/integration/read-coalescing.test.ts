@@ -22,6 +22,8 @@ import {
   type EmulatorExchange,
   type EmulatorHandle,
 } from "../../src/emulator";
+import { RatePacer } from "../../src/client/rate-limit";
+import { REAL_TIMING } from "../../src/client/retry";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
@@ -388,6 +390,36 @@ describe("coalesced reads: requests", () => {
     await client.getAccessKeyPermissions(keys[1]!.key);
     expect(count(KEY_PAGES)).toBe(0);
     expect(count(KEY_SINGLES)).toBe(1);
+    await client.close();
+  });
+
+  it("100 creates made at once, each read back (an `up --parallel 100` under a rate limit): 100 POSTs, the read-backs from pages, and no 429 beyond the connections' first burst", async () => {
+    await controls.setRateLimit({ requestsPerSecond: 50 });
+    // A pacer of its own: what it learns here must not pace the other tests of the file.
+    const client = new BrokerClient(
+      { baseUrl: emulator.url, apiKey: emulator.adminKey },
+      { baseDelayMs: 5, maxDelayMs: 50, pacer: new RatePacer(REAL_TIMING) },
+    );
+    const hundred = Array.from({ length: 100 }, (_, i) => i);
+    const records = await Promise.all(
+      hundred.map(async (i) => {
+        const created = await client.createAccessKey({
+          name: `burst-${i}`,
+          type: "ACCOUNT",
+          permissions: { send: [`orders/${i}`], receive: [] },
+        });
+        return client.getAccessKeyPermissions(created.accessKey);
+      }),
+    );
+    expect(records.map((r) => r.name)).toEqual(hundred.map((i) => `burst-${i}`));
+    const refused = exchanges.filter((e) => e.status === 429).length;
+    const created = exchanges.filter((e) => e.route === "POST /access-key" && e.status === 201).length;
+    expect(created).toBe(100);
+    // Queued on the client before the rate limit, the creates do not all take a slot of "now": only
+    // the requests on the connections when the first 429 came are refused (8 connections).
+    expect(refused).toBeLessThanOrEqual(8);
+    // The read-backs wait behind the POSTs still queued, and share pages (101 keys: 2 pages).
+    expect(count(KEY_PAGES) + count(KEY_SINGLES)).toBeLessThanOrEqual(3);
     await client.close();
   });
 

@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 
-import { ReadCoalescer, type PagedList } from "../../src/client/read-coalescer";
+import {
+  GATHER_MAX_MS,
+  GATHER_QUIET_MS,
+  ReadCoalescer,
+  type PagedList,
+} from "../../src/client/read-coalescer";
 import type { CallHooks } from "../../src/client/request";
 import type { Page } from "../../src/client/types";
 
@@ -58,6 +63,7 @@ const UNPACED = {
   nextSlotInMs: () => 0,
   paced: () => false,
   freeConnections: () => 8,
+  connections: 8,
   sleep: () => Promise.resolve(),
   connectionFree: () => Promise.resolve(),
 };
@@ -206,6 +212,7 @@ describe("read coalescer", () => {
       connectionFree: () => Promise.resolve(),
       paced: () => true,
       freeConnections: () => 8,
+      connections: 8,
       nextSlotInMs: () => 250,
       sleep: (ms) => {
         sleeps.push(ms);
@@ -221,5 +228,107 @@ describe("read coalescer", () => {
     expect(sleeps[0]).toBe(250);
     expect(list.pages).toEqual([0]);
     expect(list.singles).toBe(0);
+  });
+
+  describe("gathering reads that keep arriving", () => {
+    /**
+     * A coalescer whose gathering waits are steps of a script: each wait of GATHER_QUIET_MS starts
+     * `arrive(step)` reads (the engine's reads still coming in), and records itself.
+     */
+    function arriving(list: FakeList, arrive: (step: number) => readonly number[]) {
+      const waits: number[] = [];
+      const reads: Promise<Item | undefined>[] = [];
+      const c = new ReadCoalescer(list, {
+        ...UNPACED,
+        sleep: (ms) => {
+          waits.push(ms);
+          for (const id of arrive(waits.length)) reads.push(c.read(`id:${id}`, () => list.single(id)));
+          return Promise.resolve();
+        },
+      });
+      const start = (ids: readonly number[]) => {
+        for (const id of ids) reads.push(c.read(`id:${id}`, () => list.single(id)));
+      };
+      return { c, waits, reads, start };
+    }
+
+    it("1000 reads arriving 100 per wait, in the list's order, take the list's 10 pages once each", async () => {
+      const list = new FakeList(1000);
+      const { waits, reads, start } = arriving(list, (step) =>
+        step < 10 ? range(100 * step + 1, 100 * step + 100) : [],
+      );
+      start(range(1, 100));
+      for (let turn = 0; turn < 1000 && reads.length < 1000; turn++) await new Promise(setImmediate);
+      const found = await Promise.all(reads);
+      expect(found.map((i) => i?.id)).toEqual(range(1, 1000));
+      expect(list.pages).toEqual(range(0, 9));
+      expect(list.singles).toBe(0);
+      // 9 waits that saw reads begin, and one that saw none: then the reads are decided.
+      expect(waits).toEqual(Array<number>(10).fill(GATHER_QUIET_MS));
+    });
+
+    it("holds nothing when no more reads wait than the connections carry (the default parallelism)", async () => {
+      const list = new FakeList(100);
+      const { waits, reads, start } = arriving(list, () => range(9, 16));
+      start(range(1, 8));
+      await Promise.all(reads);
+      expect(waits).toEqual([]);
+      expect(list.pages).toEqual([0]);
+    });
+
+    it("holds a batch of 16 once; later batches of that size are decided at once", async () => {
+      const list = new FakeList(100);
+      const { c, waits, reads, start } = arriving(list, () => []);
+      start(range(1, 16));
+      await Promise.all(reads);
+      expect(waits).toEqual([GATHER_QUIET_MS]);
+      start(range(17, 32));
+      await Promise.all(reads);
+      expect(waits).toEqual([GATHER_QUIET_MS]);
+      expect(c.counts).toMatchObject({ reads: 32, fromPages: 32, pages: 2 });
+    });
+
+    it("holds again when more reads than the learned batch wait (that pause was not the batch's end)", async () => {
+      const list = new FakeList(100);
+      let more: number[] = [];
+      const { waits, reads, start } = arriving(list, () => {
+        const ids = more;
+        more = [];
+        return ids;
+      });
+      start(range(1, 16));
+      await Promise.all(reads);
+      expect(waits).toHaveLength(1);
+      more = range(25, 40);
+      start(range(17, 24));
+      start(range(41, 49));
+      for (let turn = 0; turn < 1000 && reads.length < 49; turn++) await new Promise(setImmediate);
+      await Promise.all(reads);
+      // 17 waiting (more than 16): held, 16 more arrive, held again until none do.
+      expect(waits).toHaveLength(3);
+      expect(list.pages).toEqual([0, 0]);
+      expect(list.singles).toBe(0);
+    });
+
+    it("stops holding after GATHER_MAX_MS even while reads keep arriving", async () => {
+      const list = new FakeList(100_000);
+      let next = 21;
+      const { waits, reads, start } = arriving(list, () => {
+        const ids = range(next, next + 9);
+        next += 10;
+        return ids;
+      });
+      start(range(1, 20));
+      while (list.pages.length === 0) await new Promise(setImmediate);
+      expect(waits.reduce((a, b) => a + b, 0)).toBe(GATHER_MAX_MS);
+      // The stream ends; every read begun is answered.
+      next = Number.NaN;
+      let settled = 0;
+      while (settled < reads.length) {
+        settled = reads.length;
+        await Promise.all(reads);
+      }
+      expect(list.singles).toBe(0);
+    });
   });
 });
