@@ -68,6 +68,11 @@ export interface RateLimitedFigures {
   singleReads: number;
 }
 
+/** `rateLimitedParallel`: as learned from 429s, and with the quota known. */
+export interface RateLimitedParallelFigures extends RateLimitedFigures {
+  knownQuota: RateLimitedFigures;
+}
+
 /** `rateLimited`'s bound on requests: the creates' `POST`s and 5 more (pages). */
 export const MAX_RATE_LIMITED_REQUESTS = KEYS + 5;
 
@@ -136,6 +141,7 @@ async function withProject<T>(
   program: "keys" | "noop",
   broker: Broker | undefined,
   run: (project: PulumiProject) => Promise<T>,
+  config: Record<string, { value: string }> = {},
 ): Promise<T> {
   const project = await PulumiProject.create({
     parent: ctx.workDir,
@@ -150,6 +156,7 @@ async function withProject<T>(
       // The no-op program never calls the API; the URL only has to be valid.
       "broker:baseUrl": { value: broker?.url ?? "http://127.0.0.1:9/v1" },
       "broker:apiKey": { value: broker?.adminKey ?? "unused", secret: true },
+      ...config,
     });
     return await run(project);
   } finally {
@@ -222,43 +229,60 @@ export function measureRateLimited(ctx: BenchContext): Promise<RateLimitedFigure
  * `rateLimitedParallel`: the same `up` with `--parallel` {@link RAISED_UP_PARALLELISM}, where the
  * creates' read-backs wait together behind the `POST`s and share pages.
  */
-export function measureRateLimitedParallel(ctx: BenchContext): Promise<RateLimitedFigures> {
-  return measureLimitedUp(ctx, "rate-limited-parallel", ["--parallel", String(RAISED_UP_PARALLELISM)]);
+export async function measureRateLimitedParallel(ctx: BenchContext): Promise<RateLimitedParallelFigures> {
+  const parallel = ["--parallel", String(RAISED_UP_PARALLELISM)];
+  const learned = await measureLimitedUp(ctx, "rate-limited-parallel", parallel);
+  // The same with the quota known (`broker:maxRequestsPerSecond`): no 429 to learn it from, so the
+  // requests are the creates' and the read-backs' alone.
+  const quota = { "broker:maxRequestsPerSecond": { value: String(LIMIT_RPS) } };
+  return {
+    ...learned,
+    knownQuota: await measureLimitedUp(ctx, "rate-limited-parallel-quota", parallel, quota),
+  };
 }
 
 async function measureLimitedUp(
   ctx: BenchContext,
   label: string,
   extraArgs: readonly string[],
+  config: Record<string, { value: string }> = {},
 ): Promise<RateLimitedFigures> {
   return withEmulator(ctx, (broker) =>
-    withProject(ctx, label, "keys", broker, async (project) => {
-      await broker.controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
-      await broker.controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
-      const refusedBefore = (await broker.controls.rateLimit()).rateLimitedResponses;
-      await broker.controls.clearRequests();
-      ctx.log(
-        `${label}: ${["up", ...extraArgs].join(" ")} of ${KEYS} keys at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`,
-      );
-      const run = await up(project, extraArgs);
-      const log = await broker.controls.requests();
-      const requests = log.length;
-      const refused = (await broker.controls.rateLimit()).rateLimitedResponses - refusedBefore;
-      if (run.failure !== undefined) ctx.log(`${label}: the up failed:\n${run.failure}`);
-      // The least time the requests sent allow (they are fewer than the per-resource minimum now
-      // that read-backs share pages, so this floor is the stricter one).
-      const floorSeconds = Math.min(requests, minimumUpRequests()) / LIMIT_RPS;
-      return {
-        seconds: round(run.seconds),
-        floorSeconds,
-        ratio: round(run.seconds / floorSeconds),
-        failedResources: KEYS - (await keysInStack(project)),
-        requests,
-        rateLimitedResponses: refused,
-        pages: log.filter((entry) => entry.route === "GET /access-key").length,
-        singleReads: log.filter((entry) => entry.route === "GET /access-key/{accessKey}/permissions").length,
-      };
-    }),
+    withProject(
+      ctx,
+      label,
+      "keys",
+      broker,
+      async (project) => {
+        await broker.controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
+        await broker.controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
+        const refusedBefore = (await broker.controls.rateLimit()).rateLimitedResponses;
+        await broker.controls.clearRequests();
+        ctx.log(
+          `${label}: ${["up", ...extraArgs].join(" ")} of ${KEYS} keys at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`,
+        );
+        const run = await up(project, extraArgs);
+        const log = await broker.controls.requests();
+        const requests = log.length;
+        const refused = (await broker.controls.rateLimit()).rateLimitedResponses - refusedBefore;
+        if (run.failure !== undefined) ctx.log(`${label}: the up failed:\n${run.failure}`);
+        // The least time the requests sent allow (they are fewer than the per-resource minimum now
+        // that read-backs share pages, so this floor is the stricter one).
+        const floorSeconds = Math.min(requests, minimumUpRequests()) / LIMIT_RPS;
+        return {
+          seconds: round(run.seconds),
+          floorSeconds,
+          ratio: round(run.seconds / floorSeconds),
+          failedResources: KEYS - (await keysInStack(project)),
+          requests,
+          rateLimitedResponses: refused,
+          pages: log.filter((entry) => entry.route === "GET /access-key").length,
+          singleReads: log.filter((entry) => entry.route === "GET /access-key/{accessKey}/permissions")
+            .length,
+        };
+      },
+      config,
+    ),
   );
 }
 
