@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { CallNotices, RateLimitWaitEvent } from "../../src/client/notices";
 import { paced, type Pacing } from "../../src/client/pacing";
-import { RatePacer } from "../../src/client/rate-limit";
+import { KNOWN_QUOTA_SHARE, RatePacer } from "../../src/client/rate-limit";
 import type { RequestTiming } from "../../src/client/retry";
 import type { Send, Sent } from "../../src/client/transport";
 
@@ -148,7 +148,8 @@ describe("the pacing layer", () => {
     await paced(pacing(pacer, { maxRequestsPerSecond: 1 }), timing, notices, send)();
     expect(send.sent).toBe(2);
     expect(timing.sleeps).toHaveLength(2);
-    expect(timing.sleeps[0]).toBe(1000);
+    // 1 per second at KNOWN_QUOTA_SHARE of it: 1052.6 ms.
+    expect(timing.sleeps[0]).toBe(Math.ceil(1000 / KNOWN_QUOTA_SHARE));
     // It went after the new block (with the jitter of those queued behind it), not at its old slot.
     expect(timing.sleeps[1]).toBeGreaterThanOrEqual(10_000);
   });
@@ -159,11 +160,13 @@ describe("the pacing layer", () => {
     const notices = recorder();
     const quota = pacing(pacer, { maxRequestsPerSecond: 2 });
     for (let i = 0; i < 3; i++) await paced(quota, timing, notices, scripted(ok))();
-    expect(timing.sleeps).toEqual([500, 500]);
+    // 2 per second at KNOWN_QUOTA_SHARE of it: slots 526.3 ms apart, each wait rounded up.
+    expect(timing.sleeps).toEqual([527, 526]);
     // The layer reports every wait; whether one is long enough to tell is the notices' decision.
+    const pace = 2 * KNOWN_QUOTA_SHARE;
     expect(notices.log).toEqual([
-      ["wait", 500, "pace", 2],
-      ["wait", 500, "pace", 2],
+      ["wait", 527, "pace", pace],
+      ["wait", 526, "pace", pace],
     ]);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   CUT_RATIO,
   DEFAULT_RATE_LIMIT_WAIT_MS,
+  KNOWN_QUOTA_SHARE,
   MIN_PACE,
   PACE_GROWTH_PER_SECOND,
   PACE_HOLD_MS,
@@ -237,7 +238,10 @@ describe("a known quota", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
     const waits = [0, 1, 2, 3].map(() => pacer.reserve(5).waitMs);
-    expect(waits).toEqual([0, 200, 400, 600]);
+    // 5 per second, at KNOWN_QUOTA_SHARE of it: a slot every 210.5 ms (rounded up to the ms).
+    const interval = 1000 / (5 * KNOWN_QUOTA_SHARE);
+    expect(waits).toEqual([0, 1, 2, 3].map((i) => Math.ceil(i * interval)));
+    expect(waits[3]).toBe(632);
   });
 
   it("is a ceiling the learned pace never exceeds, even after the limit lifts", () => {
@@ -247,7 +251,7 @@ describe("a known quota", () => {
     pacer.rateLimited(clock.now(), 0, 2);
     expect(pacer.pace(2)).toBe(1);
     clock.advance(PACE_HOLD_MS + 60_000);
-    expect(pacer.pace(2)).toBe(2);
+    expect(pacer.pace(2)).toBe(2 * KNOWN_QUOTA_SHARE);
   });
 });
 
