@@ -45,6 +45,13 @@ export interface RefreshFigures {
   floorSeconds: number;
   /** seconds / floorSeconds. */
   ratio: number;
+  /**
+   * The same refresh without the limit and the latency, just before: the engine's and the
+   * provider's own time, which no request count explains.
+   */
+  unlimitedSeconds: number;
+  /** (seconds − unlimitedSeconds) / floorSeconds: what the limit cost against the least it can. */
+  ratioBeyondUnlimited: number;
 }
 
 /** The `--parallel` of the second refresh of each big stack. */
@@ -122,6 +129,8 @@ async function refreshesUnderLimit(
     for (const key of values) ctx.secrets.add(key);
     const figures: RefreshFigures[] = [];
     for (const extra of refreshes) {
+      ctx.log(`coalescedReads: ${label}: refresh ${extra.join(" ")} without a limit`);
+      const unlimited = await project.run(["refresh", "--yes", "--skip-preview", ...extra]);
       await controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
       await controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
       await controls.clearRequests();
@@ -144,6 +153,8 @@ async function refreshesUnderLimit(
         seconds: round(refresh.seconds),
         floorSeconds: round(floorSeconds),
         ratio: round(refresh.seconds / floorSeconds),
+        unlimitedSeconds: round(unlimited.seconds),
+        ratioBeyondUnlimited: round((refresh.seconds - unlimited.seconds) / floorSeconds),
       });
     }
     return figures;

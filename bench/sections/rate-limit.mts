@@ -57,6 +57,13 @@ export interface RateLimitedFigures {
   floorSeconds: number;
   /** seconds / floorSeconds. */
   ratio: number;
+  /**
+   * The same `up` on a new stack and broker without the limit and the latency, just before: the
+   * engine's and the provider's own time, which no request count explains.
+   */
+  unlimitedSeconds: number;
+  /** (seconds − unlimitedSeconds) / floorSeconds: what the limit cost against the least it can. */
+  ratioBeyondUnlimited: number;
   /** Declared keys missing from the stack after the `up`. */
   failedResources: number;
   /** Requests the emulator saw (429s included). */
@@ -247,6 +254,17 @@ async function measureLimitedUp(
   extraArgs: readonly string[],
   config: Record<string, { value: string }> = {},
 ): Promise<RateLimitedFigures> {
+  // The engine's and the provider's own time: the same up without the limit, the latency or a quota.
+  ctx.log(`${label}: ${["up", ...extraArgs].join(" ")} of ${KEYS} keys without a limit`);
+  const unlimitedSeconds = await withEmulator(ctx, (broker) =>
+    withProject(
+      ctx,
+      `${label}-unlimited`,
+      "keys",
+      broker,
+      async (project) => (await up(project, extraArgs)).seconds,
+    ),
+  );
   return withEmulator(ctx, (broker) =>
     withProject(
       ctx,
@@ -273,6 +291,8 @@ async function measureLimitedUp(
           seconds: round(run.seconds),
           floorSeconds,
           ratio: round(run.seconds / floorSeconds),
+          unlimitedSeconds: round(unlimitedSeconds),
+          ratioBeyondUnlimited: round((run.seconds - unlimitedSeconds) / floorSeconds),
           failedResources: KEYS - (await keysInStack(project)),
           requests,
           rateLimitedResponses: refused,
