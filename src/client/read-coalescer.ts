@@ -66,7 +66,7 @@ export interface CoalescerTiming {
 
 /** What the coalescer counts, for benchmarks and tests. */
 export interface CoalescerCounts {
-  /** Reads asked for. */
+  /** Reads asked for (the gathering rule also reads it: whether reads began since a moment). */
   reads: number;
   /** Reads answered from a page. */
   fromPages: number;
@@ -125,9 +125,8 @@ export class ReadCoalescer<R> {
   #lastPage: number | undefined;
   /** Probes since the last one that answered a read, that answered none. */
   #wastedProbes = 0;
-  /** Reads begun so far, and how many had begun at the last decision. */
-  #arrivals = 0;
-  #arrivalsDecided = 0;
+  /** How many reads had begun (`counts.reads`) at the last decision. */
+  #readsDecided = 0;
   /**
    * How many reads arrive together, learned when a gathering saw them stop: as many as the engine
    * sends at once (its parallelism), so a later batch of that size is not held again. Any other
@@ -149,7 +148,6 @@ export class ReadCoalescer<R> {
   read<T>(identity: string, single: () => Promise<T>): Promise<R | T> {
     this.counts.reads++;
     return new Promise<R | T>((resolve, reject) => {
-      this.#arrivals++;
       const waiter: Waiter<R> = {
         identity,
         began: ++this.#tick,
@@ -186,7 +184,7 @@ export class ReadCoalescer<R> {
           this.#waiting.clear();
           return;
         }
-        this.#arrivalsDecided = this.#arrivals;
+        this.#readsDecided = this.counts.reads;
         const choice = this.#choosePage();
         if (choice !== undefined) await this.#fetch(choice.page, choice.probe);
         else {
@@ -214,15 +212,15 @@ export class ReadCoalescer<R> {
    * decision. Under a rate limit the reads wait for their slots anyway; held, they share the pages.
    */
   async #gather(): Promise<void> {
-    if (this.#arrivals === this.#arrivalsDecided) return;
+    if (this.counts.reads === this.#readsDecided) return;
     for (let held = 0; held < GATHER_MAX_MS; held += GATHER_QUIET_MS) {
       const waiting = this.#waiting.size;
       if (waiting <= this.#timing.connections || waiting === this.#burst) return;
       // More than the batch learned: that pause was not the end of a batch.
       if (waiting > this.#burst) this.#burst = Number.POSITIVE_INFINITY;
-      const before = this.#arrivals;
+      const before = this.counts.reads;
       await this.#timing.sleep(GATHER_QUIET_MS);
-      if (this.#arrivals === before) {
+      if (this.counts.reads === before) {
         this.#burst = this.#waiting.size;
         return;
       }
