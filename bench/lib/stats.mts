@@ -20,6 +20,18 @@ export function round(value: number, digits = 2): number {
 }
 
 /**
+ * What a limit cost against the least it can cost: the time a run under it took beyond the same run
+ * without it, over the least time its requests allow (requests ÷ the limit). Rounded.
+ */
+export function ratioBeyondUnlimited(
+  seconds: number,
+  unlimitedSeconds: number,
+  floorSeconds: number,
+): number {
+  return round((seconds - unlimitedSeconds) / floorSeconds);
+}
+
+/**
  * Runs `task` for each of `items` with at most `concurrency` in flight, in order of `items`, and
  * resolves when all are done; the first failure rejects.
  */

@@ -16,7 +16,7 @@ import { startEmulatorProcess } from "../../harness/emulator-process.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
 import { dist, PROGRAMS_DIR } from "../lib/repo.mts";
-import { round } from "../lib/stats.mts";
+import { ratioBeyondUnlimited, round } from "../lib/stats.mts";
 import { listKeyValues } from "./cli-requests.mts";
 import { LATENCY_MS, LIMIT_RPS } from "./rate-limit.mts";
 
@@ -50,7 +50,7 @@ export interface RefreshFigures {
    * provider's own time, which no request count explains.
    */
   unlimitedSeconds: number;
-  /** (seconds − unlimitedSeconds) / floorSeconds: what the limit cost against the least it can. */
+  /** What the limit cost against the least it can (see `ratioBeyondUnlimited` in bench/lib/stats.mts). */
   ratioBeyondUnlimited: number;
 }
 
@@ -154,7 +154,7 @@ async function refreshesUnderLimit(
         floorSeconds: round(floorSeconds),
         ratio: round(refresh.seconds / floorSeconds),
         unlimitedSeconds: round(unlimited.seconds),
-        ratioBeyondUnlimited: round((refresh.seconds - unlimited.seconds) / floorSeconds),
+        ratioBeyondUnlimited: ratioBeyondUnlimited(refresh.seconds, unlimited.seconds, floorSeconds),
       });
     }
     return figures;

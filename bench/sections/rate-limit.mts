@@ -14,7 +14,7 @@ import { startEmulatorProcess } from "../../harness/emulator-process.mts";
 import { CliError, PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
 import { dist, PROGRAMS_DIR } from "../lib/repo.mts";
-import { round } from "../lib/stats.mts";
+import { ratioBeyondUnlimited, round } from "../lib/stats.mts";
 import { MINIMUM_PER_OP } from "./requests-per-op.mts";
 
 /** Access keys per `up`. */
@@ -62,7 +62,7 @@ export interface RateLimitedFigures {
    * engine's and the provider's own time, which no request count explains.
    */
   unlimitedSeconds: number;
-  /** (seconds − unlimitedSeconds) / floorSeconds: what the limit cost against the least it can. */
+  /** What the limit cost against the least it can (see `ratioBeyondUnlimited` in bench/lib/stats.mts). */
   ratioBeyondUnlimited: number;
   /** Declared keys missing from the stack after the `up`. */
   failedResources: number;
@@ -254,8 +254,9 @@ async function measureLimitedUp(
   extraArgs: readonly string[],
   config: Record<string, { value: string }> = {},
 ): Promise<RateLimitedFigures> {
+  const command = ["up", ...extraArgs].join(" ");
   // The engine's and the provider's own time: the same up without the limit, the latency or a quota.
-  ctx.log(`${label}: ${["up", ...extraArgs].join(" ")} of ${KEYS} keys without a limit`);
+  ctx.log(`${label}: ${command} of ${KEYS} keys without a limit`);
   const unlimitedSeconds = await withEmulator(ctx, (broker) =>
     withProject(
       ctx,
@@ -276,9 +277,7 @@ async function measureLimitedUp(
         await broker.controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
         const refusedBefore = (await broker.controls.rateLimit()).rateLimitedResponses;
         await broker.controls.clearRequests();
-        ctx.log(
-          `${label}: ${["up", ...extraArgs].join(" ")} of ${KEYS} keys at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`,
-        );
+        ctx.log(`${label}: ${command} of ${KEYS} keys at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`);
         const run = await up(project, extraArgs);
         const log = await broker.controls.requests();
         const requests = log.length;
@@ -292,7 +291,7 @@ async function measureLimitedUp(
           floorSeconds,
           ratio: round(run.seconds / floorSeconds),
           unlimitedSeconds: round(unlimitedSeconds),
-          ratioBeyondUnlimited: round((run.seconds - unlimitedSeconds) / floorSeconds),
+          ratioBeyondUnlimited: ratioBeyondUnlimited(run.seconds, unlimitedSeconds, floorSeconds),
           failedResources: KEYS - (await keysInStack(project)),
           requests,
           rateLimitedResponses: refused,

@@ -44,11 +44,11 @@ beforeEach(async () => {
   exchanges = [];
 });
 
-/** A client of its own (its own coalescers), with fast backoff. */
-function newClient(): BrokerClient {
+/** A client of its own (its own coalescers), with fast backoff; `pacer`: its own, not the process's. */
+function newClient(pacer?: RatePacer): BrokerClient {
   return new BrokerClient(
     { baseUrl: emulator.url, apiKey: emulator.adminKey },
-    { baseDelayMs: 5, maxDelayMs: 50 },
+    { baseDelayMs: 5, maxDelayMs: 50, ...(pacer === undefined ? {} : { pacer }) },
   );
 }
 
@@ -396,10 +396,7 @@ describe("coalesced reads: requests", () => {
   it("100 creates made at once, each read back (an `up --parallel 100` under a rate limit): 100 POSTs, the read-backs from pages, and no 429 beyond the connections' first burst", async () => {
     await controls.setRateLimit({ requestsPerSecond: 50 });
     // A pacer of its own: what it learns here must not pace the other tests of the file.
-    const client = new BrokerClient(
-      { baseUrl: emulator.url, apiKey: emulator.adminKey },
-      { baseDelayMs: 5, maxDelayMs: 50, pacer: new RatePacer(REAL_TIMING) },
-    );
+    const client = newClient(new RatePacer(REAL_TIMING));
     const hundred = Array.from({ length: 100 }, (_, i) => i);
     const records = await Promise.all(
       hundred.map(async (i) => {
