@@ -44,10 +44,18 @@ beforeEach(async () => {
   exchanges = [];
 });
 
-/** A client of its own (its own coalescers), with fast backoff; `pacer`: its own, not the process's. */
-function newClient(pacer?: RatePacer): BrokerClient {
+/**
+ * A client of its own (its own coalescers), with fast backoff; `pacer`: its own, not the process's;
+ * `maxConcurrency`: its connections (8 by default).
+ */
+function newClient(own: { pacer?: RatePacer; maxConcurrency?: number } = {}): BrokerClient {
+  const { pacer, maxConcurrency } = own;
   return new BrokerClient(
-    { baseUrl: emulator.url, apiKey: emulator.adminKey },
+    {
+      baseUrl: emulator.url,
+      apiKey: emulator.adminKey,
+      ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    },
     { baseDelayMs: 5, maxDelayMs: 50, ...(pacer === undefined ? {} : { pacer }) },
   );
 }
@@ -138,6 +146,12 @@ const scenarioArb = fc.record({
   creates: fc.integer({ min: 0, max: 3 }),
   /** Delay of list responses after the server read its records, so pages are in flight across changes. */
   pageLatencyMs: fc.constantFrom(0, 20),
+  /**
+   * The reader's connections. With 8, the reads streaming in outnumber them and the coalescer
+   * gathers them before it decides; with 64 it decides at once, so pages are in flight across the
+   * changes. Both must hold the property.
+   */
+  readerConnections: fc.constantFrom(8, 64),
   seed: fc.integer(),
 });
 
@@ -149,7 +163,7 @@ describe("coalesced reads under concurrent changes", () => {
         n++;
         await controls.reset();
         const setup = newClient();
-        const reader = newClient();
+        const reader = newClient({ maxConcurrency: scenario.readerConnections });
         const other = newClient();
         const observer = newClient();
         try {
@@ -396,7 +410,7 @@ describe("coalesced reads: requests", () => {
   it("100 creates made at once, each read back (an `up --parallel 100` under a rate limit): 100 POSTs, the read-backs from pages, and no 429 beyond the connections' first burst", async () => {
     await controls.setRateLimit({ requestsPerSecond: 50 });
     // A pacer of its own: what it learns here must not pace the other tests of the file.
-    const client = newClient(new RatePacer(REAL_TIMING));
+    const client = newClient({ pacer: new RatePacer(REAL_TIMING) });
     const hundred = Array.from({ length: 100 }, (_, i) => i);
     const records = await Promise.all(
       hundred.map(async (i) => {
