@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import * as readline from "node:readline";
+import { startEngineStandIn, type EngineLogMessage, type EngineStandIn } from "./engine-stand-in.mts";
 
 /* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- the SDK's generated gRPC modules are untyped */
 
@@ -47,14 +48,27 @@ export class ProviderHost {
   readonly #child: ChildProcess;
   readonly #client: any;
   readonly #modules: any;
-  /** Everything the host wrote to stderr (warnings fall back to it: no engine is listening). */
+  readonly #engine: EngineStandIn;
+  /** Everything the host wrote to stderr. */
   readonly stderr: string[];
 
-  private constructor(child: ChildProcess, client: any, modules: any, stderr: string[]) {
+  private constructor(
+    child: ChildProcess,
+    client: any,
+    modules: any,
+    engine: EngineStandIn,
+    stderr: string[],
+  ) {
     this.#child = child;
     this.#client = client;
     this.#modules = modules;
+    this.#engine = engine;
     this.stderr = stderr;
+  }
+
+  /** What the host sent to the engine's `Log` RPC: the warnings a user would see in `pulumi up`. */
+  get engineLog(): readonly EngineLogMessage[] {
+    return this.#engine.messages;
   }
 
   /** Starts the host in `projectDir` (where `require()` of the package resolves) with `env` added to this process's environment. */
@@ -72,11 +86,12 @@ export class ProviderHost {
       status: fromSdk("./proto/status_pb"),
       struct: fromSdk("google-protobuf/google/protobuf/struct_pb"),
     };
-    // The argument is the engine's address; nothing listens there, which the provider tolerates:
-    // its warnings fall back to stderr, which is collected.
+    // The argument is the engine's address. Something must answer there for as long as the host
+    // runs, as the engine does: the host watches it and cancels every call once it stops answering.
+    const engine = await startEngineStandIn();
     const child = spawn(
       process.execPath,
-      [fromProject.resolve("@pulumi/pulumi/cmd/dynamic-provider"), "127.0.0.1:1"],
+      [fromProject.resolve("@pulumi/pulumi/cmd/dynamic-provider"), engine.address],
       { cwd: projectDir, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
     );
     const stderr: string[] = [];
@@ -88,12 +103,15 @@ export class ProviderHost {
       child.once("exit", (code) => {
         reject(new Error(`provider host exited with ${String(code)}: ${stderr.join("")}`));
       });
+    }).catch(async (error: unknown) => {
+      await engine.close();
+      throw error;
     });
     const client = new modules.services.ResourceProviderClient(
       `127.0.0.1:${port}`,
       modules.grpc.credentials.createInsecure(),
     );
-    return new ProviderHost(child, client, modules, stderr);
+    return new ProviderHost(child, client, modules, engine, stderr);
   }
 
   #struct(value: Props): any {
@@ -220,12 +238,14 @@ export class ProviderHost {
     return this.#call("delete", request, () => undefined);
   }
 
-  /** Stops the host process. */
+  /** Stops the host process, then its stand-in engine. */
   async stop(): Promise<void> {
     this.#client.close();
-    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.#child.once("exit", resolve));
-    this.#child.kill("SIGTERM");
-    await exited;
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      const exited = new Promise((resolve) => this.#child.once("exit", resolve));
+      this.#child.kill("SIGTERM");
+      await exited;
+    }
+    await this.#engine.close();
   }
 }

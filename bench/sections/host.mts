@@ -120,6 +120,10 @@ export async function measureHost(
     };
   } finally {
     ctx.produced.push({ source: "host: provider host stderr", text: host.stderr.join("") });
+    ctx.produced.push({
+      source: "host: provider host engine log",
+      text: host.engineLog.map((m) => m.message).join("\n"),
+    });
     await host.stop();
     await pool.close();
     await emulator.stop();

@@ -136,6 +136,10 @@ export async function measureRequestsPerOp(
     await count("AccessKey.delete", () => accessKey.delete(key.id, keySettled));
   } finally {
     ctx.produced.push({ source: "requests-per-op: provider host stderr", text: host.stderr.join("") });
+    ctx.produced.push({
+      source: "requests-per-op: provider host engine log",
+      text: host.engineLog.map((m) => m.message).join("\n"),
+    });
     await host.stop();
     await emulator.stop();
   }

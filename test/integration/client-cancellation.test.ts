@@ -76,11 +76,16 @@ describe("a cancelled client", () => {
     );
     await controls.clearRequests();
     const cancellation = new AbortController();
-    // One request a second: after the first, the reads wait in the coalescer for the next slot.
-    const client = clientOf({ signal: cancellation.signal, maxRequestsPerSecond: 1 });
+    // One request every 4 s (the first too waits for its slot): after the first, the reads wait in
+    // the coalescer for the next slot, far enough away that a stall of a busy machine between the
+    // first request and the abort does not let it come first (at 1 a second, one could).
+    const client = clientOf({
+      signal: cancellation.signal,
+      maxRequestsPerSecond: 0.25,
+    });
     const first = client.getAccessKeyPermissions(keys[0]!.accessKey);
     await until(async () => (await controls.requests()).length > 0);
-    // These begin after the first request was sent: they wait for the next slot, a second away.
+    // These begin after the first request was sent: they wait for the next slot, 4 s away.
     const reads = keys
       .slice(1)
       .map((k) => client.getAccessKeyPermissions(k.accessKey).catch((error: unknown) => error));

@@ -69,6 +69,26 @@ describe("pulumi-resource-broker (built)", () => {
     }
   });
 
+  it("still answers a call after 10 s idle under the harness's stand-in engine, as under a real engine", async () => {
+    // The plugin cancels and exits once its engine stops answering; an engine address where nothing
+    // listens would end it after a few seconds, and every later call of a test with it.
+    const engine = await startFakeEngine();
+    try {
+      const plugin = startPlugin([MAIN, engine.address]);
+      const client = providerClient(Number((await firstLine(child!.stdout)).trim()));
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 10_000));
+        const info = await client.getPluginInfo(new Empty());
+        expect(info.getVersion()).toMatch(/^\d+\.\d+\.\d+/);
+        expect(plugin.stderr()).not.toContain("stopped answering");
+      } finally {
+        client.close();
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("exits on its own once the engine that started it stops answering", async () => {
     const engine = await startFakeEngine();
     const plugin = startPlugin([MAIN, engine.address]);
@@ -87,9 +107,15 @@ describe("pulumi-resource-broker (built)", () => {
 
   it("exits non-zero and says why when a rejection goes unhandled", async () => {
     const preload = path.join(__dirname, "..", "fixtures", "plugin-crash-preload.cjs");
-    const plugin = startPlugin(["--require", preload, MAIN, "127.0.0.1:1"]);
-    expect(await firstLine(child!.stdout)).toMatch(/^\d+\n$/);
-    expect(await plugin.exited).toBe(1);
-    expect(plugin.stderr()).toContain("pulumi-resource-broker crashed: Error: simulated defect");
+    // A live engine: without one, the engine watch could end the plugin (exit 0) before the defect.
+    const engine = await startFakeEngine();
+    try {
+      const plugin = startPlugin(["--require", preload, MAIN, engine.address]);
+      expect(await firstLine(child!.stdout)).toMatch(/^\d+\n$/);
+      expect(await plugin.exited).toBe(1);
+      expect(plugin.stderr()).toContain("pulumi-resource-broker crashed: Error: simulated defect");
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -236,6 +236,7 @@ describe("errors after the retries are used up", () => {
       scan.text(`provider host ${label} error`, errorText(failure), "error");
     }
     scan.text("provider host stderr", host.stderr.join(""), "stderr");
+    scan.text("provider host engine log", host.engineLog.map((m) => m.message).join("\n"), "stderr");
   }, 60_000);
 });
 

@@ -202,7 +202,8 @@ for (const door of DOORS) {
           let dropped = 0;
           if (signal === "SIGTERM") {
             // A cancelled update finishes what it started and records it: nothing is pending.
-            expect(exitSeconds, "the CLI exits soon after SIGTERM").toBeLessThan(10);
+            // A bound against a hang, not a speed figure: wide enough for a loaded 2-core machine.
+            expect(exitSeconds, "the CLI exits soon after SIGTERM").toBeLessThan(30);
             expect(await pendingOperations(project, stackName)).toEqual([]);
           } else {
             // The provider processes run in process groups of their own, so the kill does not reach
@@ -286,7 +287,8 @@ for (const door of DOORS) {
       const exitSeconds = (performance.now() - signalled) / 1000;
       if (outcome instanceof CliError)
         scan.text(`${stackName}: cancelled up`, outcome.stdout + outcome.stderr, "cli output");
-      expect(exitSeconds, "the CLI is back long before the minute is over").toBeLessThan(10);
+      // Waiting out the Retry-After would take 60 s; 40 s leaves a loaded machine its margin.
+      expect(exitSeconds, "the CLI is back long before the minute is over").toBeLessThan(40);
       expect(await pendingOperations(project, stackName)).toEqual([]);
       // Every key the run created is in the state, before anything else runs.
       const recorded = await recordedKeyIds(project, stackName);

@@ -1,10 +1,8 @@
 /**
- * Helpers for in-process tests of the `broker` provider plugin: a fake engine that records the log
- * messages it receives, a provider client with promise-returning calls, and Struct builders.
+ * Helpers for in-process tests of the `broker` provider plugin: the stand-in engine, a provider
+ * client with promise-returning calls, and Struct builders.
  */
 import { credentials, Server, ServerCredentials, type ServiceError } from "@grpc/grpc-js";
-import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
-import { LogSeverity, type LogRequest } from "@pulumi/pulumi/proto/engine_pb";
 import type { PluginAttach, PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type {
@@ -28,7 +26,7 @@ import type {
   UpdateRequest,
   UpdateResponse,
 } from "@pulumi/pulumi/proto/provider_pb";
-import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 export const SIG = "4dabf18193072939515e22adb298388d";
@@ -45,13 +43,6 @@ export function struct(value: Record<string, unknown>): Struct {
   return Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]);
 }
 
-/** A message the fake engine received. */
-export interface LoggedMessage {
-  severity: "debug" | "info" | "warning" | "error";
-  message: string;
-  urn: string;
-}
-
 /** Binds `server` to a free port of 127.0.0.1 (insecure, as the engine's servers are) and resolves the port. */
 export function listenOnLoopback(server: Server): Promise<number> {
   return new Promise<number>((resolve, reject) => {
@@ -62,42 +53,12 @@ export function listenOnLoopback(server: Server): Promise<number> {
   });
 }
 
-/** An engine that only answers `Log`, recording each message. */
-export async function startFakeEngine(): Promise<{
-  address: string;
-  messages: LoggedMessage[];
-  close(): Promise<void>;
-}> {
-  const messages: LoggedMessage[] = [];
-  const names = {
-    [LogSeverity.DEBUG]: "debug",
-    [LogSeverity.INFO]: "info",
-    [LogSeverity.WARNING]: "warning",
-    [LogSeverity.ERROR]: "error",
-  } as const;
-  const server = new Server();
-  server.addService(EngineService, {
-    log: (call: { request: LogRequest }, callback: (error: null, response: Empty) => void) => {
-      messages.push({
-        severity: names[call.request.getSeverity()],
-        message: call.request.getMessage(),
-        urn: call.request.getUrn(),
-      });
-      callback(null, new Empty());
-    },
-  });
-  const port = await listenOnLoopback(server);
-  return {
-    address: `127.0.0.1:${port}`,
-    messages,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => {
-          resolve();
-        });
-      }),
-  };
-}
+/**
+ * The stand-in engine every harness gives its provider processes (harness/engine-stand-in.mts): it
+ * answers the health check and records `Log` messages.
+ */
+export { startEngineStandIn as startFakeEngine } from "../../harness/engine-stand-in.mts";
+export type { EngineLogMessage as LoggedMessage } from "../../harness/engine-stand-in.mts";
 
 type Callback<Res> = (error: ServiceError | null, response: Res) => void;
 
