@@ -1,3 +1,4 @@
+import * as os from "node:os";
 import { defineConfig } from "vitest/config";
 import { ENGINE_LEGS } from "./harness/engine-matrix.mts";
 
@@ -12,6 +13,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Tests start real servers and child processes; forks keep them isolated per file.
     pool: "forks",
+    // One file per core. Vitest's default leaves a core free (one worker on 2 cores), but most of
+    // the suite's time is spent in the processes the tests start (the CLI, language hosts, plugins),
+    // which the worker only waits for; a second file beside it uses that time. Tests must pass with
+    // every core busy (docs/offline-engine.md, "Timing").
+    maxWorkers: Math.max(2, os.availableParallelism()),
     projects: ENGINE_LEGS.map((leg) => ({
       extends: true,
       test: { name: leg.name, include: [...leg.include], globalSetup: ["test/global-setup.ts"] },
