@@ -20,6 +20,8 @@ export type PropertyBag = Record<string, unknown>;
  * names the resource and the property path.
  */
 export class StateDecodeError extends Error {
+  /** Stable; match on it. Recorded state or inputs do not have the expected shape. */
+  readonly code = "BROKER_STATE_INVALID";
   /** The property path, such as `permissions.send[1]`. */
   readonly property: string;
 
