@@ -67,7 +67,7 @@ type AccessKeyFacts = FactsOf<typeof ACCESS_KEY>;
 
 /** The one function that builds an access key's outputs: create, read and update all use it. */
 function accessKeyOutputs(settings: SettingsOf<typeof ACCESS_KEY>, facts: AccessKeyFacts): OwnOutputs {
-  return FIELDS.outputs({ ...facts, adopt: settings.adopt, onDelete: settings.onDelete });
+  return FIELDS.outputs({ ...facts, ...FIELDS.settingsOf(settings) });
 }
 
 /** The facts a key's record gives. */
@@ -350,7 +350,8 @@ export const accessKeyOperations = withEndpointTracking<
         permissions,
       });
     }
-    const { adopt: _adopt, onDelete: _onDelete, publicKey: _public, privateKey: _private, ...recorded } = old;
+    // The stack's settings in `recorded` give way to the new ones (accessKeyOutputs).
+    const { publicKey: _public, privateKey: _private, ...recorded } = old;
     const facts: AccessKeyFacts = { ...recorded, ...keyPairOf(old) };
     if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
     const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };

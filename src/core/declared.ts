@@ -114,9 +114,7 @@ export type InputsOf<D extends ResourceDeclaration, U = never> = PropertiesOf<D,
 export type OutputsOf<D extends ResourceDeclaration> = PropertiesOf<D, OwnKey<D>, "outputs", never>;
 
 /** The inputs only the stack holds (`stackOnly`): the API knows nothing of them. */
-export type SettingsOf<D extends ResourceDeclaration> = {
-  -readonly [K in StackOnlyKey<D>]: TypeOf<Fields<D>[K]>;
-};
+export type SettingsOf<D extends ResourceDeclaration> = PropertiesOf<D, StackOnlyKey<D>, "inputs", never>;
 
 /** What the server says about an object, or what we know of it: its outputs without the stack's settings. */
 export type FactsOf<D extends ResourceDeclaration> = Omit<OutputsOf<D>, StackOnlyKey<D>>;
@@ -167,8 +165,11 @@ export interface Declared<D extends ResourceDeclaration> {
   outputs(values: OutputsOf<D>): OutputsOf<D>;
   /** The inputs that would produce `outputs`. */
   inputsOf(outputs: OutputsOf<D>): InputsOf<D>;
-  /** The stack-only settings recorded in `old`, or their defaults (an import). */
-  settingsOf(old: OutputsOf<D> | undefined): SettingsOf<D>;
+  /**
+   * The stack-only settings held by `values` (inputs or recorded outputs), or their defaults where
+   * it holds none (an import passes `undefined`).
+   */
+  settingsOf(values: object | undefined): SettingsOf<D>;
 }
 
 const ENUM_VALUES: Readonly<Record<string, readonly string[]>> = {

@@ -51,7 +51,15 @@ function workspaceOutputs(
   adopted: boolean,
 ): OwnOutputs {
   const { id: workspaceId, name, parentId, path, createdAt } = facts;
-  return FIELDS.outputs({ name, parentId, adopt: settings.adopt, workspaceId, path, createdAt, adopted });
+  return FIELDS.outputs({
+    name,
+    parentId,
+    workspaceId,
+    path,
+    createdAt,
+    adopted,
+    ...FIELDS.settingsOf(settings),
+  });
 }
 
 /** What we know of a created workspace that could not be read back; `update` completes it. */
