@@ -82,28 +82,17 @@ type Recorded<F> = F extends { readonly kind: "input" }
 type Flatten<T> = { -readonly [K in keyof T]: T[K] } & {};
 type TypeOf<F> = F extends { readonly type: infer T } ? ValueOf<T> : never;
 
-/** Properties `Keys` of `D`, present where `Present` says so and optional elsewhere; `U` joins each value. */
-type PropertiesOf<D extends ResourceDeclaration, Keys extends OwnKey<D>, Present, U> = Flatten<
-  {
-    [
-      K in Keys as Present extends "inputs"
-        ? Filled<Fields<D>[K]> extends true
-          ? K
-          : never
-        : Recorded<Fields<D>[K]> extends true
-          ? K
-          : never
-    ]: TypeOf<Fields<D>[K]> | U;
-  } & {
-    [
-      K in Keys as Present extends "inputs"
-        ? Filled<Fields<D>[K]> extends true
-          ? never
-          : K
-        : Recorded<Fields<D>[K]> extends true
-          ? never
-          : K
-    ]?: TypeOf<Fields<D>[K]> | U;
+/** Whether field `F` is always there: in decoded `"inputs"`, or in recorded `"outputs"`. */
+type Always<F, In> = In extends "inputs" ? Filled<F> : Recorded<F>;
+
+/** `K` when field `K` of `D` is always there in `In` exactly when `Want` says so. */
+type When<D extends ResourceDeclaration, K extends keyof Fields<D>, In, Want> =
+  Always<Fields<D>[K], In> extends Want ? K : never;
+
+/** Properties `Keys` of `D` as they stand in `In`: always there, or optional; `U` joins each value. */
+type PropertiesOf<D extends ResourceDeclaration, Keys extends OwnKey<D>, In, U> = Flatten<
+  { [K in Keys as When<D, K, In, true>]: TypeOf<Fields<D>[K]> | U } & {
+    [K in Keys as When<D, K, In, false>]?: TypeOf<Fields<D>[K]> | U;
   }
 >;
 
