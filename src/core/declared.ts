@@ -309,13 +309,15 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
       const failures = new CheckFailures();
       const ruleOf = rules as Partial<Record<string, CheckRule>>;
       for (const entry of inputs) {
-        const value = news[entry.name] ?? undefined;
         const rule = ruleOf[entry.name];
+        const value = news[entry.name];
         if (rule !== undefined) rule(failures, entry.name, value);
         else if (isUnknown(value)) continue;
-        else if (value === undefined) {
+        // Absent: fine unless required. A map given as `null` is an empty one; any other `null` is
+        // checked (and refused) like a value.
+        else if (value === undefined || (value === null && entry.shape.kind === "stringMap")) {
           if (entry.field.kind === "input" && entry.field.required === true)
-            checkField(failures, entry, value);
+            checkField(failures, entry, undefined);
         } else checkField(failures, entry, value);
       }
       if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };

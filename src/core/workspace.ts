@@ -69,7 +69,7 @@ function pendingFacts(inputs: OwnInputsOf<never>, id: number): WorkspaceFacts {
 
 /** The parent must be a workspace id, or 0 (absent) for top level: said in the API's words. */
 function checkParentId(failures: CheckFailures, property: string, value: unknown): void {
-  if (value === undefined || isUnknown(value)) return;
+  if (value === undefined || value === null || isUnknown(value)) return;
   if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return;
   failures.add(
     property,

@@ -120,6 +120,17 @@ describe("declared: plain fields handled from the declaration", () => {
     ]);
   });
 
+  it("refuses null for a boolean or an enum, and takes a null map as empty", () => {
+    expect(fields.check({ name: "k", type: "SERVICE", adopt: null }).failures).toEqual([
+      { property: "adopt", reason: "must be true or false, got null" },
+    ]);
+    const pairs = declared(SERVICE_KEY_PAIR, "Service key pair");
+    expect(pairs.check({ accessKey: "bks_x", rotationTriggers: null })).toEqual({
+      inputs: { accessKey: "bks_x", rotationTriggers: {} },
+      failures: [],
+    });
+  });
+
   it("replaces on a change of a replaceOnChange field only", () => {
     const old = fields.decodeInputs({ name: "k", type: "SERVICE" });
     expect(fields.diff(old, { ...old, name: "j", adopt: true }).replaces).toEqual(["name"]);
