@@ -79,6 +79,8 @@ export interface MigrateResult {
 
 /** The export cannot be migrated as it is; the message says why and what to do. */
 export class MigrateStateError extends Error {
+  /** Stable; match on it. `migrate-state` cannot migrate the given state. */
+  readonly code = "BROKER_MIGRATE_STATE_FAILED";
   constructor(message: string) {
     super(message);
     this.name = "MigrateStateError";

@@ -16,6 +16,8 @@ const run = promisify(execFile);
 
 /** A `pulumi` command failed; the message says which, and what the CLI said. */
 export class PulumiCommandError extends Error {
+  /** Stable; match on it. A `pulumi` command that `recover` ran failed. */
+  readonly code = "BROKER_PULUMI_COMMAND_FAILED";
   constructor(args: readonly string[], said: string) {
     super(`\`pulumi ${args.join(" ")}\` failed: ${said.trim()}`);
     this.name = "PulumiCommandError";

@@ -2,9 +2,11 @@
  * Retry policy of the broker client: which failures are retried, how long to wait, and when a failed
  * request may nevertheless have been applied, and the one loop ({@link retrying}) that applies them.
  *
- * The API documents no rate limits, so the client is conservative: it honours `Retry-After` on 429,
- * backs off with full jitter on 502/503/504, resets and timeouts, and repeats only requests that are
- * safe to repeat. A create is repeated only when the server surely did not process it.
+ * The client backs off with full jitter on 502/503/504, resets and timeouts (honouring a
+ * `Retry-After` the server sends with them), and repeats only requests that are safe to repeat. A
+ * create is repeated only when the server surely did not process it. 429s are not this policy's:
+ * the pacing layer (`pacing.ts`) waits every one out, or ends the call when the rate-limit budget
+ * is spent, before the retry loop sees it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -35,16 +37,19 @@ export type AttemptFailure =
 /** Gateway statuses: the request may or may not have reached the application behind the gateway. */
 const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
-/** Whether the server surely did not see the request (so even a create may be sent again). */
+/**
+ * Whether the server surely did not see the request (so even a create may be sent again): a
+ * network failure before sending, or an attempt shown not to be applied. A status means it did.
+ */
 export function surelyNotProcessed(failure: AttemptFailure): boolean {
-  if (failure.kind === "status") return failure.status === 429;
+  if (failure.kind === "status") return false;
   if (failure.kind === "network") return !networkErrorTraits(failure.code).maybeSent;
   return true;
 }
 
 /** Whether the failure is transient, i.e. worth another attempt if repeating is safe. */
 function isTransient(failure: AttemptFailure): boolean {
-  if (failure.kind === "status") return failure.status === 429 || GATEWAY_STATUSES.has(failure.status);
+  if (failure.kind === "status") return GATEWAY_STATUSES.has(failure.status);
   if (failure.kind === "network") return networkErrorTraits(failure.code).transient;
   return true;
 }
@@ -59,7 +64,7 @@ export function isOutcomeUnknown(failure: AttemptFailure, repeatable: boolean): 
   return !surelyNotProcessed(failure);
 }
 
-/** A short, secret-free reason for logs: the status (`"429"`) or the error code (`"ECONNRESET"`). */
+/** A short, secret-free reason for logs: the status (`"503"`) or the error code (`"ECONNRESET"`). */
 export function failureReason(failure: AttemptFailure): string {
   if (failure.kind === "status") return String(failure.status);
   return failure.kind === "network" ? failure.code : "not applied";
@@ -125,8 +130,7 @@ export type RetryDecision =
 
 /**
  * Decides whether to retry after attempt number `attempts` (1-based) failed with `failure`,
- * `elapsedMs` after the call started. The pacing layer (`pacing.ts`) waits 429s out before they get
- * here; the 429 rules below serve callers that retry without a pacer.
+ * `elapsedMs` after the call started. A 429 never gets here (see the module's comment).
  */
 export function decideRetry(
   failure: AttemptFailure,

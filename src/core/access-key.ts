@@ -4,7 +4,6 @@
  */
 import { createdAccessKeyOf, isBrokerApiError, type BrokerClient } from "../client";
 import {
-  ACCESS_KEY_TYPES,
   type AccessKeyRecord,
   type AccessKeyType,
   type CreatedAccessKey,
@@ -12,8 +11,6 @@ import {
   type ServiceKeyPair,
 } from "../client/types";
 import {
-  DEFAULT_ADOPT,
-  DEFAULT_ON_DELETE,
   describePermissionDifference,
   emptyPermissions,
   normalizePermissions,
@@ -21,36 +18,27 @@ import {
   samePermissions,
   type OnDelete,
 } from "../model";
-import {
-  CheckFailures,
-  checkAccessKeyType,
-  checkName,
-  checkOptionalBoolean,
-  checkOptionalEnum,
-  checkPermissions,
-} from "./validation";
+import { nameRule } from "./validation";
 import type { CoreContext } from "./context";
-import { DiffBuilder, listChanges, valueChanged } from "./diff";
+import { ACCESS_KEY } from "./declarations";
+import { declared, type FactsOf, type InputsOf, type OutputsOf, type SettingsOf } from "./declared";
+import { listChanges } from "./diff";
 import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
 import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
-import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
+import type { PropertyBag } from "./state";
 import { NOT_KNOWN, type NotKnown } from "./unknown";
 
 export { ON_DELETE_VALUES, type OnDelete };
 
+/** The plain fields of an access key, from its declaration. */
+const FIELDS = declared(ACCESS_KEY, "Access key");
+
 /** An access key's own inputs (the endpoint aside); `U` is what a value not known yet becomes. */
-interface OwnInputsOf<U> {
-  name: string | U;
-  type: AccessKeyType | U;
-  /** Normalised: lists sorted, without repeats. */
-  permissions: Permissions | U;
-  adopt: boolean | U;
-  onDelete: OnDelete | U;
-}
+type OwnInputsOf<U> = InputsOf<typeof ACCESS_KEY, U>;
 
 /** An access key's own checked inputs. */
 type OwnInputs = OwnInputsOf<never>;
@@ -64,78 +52,22 @@ export type AccessKeyInputs = AccessKeyInputsOf;
 /** Access key inputs during a preview: any of them may be not known yet. */
 export type ProposedAccessKeyInputs = AccessKeyInputsOf<NotKnown>;
 
-/** What the engine records for an access key. `accessKey` and `privateKey` are secrets. */
+/**
+ * What the engine records for an access key. `accessKey` and `privateKey` are secrets; `permissions`
+ * and `createdAt` are absent only while the key is kept in the stack by a create whose read-back
+ * failed (the next update finishes it).
+ */
 export type AccessKeyOutputs = OwnOutputs & EndpointInputs;
 
 /** An access key's own outputs (the endpoint aside). */
-interface OwnOutputs extends Omit<OwnInputs, "permissions"> {
-  /**
-   * The permissions the server holds, normalised. Absent only while the key is kept in the stack by
-   * a create whose read-back failed (then `createdAt` is absent too, and the next update finishes it).
-   */
-  permissions?: Permissions;
-  /** The key value (secret). */
-  accessKey: string;
-  accessKeyId: number;
-  /** When the broker created the key. Absent only for a key kept by a create whose read-back failed. */
-  createdAt?: string;
-  /** True when `create` took over an existing key instead of creating one. */
-  adopted: boolean;
-  /** For a SERVICE key created by this stack: the public key of the pair returned at creation. */
-  publicKey?: string;
-  /** For a SERVICE key created by this stack: the private key of that pair (secret). */
-  privateKey?: string;
-}
+type OwnOutputs = OutputsOf<typeof ACCESS_KEY>;
 
-const WHAT = "Access key";
-
-function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
-  return {
-    name: r.string("name"),
-    type: r.oneOf("type", ACCESS_KEY_TYPES),
-    permissions: r.permissions("permissions"),
-    adopt: r.boolean("adopt", DEFAULT_ADOPT),
-    onDelete: r.oneOf("onDelete", ON_DELETE_VALUES, DEFAULT_ON_DELETE),
-  };
-}
-
-/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
-const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
-
-/** The settings that only the stack holds: the server knows nothing of them. */
-type AccessKeySettings = Pick<OwnInputs, "adopt" | "onDelete">;
-
-/** What the server says about a key, or what we know of it. */
-interface AccessKeyFacts {
-  name: string;
-  type: AccessKeyType;
-  accessKey: string;
-  accessKeyId: number;
-  adopted: boolean;
-  /** Absent while the key could not be read back. */
-  permissions?: Permissions;
-  /** Absent while the key could not be read back. */
-  createdAt?: string;
-  /** The pair returned when this stack created a SERVICE key. */
-  keyPair?: ServiceKeyPair;
-}
+/** What the server says about a key, or what we know of it (`publicKey`/`privateKey`: the pair of its creation). */
+type AccessKeyFacts = FactsOf<typeof ACCESS_KEY>;
 
 /** The one function that builds an access key's outputs: create, read and update all use it. */
-function accessKeyOutputs(settings: AccessKeySettings, facts: AccessKeyFacts): OwnOutputs {
-  return {
-    name: facts.name,
-    type: facts.type,
-    ...(facts.permissions === undefined ? {} : { permissions: normalizePermissions(facts.permissions) }),
-    adopt: settings.adopt,
-    onDelete: settings.onDelete,
-    accessKey: facts.accessKey,
-    accessKeyId: facts.accessKeyId,
-    ...(facts.createdAt === undefined ? {} : { createdAt: facts.createdAt }),
-    adopted: facts.adopted,
-    ...(facts.keyPair === undefined
-      ? {}
-      : { publicKey: facts.keyPair.publicKey, privateKey: facts.keyPair.privateKey }),
-  };
+function accessKeyOutputs(settings: SettingsOf<typeof ACCESS_KEY>, facts: AccessKeyFacts): OwnOutputs {
+  return FIELDS.outputs({ ...facts, ...FIELDS.settingsOf(settings) });
 }
 
 /** The facts a key's record gives. */
@@ -146,30 +78,20 @@ function factsOf(record: AccessKeyRecord, adopted: boolean): AccessKeyFacts {
     accessKey: record.key,
     accessKeyId: record.id,
     adopted,
-    permissions: record.permissions,
+    permissions: normalizePermissions(record.permissions),
     createdAt: record.createdAt,
   };
 }
 
-/** The facts recorded outputs hold. */
-function recordedFacts(old: OwnOutputs): AccessKeyFacts {
-  const { name, type, accessKey, accessKeyId, adopted, permissions, createdAt } = old;
-  return {
-    name,
-    type,
-    accessKey,
-    accessKeyId,
-    adopted,
-    ...(permissions === undefined ? {} : { permissions }),
-    ...(createdAt === undefined ? {} : { createdAt }),
-    ...keyPairOf(old),
-  };
+/** The pair from a key's creation, as facts. */
+function keyPairFacts(pair: ServiceKeyPair | undefined): Pick<AccessKeyFacts, "publicKey" | "privateKey"> {
+  return pair === undefined ? {} : { publicKey: pair.publicKey, privateKey: pair.privateKey };
 }
 
-/** The key pair recorded in outputs, if both halves are. */
-function keyPairOf(old: OwnOutputs): { keyPair?: ServiceKeyPair } {
+/** The pair recorded in outputs, if both halves are. */
+function keyPairOf(old: OwnOutputs): Pick<AccessKeyFacts, "publicKey" | "privateKey"> {
   if (old.publicKey === undefined || old.privateKey === undefined) return {};
-  return { keyPair: { publicKey: old.publicKey, privateKey: old.privateKey } };
+  return { publicKey: old.publicKey, privateKey: old.privateKey };
 }
 
 /** How an access key's permissions change, entry by entry. */
@@ -276,19 +198,12 @@ async function applyPermissions(
 
 /** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
 async function importAccessKey(ctx: CoreContext, id: string): Promise<ReadResult<OwnInputs, OwnOutputs>> {
-  const keyId = numericId(id, WHAT);
+  const keyId = numericId(id, FIELDS.what);
   const client = ctx.client();
   const record = await client.findAccessKeyById(keyId);
   if (record === undefined) return GONE;
-  const settings: AccessKeySettings = { adopt: DEFAULT_ADOPT, onDelete: DEFAULT_ON_DELETE };
-  const outputs = accessKeyOutputs(settings, factsOf(record, false));
-  return { exists: true, id: String(record.id), outputs, inputs: inputsOf(outputs) };
-}
-
-/** The inputs that would produce `outputs`. */
-function inputsOf(outputs: OwnOutputs): OwnInputs {
-  const { name, type, adopt, onDelete } = outputs;
-  return { name, type, permissions: outputs.permissions ?? emptyPermissions(), adopt, onDelete };
+  const outputs = accessKeyOutputs(FIELDS.settingsOf(undefined), factsOf(record, false));
+  return { exists: true, id: String(record.id), outputs, inputs: FIELDS.inputsOf(outputs) };
 }
 
 /**
@@ -304,44 +219,22 @@ export const accessKeyOperations = withEndpointTracking<
   typeName: "AccessKey",
   describe: (id, old) => (old === undefined ? `access key ${id}` : `access key "${old.name}"`),
   verbs: { delete: "Revoking" },
-  decodeInputs: inputDecoders.known,
-  decodeProposedInputs: inputDecoders.proposed,
+  decodeInputs: FIELDS.decodeInputs,
+  decodeProposedInputs: FIELDS.decodeProposedInputs,
   /**
    * Decodes an access key's own recorded state, as this or any earlier version of the package wrote it.
    * @param id the resource id (the key's id), used when the state lacks `accessKeyId`.
    */
-  decodeOutputs(bag: PropertyBag, id?: string): OwnOutputs {
-    const r = knownReader(bag, WHAT);
-    const { permissions: _inputs, ...inputs } = decodeInputs(r);
-    const permissions = r.optionalPermissions("permissions");
-    const createdAt = r.optionalString("createdAt");
-    const publicKey = r.optionalString("publicKey");
-    const privateKey = r.optionalString("privateKey");
-    return {
-      ...inputs,
-      ...(permissions === undefined ? {} : { permissions }),
-      accessKey: r.string("accessKey"),
-      accessKeyId: r.integer("accessKeyId", idNumber(id)),
-      ...(createdAt === undefined ? {} : { createdAt }),
-      adopted: r.boolean("adopted", false),
-      ...(publicKey === undefined ? {} : { publicKey }),
-      ...(privateKey === undefined ? {} : { privateKey }),
-    };
-  },
+  decodeOutputs: (bag: PropertyBag, id?: string): OwnOutputs =>
+    FIELDS.decodeOutputs(bag, { accessKeyId: idNumber(id) }),
   /**
    * Validates inputs and fills defaults. Makes no request.
    * @param news the inputs as the program gave them.
    */
-  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
-    const failures = new CheckFailures();
-    checkName(failures, "name", news["name"], "Access key");
-    checkAccessKeyType(failures, "type", news["type"]);
-    checkPermissions(failures, "permissions", news["permissions"]);
-    checkOptionalBoolean(failures, "adopt", news["adopt"]);
-    checkOptionalEnum(failures, "onDelete", news["onDelete"], ON_DELETE_VALUES);
-    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-    return { inputs: inputDecoders.proposed(news), failures: [] };
-  },
+  check: (news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> =>
+    FIELDS.check(news, {
+      name: nameRule("Access key"),
+    }),
   /**
    * A change of name or type replaces the key (the API cannot rename a key or change its type);
    * permissions update in place and compare as sets.
@@ -354,16 +247,13 @@ export const accessKeyOperations = withEndpointTracking<
       news.permissions === NOT_KNOWN || permissions === undefined
         ? []
         : permissionPaths(old.permissions, news.permissions, permissions);
-    const diff = new DiffBuilder()
-      .property("name", valueChanged(old.name, news.name), { replace: true })
-      .property("type", valueChanged(old.type, news.type), { replace: true })
-      .property("permissions", news.permissions === NOT_KNOWN || permissions !== undefined, {
+    const diff = FIELDS.diff(old, news, {
+      permissions: () => ({
+        changed: news.permissions === NOT_KNOWN || permissions !== undefined,
         replace: false,
         details,
-      })
-      .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
-      .property("onDelete", valueChanged(old.onDelete, news.onDelete), { replace: false })
-      .build();
+      }),
+    });
     return permissions === undefined ? diff : { ...diff, permissions };
   },
   /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
@@ -398,7 +288,7 @@ export const accessKeyOperations = withEndpointTracking<
         accessKey: made.accessKey,
         accessKeyId: made.accessKeyId,
         adopted: false,
-        ...(made.serviceKeyPair === undefined ? {} : { keyPair: made.serviceKeyPair }),
+        ...keyPairFacts(made.serviceKeyPair),
       });
       throw new PartiallyCreatedError(
         `Access key "${inputs.name}"`,
@@ -407,10 +297,7 @@ export const accessKeyOperations = withEndpointTracking<
         error,
       );
     }
-    const facts: AccessKeyFacts = {
-      ...factsOf(record, false),
-      ...(created.serviceKeyPair === undefined ? {} : { keyPair: created.serviceKeyPair }),
-    };
+    const facts: AccessKeyFacts = { ...factsOf(record, false), ...keyPairFacts(created.serviceKeyPair) };
     const id = String(created.accessKeyId);
     let permissions: Permissions;
     try {
@@ -448,7 +335,7 @@ export const accessKeyOperations = withEndpointTracking<
       ...factsOf(record, old.adopted),
       ...keyPairOf(old),
     });
-    return { exists: true, id, outputs, inputs: inputsOf(outputs) };
+    return { exists: true, id, outputs, inputs: FIELDS.inputsOf(outputs) };
   },
   /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
   async update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
@@ -463,7 +350,9 @@ export const accessKeyOperations = withEndpointTracking<
         permissions,
       });
     }
-    const facts = recordedFacts(old);
+    // The stack's settings in `recorded` give way to the new ones (accessKeyOutputs).
+    const { publicKey: _public, privateKey: _private, ...recorded } = old;
+    const facts: AccessKeyFacts = { ...recorded, ...keyPairOf(old) };
     if (samePermissions(old.permissions, news.permissions)) return accessKeyOutputs(news, facts);
     const key = { key: old.accessKey, name: old.name, id: old.accessKeyId };
     const permissions = await applyPermissions(ctx.client(), key, news.permissions);

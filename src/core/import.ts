@@ -10,6 +10,8 @@ const kNotImportable = Symbol.for("pulumi-broker-config.NotImportableError");
  * would have to record (a key pair's private key is returned only once, when it is made).
  */
 export class NotImportableError extends Error {
+  /** Stable; match on it. The resource cannot be imported by id. */
+  readonly code = "BROKER_NOT_IMPORTABLE";
   /** The resource type, such as `ServiceKeyPair`. */
   readonly typeName: string;
 

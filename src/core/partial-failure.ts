@@ -11,6 +11,8 @@ const kPartiallyCreated = Symbol.for("pulumi-broker-config.PartiallyCreatedError
  * "created but failed" signal); adapters map {@link createdId} and {@link outputs} to their engine's form.
  */
 export class PartiallyCreatedError<O> extends Error {
+  /** Stable; match on it. The object was created, but a later step failed (the core, before a door reports it). */
+  readonly code = "BROKER_CREATED_BUT_FAILED";
   /** What was created, for messages, such as `Access key "orders"`. */
   readonly what: string;
   /** The id of the object that exists. */

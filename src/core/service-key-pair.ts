@@ -4,23 +4,24 @@
  */
 import { isBrokerApiError, type BrokerClient } from "../client";
 import type { AccessKeyRecord } from "../client/types";
-import { CheckFailures, describe, isPlainObject } from "./validation";
+import { CheckFailures, describe } from "./validation";
 import type { CoreContext } from "./context";
-import { DiffBuilder, mapChanges } from "./diff";
+import { SERVICE_KEY_PAIR } from "./declarations";
+import { declared, type InputsOf, type OutputsOf } from "./declared";
+import { mapChanges } from "./diff";
 import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
 import { spellings } from "../settings/wording";
 import { NotImportableError } from "./import";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
+import type { PropertyBag } from "./state";
 import { NOT_KNOWN, isUnknown, type NotKnown } from "./unknown";
 
+/** The plain fields of a key pair, from its declaration. */
+const FIELDS = declared(SERVICE_KEY_PAIR, "Service key pair");
+
 /** A key pair's own inputs (the endpoint aside); `U` is what a value not known yet becomes. */
-interface OwnInputsOf<U> {
-  /** The SERVICE key value (a secret). */
-  accessKey: string | U;
-  rotationTriggers: Record<string, string> | U;
-}
+type OwnInputsOf<U> = InputsOf<typeof SERVICE_KEY_PAIR, U>;
 
 /** A key pair's own checked inputs. */
 type OwnInputs = OwnInputsOf<never>;
@@ -38,46 +39,23 @@ export type ProposedServiceKeyPairInputs = ServiceKeyPairInputsOf<NotKnown>;
 export type ServiceKeyPairOutputs = OwnOutputs & EndpointInputs;
 
 /** A key pair's own outputs (the endpoint aside). */
-interface OwnOutputs extends OwnInputs {
-  accessKeyId: number;
-  publicKey: string;
-  privateKey: string;
-  /** When this stack last replaced the pair (ISO 8601 UTC). */
-  rotatedAt: string;
-}
+type OwnOutputs = OutputsOf<typeof SERVICE_KEY_PAIR>;
 
-const WHAT = "Service key pair";
-
-function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
-  return { accessKey: r.string("accessKey"), rotationTriggers: r.stringMap("rotationTriggers") };
-}
-
-/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
-const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
-
-/** A pair as the server returned it at its last rotation. */
-interface RotatedPair {
-  accessKeyId: number;
-  publicKey: string;
-  privateKey: string;
-  rotatedAt: string;
-}
+/** A pair as the server returned it at its last rotation (`rotatedAt`: when this stack replaced it). */
+type RotatedPair = Omit<OwnOutputs, keyof OwnInputs>;
 
 /** The one function that builds a key pair's outputs: create, read and update all use it. */
 function serviceKeyPairOutputs(inputs: OwnInputs, pair: RotatedPair): OwnOutputs {
-  const { accessKey, rotationTriggers } = inputs;
-  const { accessKeyId, publicKey, privateKey, rotatedAt } = pair;
-  return { accessKey, rotationTriggers, accessKeyId, publicKey, privateKey, rotatedAt };
+  return FIELDS.outputs({ ...pair, ...inputs });
 }
 
-function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
-  const canonical = (map: Readonly<Record<string, string>>): string =>
-    JSON.stringify(
-      Object.keys(map)
-        .sort()
-        .map((key) => [key, map[key]]),
-    );
-  return canonical(a) === canonical(b);
+/** The key must be a non-empty string; its value is never echoed (it is a credential). */
+function checkAccessKeyValue(failures: CheckFailures, property: string, value: unknown): void {
+  if (isUnknown(value) || (typeof value === "string" && value.trim() !== "")) return;
+  failures.add(
+    property,
+    `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof value === "string" ? "an empty string" : describe(value)}`,
+  );
 }
 
 async function serviceKeyRecord(client: BrokerClient, accessKey: string): Promise<AccessKeyRecord> {
@@ -119,62 +97,28 @@ export const serviceKeyPairOperations = withEndpointTracking<
   typeName: "ServiceKeyPair",
   describe: (id) => `service key pair ${id}`,
   verbs: { update: "Rotating" },
-  decodeInputs: inputDecoders.known,
-  decodeProposedInputs: inputDecoders.proposed,
+  decodeInputs: FIELDS.decodeInputs,
+  decodeProposedInputs: FIELDS.decodeProposedInputs,
   /** Decodes a key pair's own recorded state, as this or any earlier version of the package wrote it. */
-  decodeOutputs(bag: PropertyBag): OwnOutputs {
-    const r = knownReader(bag, WHAT);
-    return {
-      ...decodeInputs(r),
-      accessKeyId: r.integer("accessKeyId"),
-      publicKey: r.string("publicKey"),
-      privateKey: r.string("privateKey"),
-      rotatedAt: r.string("rotatedAt"),
-    };
-  },
+  decodeOutputs: (bag: PropertyBag): OwnOutputs => FIELDS.decodeOutputs(bag),
   /**
    * Validates inputs. Makes no request (the key's type is verified by `create`).
    * @param news the inputs as the program gave them.
    */
-  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
-    const failures = new CheckFailures();
-    const accessKey = news["accessKey"];
-    if (!isUnknown(accessKey) && (typeof accessKey !== "string" || accessKey.trim() === "")) {
-      // Never echo the value: it is a credential.
-      failures.add(
-        "accessKey",
-        `must be the value of a SERVICE access key (e.g. an AccessKey's accessKey output), got ${typeof accessKey === "string" ? "an empty string" : describe(accessKey)}`,
-      );
-    }
-    const triggers = news["rotationTriggers"] ?? {};
-    if (!isUnknown(triggers)) {
-      if (!isPlainObject(triggers))
-        failures.add("rotationTriggers", `must be a map of strings, got ${describe(triggers)}`);
-      else
-        for (const [key, value] of Object.entries(triggers))
-          if (!isUnknown(value) && typeof value !== "string")
-            failures.add(`rotationTriggers.${key}`, `must be a string, got ${describe(value)}`);
-    }
-    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-    return { inputs: inputDecoders.proposed(news), failures: [] };
-  },
+  check: (news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> =>
+    FIELDS.check(news, { accessKey: checkAccessKeyValue }),
   /** Another key replaces the pair resource; changed `rotationTriggers` rotate it in place. */
-  diff(old: OwnInputs, news: OwnInputsOf<NotKnown>): DiffResult {
-    // During a preview, the key's value is unknown whenever its AccessKey is updated in the same run
-    // (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so this
-    // counts as a change, not as a replacement: `pulumi up` decides again with the real value and
-    // replaces the pair only if the key really changed.
-    const keyUnknown = news.accessKey === NOT_KNOWN;
-    const triggers = news.rotationTriggers;
-    return new DiffBuilder()
-      .property("accessKey", keyUnknown || old.accessKey !== news.accessKey, { replace: !keyUnknown })
-      .property("rotationTriggers", triggers === NOT_KNOWN || !sameMap(old.rotationTriggers, triggers), {
-        replace: false,
-        details:
-          triggers === NOT_KNOWN ? [] : mapChanges("rotationTriggers", old.rotationTriggers, triggers, false),
-      })
-      .build();
-  },
+  diff: (old: OwnInputs, news: OwnInputsOf<NotKnown>): DiffResult =>
+    FIELDS.diff(old, news, {
+      // During a preview, the key's value is unknown whenever its AccessKey is updated in the same
+      // run (a dynamic provider cannot compute outputs in preview). Nearly always the value stays, so
+      // this counts as a change, not as a replacement: `pulumi up` decides again with the real value
+      // and replaces the pair only if the key really changed.
+      accessKey: (before, now) => ({
+        changed: now === NOT_KNOWN || before !== now,
+        replace: now !== NOT_KNOWN,
+      }),
+    }),
   /** Verifies the key is a SERVICE key and replaces its pair, recording the new one. */
   async create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
     const client = ctx.client();
@@ -206,12 +150,12 @@ export const serviceKeyPairOperations = withEndpointTracking<
       throw error;
     }
     const outputs = serviceKeyPairOutputs(old, old);
-    const { accessKey, rotationTriggers } = outputs;
-    return { exists: true, id, outputs, inputs: { accessKey, rotationTriggers } };
+    return { exists: true, id, outputs, inputs: FIELDS.inputsOf(outputs) };
   },
   /** Changed `rotationTriggers` rotate the pair. */
   async update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
-    if (sameMap(old.rotationTriggers, news.rotationTriggers)) return serviceKeyPairOutputs(old, old);
+    if (mapChanges("", old.rotationTriggers, news.rotationTriggers, false).length === 0)
+      return serviceKeyPairOutputs(old, old);
     return serviceKeyPairOutputs(news, await rotate(ctx.client(), news.accessKey, old.accessKeyId));
   },
   /** Key pairs cannot be deleted: the current pair stays with its key. */

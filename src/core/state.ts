@@ -20,6 +20,8 @@ export type PropertyBag = Record<string, unknown>;
  * names the resource and the property path.
  */
 export class StateDecodeError extends Error {
+  /** Stable; match on it. Recorded state or inputs do not have the expected shape. */
+  readonly code = "BROKER_STATE_INVALID";
   /** The property path, such as `permissions.send[1]`. */
   readonly property: string;
 
@@ -37,6 +39,8 @@ export class StateDecodeError extends Error {
  * value must be known (the reader throws), {@link NotKnown} for inputs during a preview.
  */
 export interface PropertyReader<U> {
+  /** Whether the bag holds `key` (`null` counts as absent: JSON has no undefined). */
+  present(key: string): boolean;
   /** A required string. */
   string(key: string): string | U;
   /** A string, or `undefined` when absent. */
@@ -49,8 +53,6 @@ export interface PropertyReader<U> {
   oneOf<T extends string>(key: string, allowed: readonly T[], fallback?: T): T | U;
   /** Permissions, normalised (lists sorted, without repeats); absent fields (or all of it) empty. */
   permissions(key: string): Permissions | U;
-  /** Permissions as above, or `undefined` when absent. */
-  optionalPermissions(key: string): Permissions | U | undefined;
   /** A map of strings, `{}` when absent. */
   stringMap(key: string): Record<string, string> | U;
 }
@@ -70,6 +72,10 @@ class BagReader<U> implements PropertyReader<U> {
   private raw(key: string): unknown {
     const value = this.bag[key];
     return value === null ? undefined : value;
+  }
+
+  present(key: string): boolean {
+    return this.raw(key) !== undefined;
   }
 
   private read<T>(key: string, decode: (value: unknown) => T): T | U {
@@ -121,10 +127,6 @@ class BagReader<U> implements PropertyReader<U> {
     return this.read(key, (value) =>
       decodePermissions(value, key, (path, problem) => this.fail(path, problem)),
     );
-  }
-
-  optionalPermissions(key: string): Permissions | U | undefined {
-    return this.raw(key) === undefined ? undefined : this.permissions(key);
   }
 
   stringMap(key: string): Record<string, string> | U {

@@ -5,11 +5,9 @@
  */
 import type { CheckFailure } from "./results";
 import {
-  ACCESS_KEY_TYPES,
   describeValue,
   eventPathMessage,
   EVENT_PATH_HINT,
-  isAccessKeyType,
   isPlainObject,
   nameProblems,
   PERMISSION_FIELDS,
@@ -52,13 +50,11 @@ export function checkName(failures: CheckFailures, property: string, value: unkn
   for (const problem of nameProblems(value, kind)) failures.add(property, `${what} name ${problem}`);
 }
 
-/** Checks an access key type input against the API's enum. */
-export function checkAccessKeyType(failures: CheckFailures, property: string, value: unknown): void {
-  if (isUnknown(value) || isAccessKeyType(value)) return;
-  failures.add(
-    property,
-    `type must be one of ${ACCESS_KEY_TYPES.map((t) => `"${t}"`).join(", ")}, got ${describeValue(value)}`,
-  );
+/** {@link checkName} as a check rule of `./declared.ts`, for the `name` input of `what`'s resource. */
+export function nameRule(what: string): (failures: CheckFailures, property: string, value: unknown) => void {
+  return (failures, property, value) => {
+    checkName(failures, property, value, what);
+  };
 }
 
 /** Checks a list of event paths (`permissions.send` or `permissions.receive`). */
@@ -109,19 +105,4 @@ export function checkPermissions(failures: CheckFailures, property: string, valu
 export function checkOptionalBoolean(failures: CheckFailures, property: string, value: unknown): void {
   if (value === undefined || isUnknown(value) || typeof value === "boolean") return;
   failures.add(property, `must be true or false, got ${describeValue(value)}`);
-}
-
-/** Checks an optional input that must be one of `allowed`. */
-export function checkOptionalEnum(
-  failures: CheckFailures,
-  property: string,
-  value: unknown,
-  allowed: readonly string[],
-): void {
-  if (value === undefined || isUnknown(value)) return;
-  if (typeof value !== "string" || !allowed.includes(value))
-    failures.add(
-      property,
-      `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, got ${describeValue(value)}`,
-    );
 }

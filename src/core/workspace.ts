@@ -4,26 +4,24 @@
  */
 import { isBrokerResultError, type BrokerClient } from "../client";
 import type { WorkspaceRecord } from "../client/types";
-import { DEFAULT_ADOPT, TOP_LEVEL_PARENT_ID } from "../model";
-import { CheckFailures, checkName, checkOptionalBoolean, describe } from "./validation";
+import { CheckFailures, describe, nameRule } from "./validation";
 import type { CoreContext } from "./context";
-import { DiffBuilder, valueChanged } from "./diff";
+import { WORKSPACE } from "./declarations";
+import { declared, type InputsOf, type OutputsOf, type SettingsOf } from "./declared";
 import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from "./endpoint";
 import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
-import { inputsDecoders, knownReader, type PropertyBag, type PropertyReader } from "./state";
+import type { PropertyBag } from "./state";
 import { isUnknown, type NotKnown } from "./unknown";
 
+/** The plain fields of a workspace, from its declaration. */
+const FIELDS = declared(WORKSPACE, "Workspace");
+
 /** A workspace's own inputs (the endpoint aside); `U` is what a value not known yet becomes. */
-interface OwnInputsOf<U> {
-  name: string | U;
-  /** 0 for a top-level workspace. */
-  parentId: number | U;
-  adopt: boolean | U;
-}
+type OwnInputsOf<U> = InputsOf<typeof WORKSPACE, U>;
 
 /** Workspace inputs; `U` is what a value not known yet becomes (nothing, once known). */
 export type WorkspaceInputsOf<U = never> = OwnInputsOf<U> & EndpointInputsOf<U>;
@@ -34,58 +32,49 @@ export type WorkspaceInputs = WorkspaceInputsOf;
 /** Workspace inputs during a preview: any of them may be not known yet. */
 export type ProposedWorkspaceInputs = WorkspaceInputsOf<NotKnown>;
 
-/** What the engine records for a workspace. */
+/**
+ * What the engine records for a workspace. `path` and `createdAt` are empty while the workspace is
+ * kept in the stack by a create that could not read it back (the next update completes it).
+ */
 export type WorkspaceOutputs = OwnOutputs & EndpointInputs;
 
 /** A workspace's own outputs (the endpoint aside). */
-interface OwnOutputs extends OwnInputsOf<never> {
-  workspaceId: number;
-  /**
-   * Full path such as `/team/orders`. Empty while the workspace is kept in the stack by a create
-   * that could not read it back (see `createdAt`).
-   */
-  path: string;
-  /** When the broker created the workspace; empty while it is kept by a create that could not read it back. */
-  createdAt: string;
-  /** True when `create` took over an existing workspace instead of creating one. */
-  adopted: boolean;
-}
-
-const WHAT = "Workspace";
-
-function decodeInputs<U>(r: PropertyReader<U>): OwnInputsOf<U> {
-  return {
-    name: r.string("name"),
-    parentId: r.integer("parentId", TOP_LEVEL_PARENT_ID),
-    adopt: r.boolean("adopt", DEFAULT_ADOPT),
-  };
-}
-
-/** Decodes the inputs, known or as proposed in a preview (see the operations table below). */
-const inputDecoders = inputsDecoders(WHAT, decodeInputs<never>, decodeInputs<NotKnown>);
-
-/** The settings that only the stack holds: the server knows nothing of them. */
-type WorkspaceSettings = Pick<OwnInputsOf<never>, "adopt">;
+type OwnOutputs = OutputsOf<typeof WORKSPACE>;
 
 /** What the server says about a workspace, or what we know of it. */
 type WorkspaceFacts = Pick<WorkspaceRecord, "id" | "name" | "parentId" | "path" | "createdAt">;
 
 /** The one function that builds a workspace's outputs: create, read and update all use it. */
-function workspaceOutputs(settings: WorkspaceSettings, facts: WorkspaceFacts, adopted: boolean): OwnOutputs {
-  return {
-    name: facts.name,
-    parentId: facts.parentId,
-    adopt: settings.adopt,
-    workspaceId: facts.id,
-    path: facts.path,
-    createdAt: facts.createdAt,
+function workspaceOutputs(
+  settings: SettingsOf<typeof WORKSPACE>,
+  facts: WorkspaceFacts,
+  adopted: boolean,
+): OwnOutputs {
+  const { id: workspaceId, name, parentId, path, createdAt } = facts;
+  return FIELDS.outputs({
+    name,
+    parentId,
+    workspaceId,
+    path,
+    createdAt,
     adopted,
-  };
+    ...FIELDS.settingsOf(settings),
+  });
 }
 
 /** What we know of a created workspace that could not be read back; `update` completes it. */
 function pendingFacts(inputs: OwnInputsOf<never>, id: number): WorkspaceFacts {
   return { id, name: inputs.name, parentId: inputs.parentId, path: "", createdAt: "" };
+}
+
+/** The parent must be a workspace id, or 0 (absent) for top level: said in the API's words. */
+function checkParentId(failures: CheckFailures, property: string, value: unknown): void {
+  if (value === undefined || value === null || isUnknown(value)) return;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return;
+  failures.add(
+    property,
+    `must be the numeric id of the parent workspace (e.g. the ${spellings("workspaceId")} output of another Workspace) or 0 for top level, got ${describe(value)}`,
+  );
 }
 
 /** Every workspace named `name`, under any parent. */
@@ -108,48 +97,21 @@ export const workspaceOperations = withEndpointTracking<
 >({
   typeName: "Workspace",
   describe: (id) => `workspace ${id}`,
-  decodeInputs: inputDecoders.known,
-  decodeProposedInputs: inputDecoders.proposed,
+  decodeInputs: FIELDS.decodeInputs,
+  decodeProposedInputs: FIELDS.decodeProposedInputs,
   /** Decodes a workspace's own recorded state, as this or any earlier version of the package wrote it. */
-  decodeOutputs(bag: PropertyBag): OwnOutputs {
-    const r = knownReader(bag, WHAT);
-    return {
-      ...decodeInputs(r),
-      workspaceId: r.integer("workspaceId"),
-      path: r.string("path"),
-      createdAt: r.string("createdAt"),
-      adopted: r.boolean("adopted", false),
-    };
-  },
+  decodeOutputs: (bag: PropertyBag): OwnOutputs => FIELDS.decodeOutputs(bag),
   /**
    * Validates inputs and fills defaults. Makes no request.
    * @param news the inputs as the program gave them.
    */
-  check(news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> {
-    const failures = new CheckFailures();
-    checkName(failures, "name", news["name"], "Workspace");
-    const parentId = news["parentId"] ?? TOP_LEVEL_PARENT_ID;
-    if (
-      !isUnknown(parentId) &&
-      !(typeof parentId === "number" && Number.isSafeInteger(parentId) && parentId >= 0)
-    ) {
-      failures.add(
-        "parentId",
-        `must be the numeric id of the parent workspace (e.g. the ${spellings("workspaceId")} output of another Workspace) or 0 for top level, got ${describe(parentId)}`,
-      );
-    }
-    checkOptionalBoolean(failures, "adopt", news["adopt"]);
-    if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
-    return { inputs: inputDecoders.proposed(news), failures: [] };
-  },
+  check: (news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> =>
+    FIELDS.check(news, {
+      name: nameRule("Workspace"),
+      parentId: checkParentId,
+    }),
   /** A change of name or parent replaces the workspace; `adopt` changes nothing on the server. */
-  diff(old: OwnInputsOf<never>, news: OwnInputsOf<NotKnown>): DiffResult {
-    return new DiffBuilder()
-      .property("name", valueChanged(old.name, news.name), { replace: true })
-      .property("parentId", valueChanged(old.parentId, news.parentId), { replace: true })
-      .property("adopt", valueChanged(old.adopt, news.adopt), { replace: false })
-      .build();
-  },
+  diff: (old: OwnInputsOf<never>, news: OwnInputsOf<NotKnown>): DiffResult => FIELDS.diff(old, news),
   /** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */
   async create(ctx: CoreContext, inputs: OwnInputsOf<never>): Promise<CreateResult<OwnOutputs>> {
     const client = ctx.client();
@@ -197,11 +159,10 @@ export const workspaceOperations = withEndpointTracking<
     id: string,
     old: OwnOutputs | undefined,
   ): Promise<ReadResult<OwnInputsOf<never>, OwnOutputs>> {
-    const record = await ctx.client().getWorkspace(numericId(id, WHAT));
+    const record = await ctx.client().getWorkspace(numericId(id, FIELDS.what));
     if (record === undefined) return GONE;
-    const outputs = workspaceOutputs({ adopt: old?.adopt ?? DEFAULT_ADOPT }, record, old?.adopted ?? false);
-    const { name, parentId, adopt } = outputs;
-    return { exists: true, id, outputs, inputs: { name, parentId, adopt } };
+    const outputs = workspaceOutputs(FIELDS.settingsOf(old), record, old?.adopted ?? false);
+    return { exists: true, id, outputs, inputs: FIELDS.inputsOf(outputs) };
   },
   /**
    * Only `adopt` or `allowEndpointChange` can change in place, and neither touches the server; a

@@ -47,6 +47,8 @@ export type PathSegment = string | number;
 
 /** Thrown when the engine sends a value this provider cannot take, such as an asset. */
 export class CodecError extends Error {
+  /** Stable; match on it. A property value the engine sent cannot be read. */
+  readonly code = "BROKER_PROPERTY_INVALID";
   /** Where in the properties the value sits, such as `permissions.send[1]`. */
   readonly path: string;
 

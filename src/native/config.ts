@@ -1,9 +1,9 @@
 /**
  * The provider's own configuration: `CheckConfig`, `DiffConfig` and `Configure`.
  *
- * The provider's inputs arrive as a Struct keyed `baseUrl`, `apiKey`, `timeoutMs`, `maxRetries`,
- * `maxConcurrency`: from stack config `broker:*` for the default provider, from the inputs of an
- * explicit provider otherwise. Values may be strings even where a number is meant (stack config is
+ * The provider's inputs arrive as a Struct keyed by the names of the declared settings
+ * (`SETTINGS`, `src/settings/declarations.ts`): from stack config `broker:*` for the default
+ * provider, from the inputs of an explicit provider otherwise. Values may be strings even where a number is meant (stack config is
  * text, and the Node.js SDK turns the provider's non-string inputs into JSON strings), so `"30000"`
  * counts as 30000. The rules of each setting live in the connection-settings module; this module
  * only hands it the values, so the dynamic and the native provider accept exactly the same settings.
@@ -38,6 +38,14 @@ export const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((setting) => s
 
 /** Each setting's declaration, by name. */
 const DECLARED: ReadonlyMap<string, SettingDeclaration> = new Map(SETTINGS.map((s) => [s.name, s]));
+
+/** How a message says what a setting of each type must be. */
+const TYPE_WORDS: Readonly<Record<SettingDeclaration["type"], string>> = {
+  string: "a string",
+  integer: "a number",
+  number: "a number",
+  boolean: "true or false",
+};
 
 /** Keys the engine adds to every provider's inputs; they are not settings of ours. */
 const ENGINE_KEYS: ReadonlySet<string> = new Set(["version", "pluginDownloadURL"]);
@@ -132,7 +140,7 @@ export function checkConfig(news: PropertyMap, origin: SettingsOrigin = STACK_OR
     const valueText = text(value);
     const reason =
       valueText === undefined
-        ? `${settingPlace(origin, key)} must be ${DECLARED.get(key)?.type === "string" ? "a string" : "a number"}`
+        ? `${settingPlace(origin, key)} must be ${TYPE_WORDS[DECLARED.get(key)?.type ?? "string"]}`
         : settingProblem(key, valueText, origin);
     if (reason !== undefined) failures.push({ property: key, reason });
   }

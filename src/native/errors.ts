@@ -27,6 +27,8 @@ export const INIT_FAILED_TYPE = "pulumirpc.ErrorResourceInitFailed";
 
 /** A request named a resource type this provider does not serve. */
 export class UnknownResourceTypeError extends Error {
+  /** Stable; match on it. The plugin serves no resource of that type. */
+  readonly code = "BROKER_UNKNOWN_RESOURCE_TYPE";
   /** The type token that was asked for. */
   readonly type: string;
 
@@ -43,6 +45,8 @@ export class UnknownResourceTypeError extends Error {
  * the inputs were secret). The engine keeps the object in the stack with these properties.
  */
 export class ResourceInitFailedError extends Error {
+  /** Stable; match on it. The object was created, but a later step failed (the native door). */
+  readonly code = "BROKER_CREATED_BUT_FAILED";
   /** The id of the object that exists. */
   readonly id: string;
   /** Its outputs, secrets wrapped. */

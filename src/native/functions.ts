@@ -11,6 +11,8 @@ import type { ProviderConfiguration } from "./config";
 
 /** An `Invoke` of a function this provider does not have. */
 export class UnknownFunctionError extends Error {
+  /** Stable; match on it. The plugin has no function of that token. */
+  readonly code = "BROKER_UNKNOWN_FUNCTION";
   constructor(token: string) {
     const known = FUNCTIONS.map((fn) => fn.token).join(", ");
     super(`The broker provider has no function "${token}"; it has ${known}.`);

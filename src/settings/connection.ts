@@ -20,6 +20,7 @@ import {
   SETTINGS,
   settingNamed,
   type NumericSetting,
+  type SettingDeclaration,
   type RequiredSetting,
   type SettingName,
 } from "./declarations";
@@ -36,7 +37,19 @@ import {
  * trailing slash) and an ACCOUNT access key, and each numeric setting of {@link SETTINGS} that is
  * set (the client's default applies to the others).
  */
-export type ConnectionSettings = Record<RequiredSetting, string> & Partial<Record<NumericSetting, number>>;
+export type ConnectionSettings = Record<RequiredSetting, string> & {
+  [S in Exclude<SettingName, RequiredSetting>]?: SettingValue<S>;
+};
+
+/** The value of setting `S` once parsed, by its declared type. */
+type SettingValue<S extends SettingName> = Extract<
+  (typeof SETTINGS)[number],
+  { name: S }
+>["type"] extends "boolean"
+  ? boolean
+  : Extract<(typeof SETTINGS)[number], { name: S }>["type"] extends "string"
+    ? string
+    : number;
 
 /** Reads one namespaced stack config value, such as `broker:baseUrl`; `undefined` when unset. */
 export type ConfigSource = (key: string) => string | undefined;
@@ -196,7 +209,38 @@ function apiKeyProblem(found: Found): string | undefined {
 }
 
 /** The numeric settings, in declaration order. */
-const NUMERIC_SETTINGS = SETTINGS.flatMap((s) => (s.type === "string" ? [] : [s.name]));
+const NUMERIC_SETTINGS: readonly NumericSetting[] = SETTINGS.flatMap((s) =>
+  s.type === "integer" || s.type === "number" ? [s.name] : [],
+);
+
+// Read through the declaration's wide type: a kind no setting has today narrows to nothing.
+const DECLARED: readonly SettingDeclaration[] = SETTINGS;
+
+/** The boolean settings, in declaration order. */
+const BOOLEAN_SETTINGS = DECLARED.filter((s) => s.type === "boolean").map((s) => s.name as SettingName);
+
+/** The strings a client can do without, in declaration order: their text as it is set. */
+const OPTIONAL_STRING_SETTINGS = DECLARED.filter((s) => s.type === "string" && s.required !== true).map(
+  (s) => s.name as SettingName,
+);
+
+/** A boolean setting's text parsed (`true` or `false`, any case), or the message saying what is wrong. */
+function parseBoolean(found: Found): boolean | string {
+  const value = found.value.toLowerCase();
+  if (value === "true" || value === "false") return value === "true";
+  return `Invalid ${found.name} "${found.value}": it must be true or false`;
+}
+
+/** A boolean setting, explicit or from the first source that sets it. */
+function flag(setting: SettingName, sources: SettingSources): boolean | undefined {
+  const explicit: unknown = (sources.explicit as Partial<Record<string, unknown>> | undefined)?.[setting];
+  if (typeof explicit === "boolean") return explicit;
+  const found = find(setting, sources);
+  if (found === undefined) return undefined;
+  const parsed = parseBoolean(found);
+  if (typeof parsed === "string") throw new BrokerSettingsError("BROKER_SETTINGS_INVALID", parsed);
+  return parsed;
+}
 
 /** Every candidate API key value, so that no message can echo one, whichever setting it sits in. */
 function apiKeyCandidates(sources: SettingSources): string[] {
@@ -233,9 +277,18 @@ function resolve(sources: SettingSources): ConnectionSettings {
     baseUrl: normalizeBaseUrl(baseUrl.value, baseUrl.source, apiKeyName),
     apiKey: apiKey.value,
   };
+  const values = settings as Record<SettingName, unknown>;
   for (const setting of NUMERIC_SETTINGS) {
     const value = numeric(setting, sources);
-    if (value !== undefined) settings[setting] = value;
+    if (value !== undefined) values[setting] = value;
+  }
+  for (const setting of BOOLEAN_SETTINGS) {
+    const value = flag(setting, sources);
+    if (value !== undefined) values[setting] = value;
+  }
+  for (const setting of OPTIONAL_STRING_SETTINGS) {
+    const found = find(setting, sources);
+    if (found !== undefined) values[setting] = found.value;
   }
   return settings;
 }
@@ -264,8 +317,18 @@ export function settingProblem(
       return error instanceof Error ? error.message : String(error);
     }
   }
-  const parsed = parseNumeric(name, found);
+  const parsed = isNumeric(name)
+    ? parseNumeric(name, found)
+    : (settingNamed(name) as SettingDeclaration).type === "boolean"
+      ? parseBoolean(found)
+      : undefined;
   return typeof parsed === "string" ? parsed : undefined;
+}
+
+/** Whether `name` is a number setting (by its declaration). */
+function isNumeric(name: SettingName): name is NumericSetting {
+  const type: SettingDeclaration["type"] = settingNamed(name).type;
+  return type === "integer" || type === "number";
 }
 
 /**
@@ -291,10 +354,9 @@ export function resolveSettings(sources: SettingSources): ConnectionSettings {
 }
 
 /**
- * Resolves the connection settings. Explicit options win, then stack config (`broker:baseUrl`,
- * `broker:apiKey`, `broker:timeoutMs`, `broker:maxRetries`, `broker:maxConcurrency`,
- * `broker:rateLimitTimeoutSeconds`, `broker:maxRequestsPerSecond`), then the environment
- * (`BROKER_BASE_URL`, `BROKER_API_KEY`, `BROKER_MAX_REQUESTS_PER_SECOND`). Empty values count as unset.
+ * Resolves the connection settings. Explicit options win, then stack config (`broker:<name>` for
+ * each setting of `SETTINGS`), then the environment variable a setting declares (`BROKER_BASE_URL`,
+ * `BROKER_API_KEY`, …). Empty values count as unset.
  *
  * Validates that the base URL is http(s) and ends in `/v1` (a trailing slash is dropped), that
  * `timeoutMs` and `maxConcurrency` are positive integers, `maxRetries` and

@@ -15,8 +15,13 @@ import {
 export interface SettingDeclaration {
   /** How it is spelled in code, and in stack config after `broker:`. */
   readonly name: string;
-  /** Its type, as the package schema spells it. */
-  readonly type: "string" | "integer" | "number";
+  /**
+   * Its type, as the package schema spells it. Every setting arrives as text (stack config, flags,
+   * the environment) and is parsed by its type: an integer or number by the client's rule for it
+   * (`src/client/options.ts`), a boolean as `true` or `false`, a string as it is. A string that is
+   * not `required` is optional: absent from the connection settings when unset.
+   */
+  readonly type: "string" | "integer" | "number" | "boolean";
   /** For the user, in every SDK and the schema. */
   readonly doc: string;
   /** The engine keeps it encrypted; messages never show it. */
@@ -24,7 +29,12 @@ export interface SettingDeclaration {
   /** The environment variable read when neither the provider's arguments nor stack config set it. */
   readonly env?: string;
   /** The value an unset setting takes (the client's default). */
-  readonly default?: number;
+  readonly default?: number | boolean;
+  /**
+   * How a program that uses the client directly (no stack, no CLI) hears it named in messages.
+   * @default "the <name> option"
+   */
+  readonly label?: string;
   /**
    * No client can be made without it. The required settings are the provider's identity: the
    * outputs of a `Provider` resource.
@@ -42,6 +52,7 @@ export const SETTINGS = [
     doc: "The API base URL: an http(s) URL ending in `/v1`, such as `https://broker.example.com/v1`.",
     env: "BROKER_BASE_URL",
     required: true,
+    label: "the API base URL",
   },
   {
     name: "apiKey",
@@ -50,6 +61,7 @@ export const SETTINGS = [
     secret: true,
     env: "BROKER_API_KEY",
     required: true,
+    label: "the API key",
   },
   {
     name: "timeoutMs",
@@ -90,8 +102,17 @@ export type SettingName = (typeof SETTINGS)[number]["name"];
 /** The settings without which no client can be made. */
 export type RequiredSetting = Extract<(typeof SETTINGS)[number], { required: true }>["name"];
 
-/** The settings that are numbers: every one but the required strings. */
+/** The settings that are numbers. */
 export type NumericSetting = Extract<(typeof SETTINGS)[number], { type: "integer" | "number" }>["name"];
+
+/** The settings that are `true` or `false`. */
+export type BooleanSetting = Extract<(typeof SETTINGS)[number], { type: "boolean" }>["name"];
+
+/** The strings a client can do without. */
+export type OptionalStringSetting = Exclude<
+  Extract<(typeof SETTINGS)[number], { type: "string" }>["name"],
+  RequiredSetting
+>;
 
 /** The settings that have an environment variable. */
 type EnvSetting = Extract<(typeof SETTINGS)[number], { env: string }>;

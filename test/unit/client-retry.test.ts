@@ -88,7 +88,8 @@ const network = (code: string): AttemptFailure => ({ kind: "network", code });
 describe("which failures are retried", () => {
   // [failure, retried when repeatable, retried when not repeatable, outcome unknown when not repeatable]
   const table: [string, AttemptFailure, boolean, boolean, boolean][] = [
-    ["429", status(429), true, true, false],
+    // Pacing (pacing.ts) waits every 429 out or ends the call: one that reached the policy is final.
+    ["429", status(429), false, false, false],
     ["502", status(502), true, false, true],
     ["503", status(503), true, false, true],
     ["504", status(504), true, false, true],
@@ -119,8 +120,8 @@ describe("which failures are retried", () => {
     expect(isOutcomeUnknown(failure, true)).toBe(false);
   });
 
-  it("treats only 429 and failures before sending as surely not processed", () => {
-    expect(surelyNotProcessed(status(429))).toBe(true);
+  it("treats only failures before sending as surely not processed", () => {
+    expect(surelyNotProcessed(status(429))).toBe(false);
     expect(surelyNotProcessed(status(503))).toBe(false);
     expect(surelyNotProcessed(network("ECONNREFUSED"))).toBe(true);
     expect(surelyNotProcessed(network("ECONNRESET"))).toBe(false);
@@ -138,16 +139,16 @@ describe("decideRetry limits", () => {
   });
 
   it("waits exactly what Retry-After asks, not the backoff", () => {
-    expect(decideRetry(status(429, 1000), false, 1, 0, policy)).toEqual({ retry: true, delayMs: 1000 });
+    expect(decideRetry(status(503, 1000), true, 1, 0, policy)).toEqual({ retry: true, delayMs: 1000 });
     expect(decideRetry(status(503, 2000), true, 1, 0, policy)).toEqual({ retry: true, delayMs: 2000 });
   });
 
   it("fails at once when Retry-After exceeds what is left of the time budget", () => {
-    expect(decideRetry(status(429, 120_000), true, 1, 0, policy)).toEqual({
+    expect(decideRetry(status(503, 120_000), true, 1, 0, policy)).toEqual({
       retry: false,
       why: "retry-after",
     });
-    expect(decideRetry(status(429, 10_000), true, 1, 55_000, policy)).toEqual({
+    expect(decideRetry(status(503, 10_000), true, 1, 55_000, policy)).toEqual({
       retry: false,
       why: "retry-after",
     });

@@ -15,7 +15,7 @@ import { Workspace } from "../../src/dynamic/resources/workspace";
 const resourcesDir = path.join(__dirname, "../../src/dynamic/resources");
 
 /**
- * The outputs each exported class of src/dynamic/resources declares (`pulumi.Output<…>` properties), read
+ * The outputs each exported class of src/dynamic/resources declares (`pulumi.Output<…>` or `DeclaredOutput<…>` properties), read
  * from the source so that an output added later is checked without touching this test.
  */
 function declaredOutputs(): Map<string, string[]> {
@@ -31,7 +31,9 @@ function declaredOutputs(): Map<string, string[]> {
       if (!ts.isClassDeclaration(statement) || statement.name === undefined) continue;
       const outputs = statement.members
         .filter(ts.isPropertyDeclaration)
-        .filter((m) => m.type !== undefined && /^pulumi\.Output</.test(m.type.getText(source)))
+        .filter(
+          (m) => m.type !== undefined && /^(pulumi\.Output|DeclaredOutput)</.test(m.type.getText(source)),
+        )
         .map((m) => m.name.getText(source));
       found.set(statement.name.text, outputs);
     }

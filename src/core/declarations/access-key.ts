@@ -5,7 +5,7 @@ import { BOOLEAN, INTEGER, STRING, typeRef, type ResourceDeclaration } from "./f
 import { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS } from "./types";
 
 /** An access key with its permissions; a SERVICE key's pair from its creation. */
-export const ACCESS_KEY: ResourceDeclaration = {
+export const ACCESS_KEY = {
   token: "broker:index:AccessKey",
   name: "AccessKey",
   doc: "An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.",
@@ -29,18 +29,21 @@ export const ACCESS_KEY: ResourceDeclaration = {
       type: typeRef(PERMISSIONS.token),
       doc: "What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.",
       outputDoc: "The permissions the server holds, normalised: lists sorted, without repeats.",
+      outputOptional: true,
     },
     adopt: {
       kind: "input",
       type: BOOLEAN,
       doc: "Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.",
       default: DEFAULT_ADOPT,
+      stackOnly: true,
     },
     onDelete: {
       kind: "input",
       type: typeRef(ON_DELETE.token),
       doc: "What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.",
       default: DEFAULT_ON_DELETE,
+      stackOnly: true,
     },
     allowEndpointChange: ALLOW_ENDPOINT_CHANGE,
     accessKey: { kind: "output", type: STRING, doc: "The access key value.", secret: true },
@@ -71,4 +74,4 @@ export const ACCESS_KEY: ResourceDeclaration = {
     },
     baseUrl: BASE_URL,
   },
-};
+} as const satisfies ResourceDeclaration;

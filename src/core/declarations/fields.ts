@@ -15,24 +15,31 @@ export type PropertyType =
   | { readonly type: "array"; readonly items: PropertyType }
   | { readonly type: "object"; readonly additionalProperties: PropertyType };
 
+// The constants and builders keep their literal types (`as const`), so that the core's mapped types
+// (`src/core/declared.ts`) read a field's TypeScript type from its declaration.
+
 /** A string. */
-export const STRING: PropertyType = { type: "string" };
+export const STRING = { type: "string" } as const satisfies PropertyType;
 /** A whole number. */
-export const INTEGER: PropertyType = { type: "integer" };
+export const INTEGER = { type: "integer" } as const satisfies PropertyType;
 /** Any number. */
-export const NUMBER: PropertyType = { type: "number" };
+export const NUMBER = { type: "number" } as const satisfies PropertyType;
 /** `true` or `false`. */
-export const BOOLEAN: PropertyType = { type: "boolean" };
+export const BOOLEAN = { type: "boolean" } as const satisfies PropertyType;
 /** Any value (a plain object's members, passed on as they are). */
-export const ANY: PropertyType = { $ref: "pulumi.json#/Any" };
+export const ANY = { $ref: "pulumi.json#/Any" } as const satisfies PropertyType;
 
 /** A list of `items`. */
-export function arrayOf(items: PropertyType): PropertyType {
+export function arrayOf<const T extends PropertyType>(
+  items: T,
+): { readonly type: "array"; readonly items: T } {
   return { type: "array", items };
 }
 
 /** A map from strings to `values`. */
-export function mapOf(values: PropertyType): PropertyType {
+export function mapOf<const T extends PropertyType>(
+  values: T,
+): { readonly type: "object"; readonly additionalProperties: T } {
   return { type: "object", additionalProperties: values };
 }
 
@@ -53,7 +60,7 @@ export function propertyTypeSchema(type: PropertyType): PropertyTypeSchema {
 }
 
 /** A reference to the shared type `token` (an object or enum type of the package). */
-export function typeRef(token: string): PropertyType {
+export function typeRef<const T extends string>(token: T): { readonly $ref: `#/types/${T}` } {
   return { $ref: `#/types/${token}` };
 }
 
@@ -73,6 +80,17 @@ export interface InputField {
   readonly replaceOnChange?: boolean;
   /** The value an absent input takes. */
   readonly default?: string | number | boolean;
+  /**
+   * Only the stack holds it: the API knows nothing of it, so a read keeps the recorded value and an
+   * import takes the default.
+   */
+  readonly stackOnly?: boolean;
+  /**
+   * The recorded output may be absent: a state that a partial failure left (the object exists, but
+   * could not be read back; the next update completes it). The schema still lists the output as
+   * always present, because every state a successful operation writes has it.
+   */
+  readonly outputOptional?: boolean;
 }
 
 /** What the provider computes: an output only. */

@@ -10,7 +10,7 @@ export * from "./fields";
 export { ACCESS_KEY } from "./access-key";
 export { RESOURCES, renderPackageSchema } from "./package-schema";
 export { SERVICE_KEY_PAIR } from "./service-key-pair";
-export { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS, SHARED_TYPES } from "./types";
+export { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS, SHARED_TYPES, type SharedTypeValues } from "./types";
 export { WORKSPACE } from "./workspace";
 
 /** The module of the dynamic resources' type names: `pulumi-nodejs:dynamic/<module>:<name>`. */

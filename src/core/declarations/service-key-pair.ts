@@ -3,7 +3,7 @@ import { ALLOW_ENDPOINT_CHANGE, BASE_URL } from "./endpoint-fields";
 import { INTEGER, mapOf, STRING, type ResourceDeclaration } from "./fields";
 
 /** The encryption key pair of a SERVICE key, rotated on demand. */
-export const SERVICE_KEY_PAIR: ResourceDeclaration = {
+export const SERVICE_KEY_PAIR = {
   token: "broker:index:ServiceKeyPair",
   name: "ServiceKeyPair",
   doc: "The encryption key pair of a SERVICE access key, managed by rotation. Creating the resource, and every change of `rotationTriggers`, replaces the key's pair on the broker and records the new one; `privateKey` is a secret output. Destroy leaves the current pair in place, with a note.",
@@ -41,4 +41,4 @@ export const SERVICE_KEY_PAIR: ResourceDeclaration = {
     },
     baseUrl: BASE_URL,
   },
-};
+} as const satisfies ResourceDeclaration;

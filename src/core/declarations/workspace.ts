@@ -4,7 +4,7 @@ import { ALLOW_ENDPOINT_CHANGE, BASE_URL } from "./endpoint-fields";
 import { BOOLEAN, INTEGER, STRING, type ResourceDeclaration } from "./fields";
 
 /** A workspace: a node in the broker's workspace tree. */
-export const WORKSPACE: ResourceDeclaration = {
+export const WORKSPACE = {
   token: "broker:index:Workspace",
   name: "Workspace",
   doc: "A workspace of the broker: a node in the workspace tree. A change of `name` or `parentId` replaces it. The API has no delete endpoint: destroy only forgets the workspace, with a warning.",
@@ -28,6 +28,7 @@ export const WORKSPACE: ResourceDeclaration = {
       type: BOOLEAN,
       doc: "Take over an existing workspace with the same name and parent instead of failing because it exists.",
       default: DEFAULT_ADOPT,
+      stackOnly: true,
     },
     allowEndpointChange: ALLOW_ENDPOINT_CHANGE,
     workspaceId: {
@@ -48,4 +49,4 @@ export const WORKSPACE: ResourceDeclaration = {
     },
     baseUrl: BASE_URL,
   },
-};
+} as const satisfies ResourceDeclaration;

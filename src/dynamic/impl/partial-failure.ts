@@ -6,6 +6,8 @@ import { errorMessage } from "../../core/messages";
  * attention) instead of losing track of something that exists on the server.
  */
 export class CreatedButFailedError extends Error {
+  /** Stable; match on it. The object was created, but a later step failed (the dynamic door). */
+  readonly code = "BROKER_CREATED_BUT_FAILED";
   /** The id of the object that exists. */
   readonly id: string;
   /** The outputs recorded for it, including `__provider`. */

@@ -1,9 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ACCESS_KEY, DYNAMIC_MODULE, secretFields } from "../../core/declarations";
-import type { AccessKeyType } from "../../client/types";
-import type { OnDelete } from "../impl/access-key";
 import * as accessKeyProvider from "../providers/access-key";
-import { dynamicProps } from "./outputs";
+import { dynamicProps, type DeclaredInput, type DeclaredOutput } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { AccessKeyInputs, AccessKeyOutputs, OnDelete } from "../impl/access-key";
@@ -31,17 +29,17 @@ export interface PermissionsArgs {
 /** The arguments of an {@link AccessKey}. */
 export interface AccessKeyArgs {
   /** The key's name. Changing it replaces the key (the API cannot rename keys). */
-  name: pulumi.Input<string>;
+  name: DeclaredInput<typeof ACCESS_KEY, "name">;
   /**
    * `"SERVICE"` for keys that connect clients to the broker, `"ACCOUNT"` for keys that call the
    * configuration API. Changing it replaces the key.
    */
-  type: pulumi.Input<AccessKeyType>;
+  type: DeclaredInput<typeof ACCESS_KEY, "type">;
   /**
    * What the key may publish and subscribe to. Changes are applied in place, read back and verified.
    * @default { send: [], receive: [], resources: {} }
    */
-  permissions?: pulumi.Input<PermissionsArgs>;
+  permissions?: DeclaredInput<typeof ACCESS_KEY, "permissions">;
   /**
    * Take over an existing key with the same name and type instead of creating a new one; its
    * permissions are then set to `permissions`. `pulumi import` does not work for dynamic resources.
@@ -49,18 +47,18 @@ export interface AccessKeyArgs {
    * add a {@link ServiceKeyPair} to get a known pair.
    * @default false
    */
-  adopt?: pulumi.Input<boolean>;
+  adopt?: DeclaredInput<typeof ACCESS_KEY, "adopt">;
   /**
    * What destroy (or a replacement) does with the key, which the API cannot delete: `"revoke"`
    * empties its `send`, `receive` and `resources` permissions; `"retain"` leaves it as it is.
    * @default "revoke"
    */
-  onDelete?: pulumi.Input<OnDelete>;
+  onDelete?: DeclaredInput<typeof ACCESS_KEY, "onDelete">;
   /**
    * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
    * @default false
    */
-  allowEndpointChange?: pulumi.Input<boolean>;
+  allowEndpointChange?: DeclaredInput<typeof ACCESS_KEY, "allowEndpointChange">;
 }
 
 /** Outputs of {@link AccessKey} that hold credentials and are always stored as Pulumi secrets. */
@@ -87,29 +85,25 @@ export const ACCESS_KEY_SECRET_OUTPUTS: readonly string[] = secretFields(ACCESS_
  */
 export class AccessKey extends pulumi.dynamic.Resource {
   /** The access key value (SECRET). */
-  declare readonly accessKey: pulumi.Output<string>;
+  declare readonly accessKey: DeclaredOutput<typeof ACCESS_KEY, "accessKey">;
   /** The numeric id of the key. */
-  declare readonly accessKeyId: pulumi.Output<number>;
+  declare readonly accessKeyId: DeclaredOutput<typeof ACCESS_KEY, "accessKeyId">;
   /** The key's name. */
-  declare readonly name: pulumi.Output<string>;
+  declare readonly name: DeclaredOutput<typeof ACCESS_KEY, "name">;
   /** `SERVICE` or `ACCOUNT`. */
-  declare readonly type: pulumi.Output<AccessKeyType>;
+  declare readonly type: DeclaredOutput<typeof ACCESS_KEY, "type">;
   /** The permissions the server holds, normalised: lists sorted, without repeats. */
-  declare readonly permissions: pulumi.Output<{
-    send: string[];
-    receive: string[];
-    resources: Record<string, unknown>;
-  }>;
+  declare readonly permissions: DeclaredOutput<typeof ACCESS_KEY, "permissions">;
   /** When the broker created the key (ISO 8601 UTC). */
-  declare readonly createdAt: pulumi.Output<string>;
+  declare readonly createdAt: DeclaredOutput<typeof ACCESS_KEY, "createdAt">;
   /** For a SERVICE key created by this stack: the public key of the pair returned at creation (base64). */
-  declare readonly publicKey: pulumi.Output<string | undefined>;
+  declare readonly publicKey: DeclaredOutput<typeof ACCESS_KEY, "publicKey">;
   /** For a SERVICE key created by this stack: the private key of that pair (base64, SECRET). */
-  declare readonly privateKey: pulumi.Output<string | undefined>;
+  declare readonly privateKey: DeclaredOutput<typeof ACCESS_KEY, "privateKey">;
   /** True when this stack adopted an existing key instead of creating it. */
-  declare readonly adopted: pulumi.Output<boolean>;
+  declare readonly adopted: DeclaredOutput<typeof ACCESS_KEY, "adopted">;
   /** The API endpoint the key lives at. */
-  declare readonly baseUrl: pulumi.Output<string>;
+  declare readonly baseUrl: DeclaredOutput<typeof ACCESS_KEY, "baseUrl">;
 
   /**
    * @param name The unique name of the resource in the stack.

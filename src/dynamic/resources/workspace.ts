@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WORKSPACE, DYNAMIC_MODULE } from "../../core/declarations";
 import * as workspaceProvider from "../providers/workspace";
-import { dynamicProps } from "./outputs";
+import { dynamicProps, type DeclaredInput, type DeclaredOutput } from "./outputs";
 
 export type { WorkspaceInputs, WorkspaceOutputs } from "../impl/workspace";
 
@@ -11,27 +11,27 @@ export interface WorkspaceArgs {
    * The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters.
    * Changing it replaces the workspace (the API cannot rename one).
    */
-  name: pulumi.Input<string>;
+  name: DeclaredInput<typeof WORKSPACE, "name">;
   /**
    * The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a
    * top-level workspace. Changing it replaces the workspace.
    * @default 0
    */
-  parentId?: pulumi.Input<number>;
+  parentId?: DeclaredInput<typeof WORKSPACE, "parentId">;
   /**
    * Take over an existing workspace with the same name and parent instead of failing because it
    * exists. Use it to bring objects made outside Pulumi (or by an exported configuration) under
    * this stack; `pulumi import` does not work for dynamic resources.
    * @default false
    */
-  adopt?: pulumi.Input<boolean>;
+  adopt?: DeclaredInput<typeof WORKSPACE, "adopt">;
   /**
    * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
    * Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong
    * environment changes nothing.
    * @default false
    */
-  allowEndpointChange?: pulumi.Input<boolean>;
+  allowEndpointChange?: DeclaredInput<typeof WORKSPACE, "allowEndpointChange">;
 }
 
 /**
@@ -50,19 +50,19 @@ export interface WorkspaceArgs {
  */
 export class Workspace extends pulumi.dynamic.Resource {
   /** The workspace's numeric id; pass it as another workspace's `parentId`. */
-  declare readonly workspaceId: pulumi.Output<number>;
+  declare readonly workspaceId: DeclaredOutput<typeof WORKSPACE, "workspaceId">;
   /** The workspace's name. */
-  declare readonly name: pulumi.Output<string>;
+  declare readonly name: DeclaredOutput<typeof WORKSPACE, "name">;
   /** The parent's id, 0 for a top-level workspace. */
-  declare readonly parentId: pulumi.Output<number>;
+  declare readonly parentId: DeclaredOutput<typeof WORKSPACE, "parentId">;
   /** The full path, such as `/team/orders`. */
-  declare readonly path: pulumi.Output<string>;
+  declare readonly path: DeclaredOutput<typeof WORKSPACE, "path">;
   /** When the broker created the workspace (ISO 8601 UTC). */
-  declare readonly createdAt: pulumi.Output<string>;
+  declare readonly createdAt: DeclaredOutput<typeof WORKSPACE, "createdAt">;
   /** True when this stack adopted an existing workspace instead of creating it. */
-  declare readonly adopted: pulumi.Output<boolean>;
+  declare readonly adopted: DeclaredOutput<typeof WORKSPACE, "adopted">;
   /** The API endpoint the workspace lives at. */
-  declare readonly baseUrl: pulumi.Output<string>;
+  declare readonly baseUrl: DeclaredOutput<typeof WORKSPACE, "baseUrl">;
 
   /**
    * @param name The unique name of the resource in the stack.
