@@ -105,7 +105,11 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
   });
 
   it("a create the API refuses with 401: the status and where the key came from, as a message", async () => {
-    const output = await failure("unauthorized", config("create", WRONG_KEY), ["up", "--yes", "--skip-preview"]);
+    const output = await failure("unauthorized", config("create", WRONG_KEY), [
+      "up",
+      "--yes",
+      "--skip-preview",
+    ]);
     expect(output).toMatch(/401/u);
     expect(output).toMatch(/check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key/u);
     expectPlainError(output);

@@ -316,7 +316,8 @@ describe("error classes", () => {
   it("is a RunError to Pulumi's SDK, so that a program prints its message alone (issue #32)", () => {
     const lookup = new BrokerLookupError("BROKER_LOOKUP_NOT_FOUND", "broker:index:getWorkspace", "m");
     const document = new BrokerConfigDocumentError([{ path: "", message: "m" }]);
-    for (const error of [api, config, result, base, lookup, document]) expect(RunError.isInstance(error)).toBe(true);
+    for (const error of [api, config, result, base, lookup, document])
+      expect(RunError.isInstance(error)).toBe(true);
     // Not ours (a bug): the SDK prints its stack.
     expect(RunError.isInstance(new Error("m"))).toBe(false);
     expect(Object.keys(api)).not.toContain("__pulumiRunError");
