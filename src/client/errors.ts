@@ -87,7 +87,6 @@ export class BrokerError extends Error {
    *
    * @internal
    */
-  // eslint-disable-next-line @typescript-eslint/naming-convention -- the member name is Pulumi's.
   get __pulumiRunError(): true {
     return true;
   }

@@ -22,9 +22,9 @@ import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 /** The Go SDK's module path (schema.json's `language.go.importBasePath` without its package). */
 const GO_SDK_MODULE = (() => {
   const goMod = fs.readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8");
-  const module = /^module (\S+)$/mu.exec(goMod)?.[1];
-  if (module === undefined) throw new Error("sdk/go/go.mod names no module");
-  return module;
+  const found = /^module (\S+)$/mu.exec(goMod)?.[1];
+  if (found === undefined) throw new Error("sdk/go/go.mod names no module");
+  return found;
 })();
 
 const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
@@ -172,7 +172,9 @@ interface StartingPoint {
 
 /** Appends `text` to the program file `file` of the project in `dir`. */
 function append(file: string, text: string): (dir: string) => void {
-  return (dir) => fs.appendFileSync(path.join(dir, file), text);
+  return (dir) => {
+    fs.appendFileSync(path.join(dir, file), text);
+  };
 }
 
 const QUICKSTART_SECRETS = ["ordersKey", "ordersPrivateKey"];

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 /** Stack config for `mode`, with the emulator's settings unless `settings` is false. */
-function config(mode: string, apiKey: string | undefined = undefined, settings = true): StackConfig {
+function config(mode: string, apiKey?: string, settings = true): StackConfig {
   return {
     mode: { value: mode },
     ...(settings
