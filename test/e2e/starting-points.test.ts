@@ -132,6 +132,14 @@ function npmInstall(project: PulumiProject): void {
   );
 }
 
+/**
+ * `npx broker-config plugin install` (README, Python and Go) for a project that is not a Node.js
+ * project: the command of the installed package (the fixture's), with the project's Pulumi home.
+ */
+function installPluginWithNpx(project: PulumiProject): void {
+  installBrokerPlugin({ dir: inject("packageFixture"), homeDir: project.homeDir });
+}
+
 /** The stack outputs, secrets shown (`pulumi stack output --json --show-secrets`). */
 async function outputs(
   project: PulumiProject,
@@ -314,7 +322,7 @@ pulumi.export("stackName", pulumi.get_stack())
       // from requirements.txt: here PyPI `pulumi` comes from the programs venv) with the SDK's wheel
       // installed by pip, active when pulumi runs; the plugin installed with broker-config.
       const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), project.dir);
-      installBrokerPlugin(project);
+      installPluginWithNpx(project);
       return {
         PATH: [path.join(venv, "bin"), inject("pulumiBin"), process.env["PATH"] ?? ""].join(path.delimiter),
       };
@@ -364,7 +372,7 @@ ${program.slice(end)}`,
         ["mod", "tidy"],
       ])
         execFileSync("go", args, { cwd: project.dir, stdio: ["ignore", "ignore", "inherit"] });
-      installBrokerPlugin(project);
+      installPluginWithNpx(project);
       return {};
     },
   },
@@ -427,7 +435,7 @@ ${program.slice(end)}`,
           stdio: ["ignore", "ignore", "inherit"],
         },
       );
-      installBrokerPlugin(project);
+      installPluginWithNpx(project);
       return {};
     },
   },
