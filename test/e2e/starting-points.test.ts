@@ -347,7 +347,7 @@ pulumi.export("stackName", pulumi.get_stack())
 \t\tif _, err := broker.NewWorkspace(ctx, "team", &broker.WorkspaceArgs{Name: pulumi.String("team"), ParentId: shared.Id()}); err != nil {
 \t\t\treturn err
 \t\t}
-\t\tordersSvc := broker.LookupAccessKeyOutput(ctx, broker.LookupAccessKeyOutputArgs{Name: pulumi.String("orders-svc"), Type: pulumi.String("SERVICE")})
+\t\tordersSvc := broker.LookupAccessKeyOutput(ctx, broker.LookupAccessKeyOutputArgs{Name: pulumi.String("orders-svc"), Type: broker.AccessKeyTypeSERVICE})
 \t\tctx.Export("sharedId", shared.Id())
 \t\tctx.Export("ordersSvcKey", ordersSvc.AccessKey()) // a secret
 \t\tctx.Export("ordersSvcId", ordersSvc.Id())        // a secret: the whole result of the Output form is

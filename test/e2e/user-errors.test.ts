@@ -118,7 +118,9 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
   it("a create that fails: the API's reason, as a message", async () => {
     const output = await failure("create-fails", config("create"), ["up", "--yes", "--skip-preview"]);
     expect(output).toMatch(/Workspace \(orphan\):/u);
-    expect(output).toContain("POST /workspace failed: 404 Not Found: body.parentId does not name an existing workspace");
+    expect(output).toContain(
+      "POST /workspace failed: 404 Not Found: body.parentId does not name an existing workspace",
+    );
     expectPlainError(output);
   });
 
