@@ -11,13 +11,14 @@ import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 
-// Issue #32: where users start. For each `pulumi new` template (TypeScript, JavaScript, Python),
-// the project is laid out exactly as `pulumi new <template>` writes it (the templates cannot be
-// downloaded here, so their files are written below), this package is added the way the README
-// says for that language, and the README's quickstart runs through the real CLI, offline, against
-// the emulator: a preview with no credentials, then one `up` of the quickstart plus look-ups of
-// objects made outside Pulumi (a workspace and a SERVICE key, made through the API first, as
-// another team's tooling would), then destroy.
+// Issue #32: where users start. For each `pulumi new` template (typescript, javascript, python, go,
+// yaml), the project is laid out exactly as `pulumi new <template>` writes it (the templates cannot
+// be downloaded here, so their files are written below), this package is added the way the README
+// says for that language, and the README's quickstart for it runs through the real CLI, offline,
+// against an emulator: a preview with no credentials, then one `up` of the quickstart plus look-ups
+// of objects made outside Pulumi (a workspace and a SERVICE key, made through the API first, as
+// another team's tooling would), then destroy. The `up` also checks what README, Look-ups says is
+// secret in each language.
 
 /** The Go SDK's module path (schema.json's `language.go.importBasePath` without its package). */
 const GO_SDK_MODULE = (() => {
