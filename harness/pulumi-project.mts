@@ -22,8 +22,11 @@ export interface PulumiProjectOptions {
   name: string;
   /** A JavaScript program (`index.js`), copied into the project. */
   programDir: string;
-  /** The package fixture whose `node_modules` the project links. */
-  fixture: string;
+  /**
+   * The package fixture whose `node_modules` the project links; `null` links none (a test that
+   * installs the project's dependencies itself, as `npm install` in a user's project does).
+   */
+  fixture: string | null;
   /** The directory of the Pulumi CLI (see `pulumiBinDir`). */
   pulumiBin: string;
   /** Where the scratch directory goes. @default os.tmpdir() */
@@ -78,7 +81,7 @@ export class PulumiProject {
 
   /**
    * Copies `programDir` into `<parent>/pbc-<name>-XXXX/project`, links the fixture's
-   * `node_modules` into it and writes `Pulumi.yaml` and `package.json` where the program has none.
+   * `node_modules` into it (unless `fixture` is `null`) and writes `Pulumi.yaml` and `package.json` where the program has none.
    */
   static async create(options: PulumiProjectOptions): Promise<PulumiProject> {
     const parent = options.parent ?? os.tmpdir();
@@ -107,12 +110,18 @@ export class PulumiProject {
     fs.mkdirSync(project.backendDir, { recursive: true });
     fs.mkdirSync(project.homeDir, { recursive: true });
     fs.cpSync(options.programDir, project.dir, { recursive: true });
-    fs.symlinkSync(path.join(options.fixture, "node_modules"), path.join(project.dir, "node_modules"), "dir");
+    if (options.fixture !== null)
+      fs.symlinkSync(
+        path.join(options.fixture, "node_modules"),
+        path.join(project.dir, "node_modules"),
+        "dir",
+      );
     const pulumiYaml = path.join(project.dir, "Pulumi.yaml");
     if (!fs.existsSync(pulumiYaml))
       fs.writeFileSync(pulumiYaml, `name: ${options.name}\nruntime: nodejs\nmain: index.js\n`);
     const packageJson = path.join(project.dir, "package.json");
-    if (!fs.existsSync(packageJson))
+    // A project without the fixture brings its own files (`pulumi new`'s layout), not necessarily Node's.
+    if (options.fixture !== null && !fs.existsSync(packageJson))
       fs.writeFileSync(packageJson, JSON.stringify({ name: options.name, private: true }));
     return project;
   }

@@ -55,6 +55,46 @@ rewrite index.ts 's/^export \{ ((?:\w+Args|\w+Result)(?:, \w+)*) \} from/export 
 for file in accessKey.ts provider.ts serviceKeyPair.ts workspace.ts; do
   rewrite "$file" 's/public static isInstance\(/public static override isInstance(/' "isInstance"
 done
+# A function's failure (a look-up that finds nothing, missing settings, a 401) reaches the program as
+# the Node.js SDK's plain Error, which Pulumi prints as "failed with an unhandled exception" with the
+# SDK's and grpc-js's stack frames; the functions call the SDK through utilities.ts's wrappers
+# instead, which mark that error as a Pulumi RunError (printed as its message alone). Issue #32;
+# docs/decisions.md "Errors reach the CLI as Pulumi's own".
+for file in "$out"/*.ts; do
+  if grep -q 'pulumi\.runtime\.invoke' "$file"; then
+    rewrite "$(basename "$file")" 's/pulumi\.runtime\.invoke(Output)?\(/utilities.invoke$1(/g' "pulumi.runtime.invoke"
+  fi
+done
+cat >>"$out/utilities.ts" <<'TS'
+
+/**
+ * Marks `error` (the Error the SDK made of a failed invoke, whose message is the provider's) as a
+ * Pulumi `RunError`, which the Node.js SDK recognises by this member and prints as its message alone.
+ */
+function asRunError(error: unknown): unknown {
+    if (typeof error === "object" && error !== null && !("__pulumiRunError" in error)) {
+        Object.defineProperty(error, "__pulumiRunError", { value: true });
+    }
+    return error;
+}
+
+/** @internal `pulumi.runtime.invoke`, whose failure is a RunError (added by scripts/gen-native-sdk.sh). */
+export function invoke(tok: string, props: pulumi.Inputs, opts?: pulumi.InvokeOptions): Promise<any> {
+    return pulumi.runtime.invoke(tok, props, opts).catch((error: unknown) => {
+        throw asRunError(error);
+    });
+}
+
+/** @internal `pulumi.runtime.invokeOutput`, whose failure is a RunError (added by scripts/gen-native-sdk.sh). */
+export function invokeOutput<T>(tok: string, props: pulumi.Inputs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<T> {
+    const output = pulumi.runtime.invokeOutput<T>(tok, props, opts);
+    // The error is marked where the output's own promise fails, a few steps before the program's
+    // handler can see it: every consumer of the output gets that same Error object. (`promise()` is
+    // the SDK's internal accessor, which the generated callAsync above uses too.)
+    (output as any).promise().catch(asRunError);
+    return output;
+}
+TS
 
 if $check; then
   if ! diff -ru "$repo/sdk/nodejs" "$out" >&2; then

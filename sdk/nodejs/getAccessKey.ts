@@ -13,7 +13,7 @@ import * as utilities from "./utilities";
 export function getAccessKey(args?: GetAccessKeyArgs, opts?: pulumi.InvokeOptions): Promise<GetAccessKeyResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invoke("broker:index:getAccessKey", {
+    return utilities.invoke("broker:index:getAccessKey", {
         "id": args.id,
         "name": args.name,
         "type": args.type,
@@ -67,7 +67,7 @@ export interface GetAccessKeyResult {
 export function getAccessKeyOutput(args?: GetAccessKeyOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetAccessKeyResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invokeOutput("broker:index:getAccessKey", {
+    return utilities.invokeOutput("broker:index:getAccessKey", {
         "id": args.id,
         "name": args.name,
         "type": args.type,

@@ -13,7 +13,7 @@ import * as utilities from "./utilities";
 export function getAccessKeys(args?: GetAccessKeysArgs, opts?: pulumi.InvokeOptions): Promise<GetAccessKeysResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invoke("broker:index:getAccessKeys", {
+    return utilities.invoke("broker:index:getAccessKeys", {
         "eventPathPrefix": args.eventPathPrefix,
         "name": args.name,
         "type": args.type,
@@ -47,7 +47,7 @@ export interface GetAccessKeysResult {
 export function getAccessKeysOutput(args?: GetAccessKeysOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetAccessKeysResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invokeOutput("broker:index:getAccessKeys", {
+    return utilities.invokeOutput("broker:index:getAccessKeys", {
         "eventPathPrefix": args.eventPathPrefix,
         "name": args.name,
         "type": args.type,

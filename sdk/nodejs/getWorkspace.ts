@@ -10,7 +10,7 @@ import * as utilities from "./utilities";
 export function getWorkspace(args?: GetWorkspaceArgs, opts?: pulumi.InvokeOptions): Promise<GetWorkspaceResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invoke("broker:index:getWorkspace", {
+    return utilities.invoke("broker:index:getWorkspace", {
         "id": args.id,
         "path": args.path,
     }, opts);
@@ -59,7 +59,7 @@ export interface GetWorkspaceResult {
 export function getWorkspaceOutput(args?: GetWorkspaceOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetWorkspaceResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invokeOutput("broker:index:getWorkspace", {
+    return utilities.invokeOutput("broker:index:getWorkspace", {
         "id": args.id,
         "path": args.path,
     }, opts);

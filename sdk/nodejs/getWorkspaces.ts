@@ -13,7 +13,7 @@ import * as utilities from "./utilities";
 export function getWorkspaces(args?: GetWorkspacesArgs, opts?: pulumi.InvokeOptions): Promise<GetWorkspacesResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invoke("broker:index:getWorkspaces", {
+    return utilities.invoke("broker:index:getWorkspaces", {
         "name": args.name,
     }, opts);
 }
@@ -37,7 +37,7 @@ export interface GetWorkspacesResult {
 export function getWorkspacesOutput(args?: GetWorkspacesOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetWorkspacesResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invokeOutput("broker:index:getWorkspaces", {
+    return utilities.invokeOutput("broker:index:getWorkspaces", {
         "name": args.name,
     }, opts);
 }

@@ -94,3 +94,31 @@ export async function callAsync<T>(
     }
     return value;
 }
+
+/**
+ * Marks `error` (the Error the SDK made of a failed invoke, whose message is the provider's) as a
+ * Pulumi `RunError`, which the Node.js SDK recognises by this member and prints as its message alone.
+ */
+function asRunError(error: unknown): unknown {
+    if (typeof error === "object" && error !== null && !("__pulumiRunError" in error)) {
+        Object.defineProperty(error, "__pulumiRunError", { value: true });
+    }
+    return error;
+}
+
+/** @internal `pulumi.runtime.invoke`, whose failure is a RunError (added by scripts/gen-native-sdk.sh). */
+export function invoke(tok: string, props: pulumi.Inputs, opts?: pulumi.InvokeOptions): Promise<any> {
+    return pulumi.runtime.invoke(tok, props, opts).catch((error: unknown) => {
+        throw asRunError(error);
+    });
+}
+
+/** @internal `pulumi.runtime.invokeOutput`, whose failure is a RunError (added by scripts/gen-native-sdk.sh). */
+export function invokeOutput<T>(tok: string, props: pulumi.Inputs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<T> {
+    const output = pulumi.runtime.invokeOutput<T>(tok, props, opts);
+    // The error is marked where the output's own promise fails, a few steps before the program's
+    // handler can see it: every consumer of the output gets that same Error object. (`promise()` is
+    // the SDK's internal accessor, which the generated callAsync above uses too.)
+    (output as any).promise().catch(asRunError);
+    return output;
+}

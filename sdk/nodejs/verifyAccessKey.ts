@@ -9,7 +9,7 @@ import * as utilities from "./utilities";
  */
 export function verifyAccessKey(args: VerifyAccessKeyArgs, opts?: pulumi.InvokeOptions): Promise<VerifyAccessKeyResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invoke("broker:index:verifyAccessKey", {
+    return utilities.invoke("broker:index:verifyAccessKey", {
         "accessKey": args.accessKey,
     }, opts);
 }
@@ -32,7 +32,7 @@ export interface VerifyAccessKeyResult {
  */
 export function verifyAccessKeyOutput(args: VerifyAccessKeyOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<VerifyAccessKeyResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
-    return pulumi.runtime.invokeOutput("broker:index:verifyAccessKey", {
+    return utilities.invokeOutput("broker:index:verifyAccessKey", {
         "accessKey": args.accessKey,
     }, opts);
 }

@@ -45,12 +45,22 @@ function hasBrand(value: unknown, brand: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
 }
 
+/**
+ * The options of an error's constructor, spelled out rather than named `ErrorOptions`: that name is
+ * an ES2022 lib type, unknown to programs that compile for an older target (Pulumi's TypeScript
+ * template targets es2020 without `skipLibCheck`), and it is part of our shipped declarations.
+ */
+export interface BrokerErrorOptions {
+  /** The error that caused this one. */
+  cause?: unknown;
+}
+
 /** Base class of every error this package throws on purpose. */
 export class BrokerError extends Error {
   /** A stable, documented code such as `BROKER_NOT_FOUND`; match on this. */
   readonly code: BrokerErrorCode;
 
-  constructor(code: BrokerErrorCode, message: string, options?: ErrorOptions) {
+  constructor(code: BrokerErrorCode, message: string, options?: BrokerErrorOptions) {
     super(message, options);
     this.name = "BrokerError";
     this.code = code;
@@ -63,6 +73,21 @@ export class BrokerError extends Error {
 
   /** The brand: a getter on the prototype, so it is neither enumerable nor serialised. */
   get [kBrokerError](): true {
+    return true;
+  }
+
+  /**
+   * Makes every error of this package a Pulumi `RunError` for the Node.js SDK, which recognises one
+   * by this member (`RunError.isInstance`, so across copies of the SDK too) and prints it as its
+   * message alone. These errors are thrown on purpose and their messages say what happened and what
+   * to do; without the member, one thrown in a Pulumi program (a look-up that finds nothing, a look-up
+   * during a preview without settings, an invalid `BrokerConfig` document) is printed as an
+   * "unhandled exception" with stack frames of this package. Errors that are not ours (a bug) keep
+   * their stack. A getter on the prototype: neither enumerable nor serialised, as the brand above.
+   *
+   * @internal
+   */
+  get __pulumiRunError(): true {
     return true;
   }
 }

@@ -211,6 +211,13 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     });
     expect(out["keyValid"]?.value).toBe(true);
     expect(out["unknownValid"]?.value).toBe(false);
+    // What README, Look-ups says is secret (issue #32): the whole result of getAccessKey's Output
+    // form, not only its key value; `valid` when the key passed in is a secret, not otherwise; nothing
+    // of a workspace.
+    expect(out["keyPermissions"]?.secret).toBe(true);
+    expect(out["keyValid"]?.secret).toBe(true);
+    expect(out["unknownValid"]?.secret).toBe(false);
+    expect(out["platformId"]?.secret).toBe(false);
     // The explicit provider (or explicit settings) read the second emulator.
     expect(out["otherPath"]?.value).toBe("/elsewhere");
     expect(out["workspaceNames"]?.value).toEqual(expect.arrayContaining(["platform"]));

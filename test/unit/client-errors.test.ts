@@ -2,6 +2,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 
+import { RunError } from "@pulumi/pulumi/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import {
@@ -17,6 +18,8 @@ import {
   isBrokerResultError,
   isBrokerSettingsError,
 } from "../../src/client";
+import { BrokerConfigDocumentError } from "../../src/config-as-data";
+import { BrokerLookupError } from "../../src/core/lookups";
 import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 
 const API_KEY = "bka_unit_admin_secret";
@@ -308,6 +311,16 @@ describe("error classes", () => {
       expect(JSON.parse(JSON.stringify(error))).not.toHaveProperty("id");
     }
     expect(result.createdId).toBe(7);
+  });
+
+  it("is a RunError to Pulumi's SDK, so that a program prints its message alone (issue #32)", () => {
+    const lookup = new BrokerLookupError("BROKER_LOOKUP_NOT_FOUND", "broker:index:getWorkspace", "m");
+    const document = new BrokerConfigDocumentError([{ path: "", message: "m" }]);
+    for (const error of [api, config, result, base, lookup, document])
+      expect(RunError.isInstance(error)).toBe(true);
+    // Not ours (a bug): the SDK prints its stack.
+    expect(RunError.isInstance(new Error("m"))).toBe(false);
+    expect(Object.keys(api)).not.toContain("__pulumiRunError");
   });
 
   it("shows its fields, not brand internals, in JSON and inspect output", () => {

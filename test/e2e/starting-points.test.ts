@@ -1,0 +1,508 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { BrokerClient } from "../../src/client";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.mts";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
+import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
+
+// Issue #32: where users start. For each `pulumi new` template (typescript, javascript, python, go,
+// yaml), the project is laid out exactly as `pulumi new <template>` writes it (the templates cannot
+// be downloaded here, so their files are written below), this package is added the way the README
+// says for that language, and the README's quickstart for it runs through the real CLI, offline,
+// against an emulator: a preview with no credentials, then one `up` of the quickstart plus look-ups
+// of objects made outside Pulumi (a workspace and a SERVICE key, made through the API first, as
+// another team's tooling would), then destroy. The `up` also checks what README, Look-ups says is
+// secret in each language.
+
+/** The Go SDK's module path (schema.json's `language.go.importBasePath` without its package). */
+const GO_SDK_MODULE = (() => {
+  const goMod = fs.readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8");
+  const found = /^module (\S+)$/mu.exec(goMod)?.[1];
+  if (found === undefined) throw new Error("sdk/go/go.mod names no module");
+  return found;
+})();
+
+const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+
+/** The first code block of `language` in the README after the line `after` (a heading or sentence). */
+function readmeBlock(after: string, language: string): string {
+  const start = readme.indexOf(after);
+  if (start < 0) throw new Error(`README.md has no "${after}"`);
+  const block = new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, "mu").exec(readme.slice(start));
+  if (block === null) throw new Error(`README.md has no ${language} block after "${after}"`);
+  return block[1]!;
+}
+
+/** A directory holding `files` (relative path → text): a template's project as `pulumi new` writes it. */
+function layout(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-template-"));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+/** `Pulumi.yaml` of a template: its runtime block and the template tag `pulumi new` adds. */
+function pulumiYaml(name: string, template: string, runtime: string): string {
+  return [
+    `name: ${name}`,
+    `description: A minimal ${template} Pulumi program`,
+    runtime,
+    "config:",
+    "  pulumi:tags:",
+    "    value:",
+    `      pulumi:template: ${template}`,
+    "",
+  ].join("\n");
+}
+
+const NODEJS_RUNTIME = "runtime:\n  name: nodejs\n  options:\n    packagemanager: npm";
+
+/** The `tsconfig.json` of the `typescript` template (no `skipLibCheck`, `moduleResolution: node`). */
+const TEMPLATE_TSCONFIG = `{
+    "compilerOptions": {
+        "strict": true,
+        "outDir": "bin",
+        "target": "es2020",
+        "module": "commonjs",
+        "moduleResolution": "node",
+        "sourceMap": true,
+        "experimentalDecorators": true,
+        "pretty": true,
+        "noFallthroughCasesInSwitch": true,
+        "noImplicitReturns": true,
+        "forceConsistentCasingInFileNames": true
+    },
+    "files": [
+        "index.ts"
+    ]
+}
+`;
+
+/** What the look-ups find: made through the API before the program runs. */
+interface Made {
+  sharedId: number;
+  keyValue: string;
+}
+
+/** An emulator with the workspace `/shared` and the SERVICE key `orders-svc` made through its API. */
+async function emulatorWithObjects(): Promise<{ emulator: EmulatorHandle; made: Made }> {
+  const emulator = await startEmulator();
+  const api = new BrokerClient({ baseUrl: emulator.url, apiKey: emulator.adminKey });
+  try {
+    const shared = await api.createWorkspaceAndFind({ name: "shared" });
+    const key = await api.createAccessKeyOnce({
+      name: "orders-svc",
+      type: "SERVICE",
+      permissions: { send: ["orders/created"], receive: [] },
+    });
+    return { emulator, made: { sharedId: shared.id, keyValue: key.record.key } };
+  } finally {
+    await api.close();
+  }
+}
+
+/** The packed package (`npm pack` of the build), as the README's `npm install` gets it. */
+let tarball: string;
+let packDir: string;
+
+beforeAll(() => {
+  packDir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-pack-"));
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", packDir], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  tarball = path.join(packDir, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+});
+
+afterAll(() => {
+  fs.rmSync(packDir, { recursive: true, force: true });
+});
+
+/** `npm install pulumi-broker-config @pulumi/pulumi` (README, Quickstart) in a template project. */
+function npmInstall(project: PulumiProject): void {
+  execFileSync(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `@pulumi/pulumi@${PULUMI_VERSION}`],
+    { cwd: project.dir, stdio: ["ignore", "ignore", "inherit"] },
+  );
+}
+
+/**
+ * `npx broker-config plugin install` (README, Python and Go) for a project that is not a Node.js
+ * project: the command of the installed package (the fixture's), with the project's Pulumi home.
+ */
+function installPluginWithNpx(project: PulumiProject): void {
+  installBrokerPlugin({ dir: inject("packageFixture"), homeDir: project.homeDir });
+}
+
+/** The stack outputs, secrets shown (`pulumi stack output --json --show-secrets`). */
+async function outputs(
+  project: PulumiProject,
+  env: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const { stdout } = await project.run(["stack", "output", "--json", "--show-secrets"], env);
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** How `pulumi stack output <name>` (secrets hidden) prints output `name`. */
+async function shown(
+  project: PulumiProject,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<string> {
+  return (await project.run(["stack", "output", name], env)).stdout.trim();
+}
+
+interface StartingPoint {
+  /** The `pulumi new` template. */
+  readonly template: "typescript" | "javascript" | "python" | "go" | "yaml";
+  /** The template's files, with the README's quickstart as the program. */
+  files(name: string): Record<string, string>;
+  /**
+   * Adds the look-ups to the program in `dir` (after the preview without credentials, since
+   * look-ups read the API during preview too): the workspace `/shared` as `sharedId` and the parent
+   * of a new workspace `team`, the key `orders-svc` as `ordersSvcKey` and `ordersSvcId`, whether it
+   * is valid as `ordersSvcValid`, and the stack's name as `stackName`.
+   */
+  addLookups(dir: string): void;
+  /** How many resources the quickstart creates, its stack included. */
+  readonly creates: number;
+  /** The quickstart's secret outputs in this language's README program. */
+  readonly secrets: readonly string[];
+  /** Adds the package as the README says for the language; returns the environment its commands need. */
+  install(project: PulumiProject): Record<string, string>;
+}
+
+/** Appends `text` to the program file `file` of the project in `dir`. */
+function append(file: string, text: string): (dir: string) => void {
+  return (dir) => {
+    fs.appendFileSync(path.join(dir, file), text);
+  };
+}
+
+const QUICKSTART_SECRETS = ["ordersKey", "ordersPrivateKey"];
+
+const STARTING_POINTS: readonly StartingPoint[] = [
+  {
+    template: "typescript",
+    files: (name) => ({
+      "Pulumi.yaml": pulumiYaml(name, "typescript", NODEJS_RUNTIME),
+      "package.json": `${JSON.stringify(
+        {
+          name,
+          main: "index.ts",
+          devDependencies: { "@types/node": "^18", typescript: "^5.0.0" },
+          dependencies: { "@pulumi/pulumi": "^3.113.0" },
+        },
+        null,
+        4,
+      )}\n`,
+      "tsconfig.json": TEMPLATE_TSCONFIG,
+      ".gitignore": "/bin/\n/node_modules/\n",
+      // The template's program is this line; the quickstart goes after it.
+      "index.ts": `import * as pulumi from "@pulumi/pulumi";\n\n${readmeBlock("## Quickstart", "ts")}`,
+    }),
+    // The README's look-ups (TypeScript, native SDK) of objects another team made.
+    addLookups: append(
+      "index.ts",
+      `
+import { getAccessKeyOutput, getWorkspaceOutput, verifyAccessKeyOutput, Workspace as NativeWorkspace } from "pulumi-broker-config/native";
+
+const shared = getWorkspaceOutput({ path: "/shared" });
+new NativeWorkspace("team", { name: "team", parentId: shared.id });
+const ordersSvc = getAccessKeyOutput({ name: "orders-svc", type: "SERVICE" });
+export const sharedId = shared.id;
+export const ordersSvcKey = ordersSvc.accessKey; // [secret]
+export const ordersSvcId = ordersSvc.id; // [secret]: the whole result of the Output form is
+export const ordersSvcValid = verifyAccessKeyOutput({ accessKey: ordersSvc.accessKey }).valid;
+export const stackName: string = pulumi.getStack();
+`,
+    ),
+    creates: 5, // the stack, two workspaces, the key and its pair
+    secrets: QUICKSTART_SECRETS,
+    install: (project) => {
+      npmInstall(project);
+      // README, Install: TypeScript: the plugin for the native resources and functions.
+      installBrokerPlugin(project);
+      return {};
+    },
+  },
+  {
+    template: "javascript",
+    files: (name) => ({
+      "Pulumi.yaml": pulumiYaml(name, "javascript", NODEJS_RUNTIME),
+      "package.json": `${JSON.stringify(
+        { name, main: "index.js", dependencies: { "@pulumi/pulumi": "^3.113.0" } },
+        null,
+        4,
+      )}\n`,
+      ".gitignore": "/node_modules/\n",
+      // The template's program, then the README's quickstart as a JavaScript user writes it.
+      "index.js": `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const { AccessKey, ServiceKeyPair, Workspace } = require("pulumi-broker-config");
+
+const platform = new Workspace("platform", { name: "platform" });
+const orders = new Workspace("orders", { name: "orders", parentId: platform.workspaceId });
+
+const ordersService = new AccessKey("orders-service", {
+  name: "orders-service",
+  type: "SERVICE",
+  permissions: { send: ["orders/created"], receive: ["payments/*"] },
+});
+
+const ordersPair = new ServiceKeyPair("orders-pair", {
+  accessKey: ordersService.accessKey,
+  rotationTriggers: { generation: "1" },
+});
+
+exports.ordersPath = orders.path;
+exports.ordersKey = ordersService.accessKey; // [secret]
+exports.ordersPrivateKey = ordersPair.privateKey; // [secret]
+`,
+    }),
+    // The dynamic door's look-ups (README, Look-ups: the same functions from "pulumi-broker-config").
+    addLookups: append(
+      "index.js",
+      `
+const { getAccessKeyOutput, getWorkspaceOutput, verifyAccessKeyOutput } = require("pulumi-broker-config");
+
+const shared = getWorkspaceOutput({ path: "/shared" });
+new Workspace("team", { name: "team", parentId: shared.id });
+const ordersSvc = getAccessKeyOutput({ name: "orders-svc", type: "SERVICE" });
+exports.sharedId = shared.id;
+exports.ordersSvcKey = ordersSvc.accessKey; // [secret]
+exports.ordersSvcId = ordersSvc.id; // [secret]: the whole result of the Output form is
+exports.ordersSvcValid = verifyAccessKeyOutput({ accessKey: ordersSvc.accessKey }).valid;
+exports.stackName = pulumi.getStack();
+`,
+    ),
+    creates: 5, // the stack, two workspaces, the key and its pair
+    secrets: QUICKSTART_SECRETS,
+    install: (project) => {
+      npmInstall(project);
+      return {};
+    },
+  },
+  {
+    template: "python",
+    files: (name) => ({
+      "Pulumi.yaml": pulumiYaml(
+        name,
+        "python",
+        "runtime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: venv",
+      ),
+      "requirements.txt": "pulumi>=3.0.0,<4.0.0\n",
+      ".gitignore": "*.pyc\nvenv/\n",
+      // The template's program is its docstring and import; the README's Python quickstart replaces it.
+      "__main__.py": `"""A Python Pulumi program"""\n\n${readmeBlock("`__main__.py`, the program of the", "python")}`,
+    }),
+    addLookups: append(
+      "__main__.py",
+      `
+shared = broker.get_workspace_output(path="/shared")
+broker.Workspace("team", name="team", parent_id=shared.id)
+orders_svc = broker.get_access_key_output(name="orders-svc", type="SERVICE")
+pulumi.export("sharedId", shared.id)
+pulumi.export("ordersSvcKey", orders_svc.access_key)  # [secret]
+pulumi.export("ordersSvcId", orders_svc.id)  # [secret]: the whole result of the Output form is
+pulumi.export("ordersSvcValid", broker.verify_access_key_output(access_key=orders_svc.access_key).valid)
+pulumi.export("stackName", pulumi.get_stack())
+`,
+    ),
+    creates: 5, // the stack, two workspaces, the key and its pair
+    secrets: QUICKSTART_SECRETS,
+    install: (project) => {
+      // README, Install: Python: a venv (the template's `venv`, which `pulumi new` creates and fills
+      // from requirements.txt: here PyPI `pulumi` comes from the programs venv) with the SDK's wheel
+      // installed by pip, active when pulumi runs; the plugin installed with broker-config.
+      const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), project.dir);
+      installPluginWithNpx(project);
+      return {
+        PATH: [path.join(venv, "bin"), inject("pulumiBin"), process.env["PATH"] ?? ""].join(path.delimiter),
+      };
+    },
+  },
+  {
+    template: "go",
+    files: (name) => ({
+      "Pulumi.yaml": pulumiYaml(name, "go", "runtime: go"),
+      "go.mod": `module ${name}\n\ngo 1.20\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.113.0\n`,
+      ".gitignore": `/${name}\n`,
+      // The README's Go program replaces the template's (an empty pulumi.Run).
+      "main.go": readmeBlock("Go 1.25.11 or later", "go"),
+    }),
+    addLookups: (dir) => {
+      const file = path.join(dir, "main.go");
+      const program = fs.readFileSync(file, "utf8");
+      const end = program.lastIndexOf("\t\treturn nil");
+      fs.writeFileSync(
+        file,
+        `${program.slice(0, end)}\t\tshared := broker.LookupWorkspaceOutput(ctx, broker.LookupWorkspaceOutputArgs{Path: pulumi.String("/shared")})
+\t\tif _, err := broker.NewWorkspace(ctx, "team", &broker.WorkspaceArgs{Name: pulumi.String("team"), ParentId: shared.Id()}); err != nil {
+\t\t\treturn err
+\t\t}
+\t\tordersSvc := broker.LookupAccessKeyOutput(ctx, broker.LookupAccessKeyOutputArgs{Name: pulumi.String("orders-svc"), Type: broker.AccessKeyTypeSERVICE})
+\t\tctx.Export("sharedId", shared.Id())
+\t\tctx.Export("ordersSvcKey", ordersSvc.AccessKey()) // a secret
+\t\tctx.Export("ordersSvcId", ordersSvc.Id())        // a secret: the whole result of the Output form is
+\t\tctx.Export("ordersSvcValid", broker.VerifyAccessKeyOutput(ctx, broker.VerifyAccessKeyOutputArgs{AccessKey: ordersSvc.AccessKey()}).Valid())
+\t\tctx.Export("stackName", pulumi.String(ctx.Stack()))
+${program.slice(end)}`,
+      );
+    },
+    creates: 4, // the stack, two workspaces and the key
+    secrets: ["ordersKey"],
+    install: (project) => {
+      // README, Go: from a clone, the SDK's module replaced by sdk/go; the plugin installed with
+      // broker-config. The Go language host beside the CLI.
+      execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh"), inject("pulumiVersion")], {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      const sdk = GO_SDK_MODULE;
+      for (const args of [
+        ["mod", "edit", `-require=${sdk}@v0.0.0`],
+        ["mod", "edit", `-replace=${sdk}=${path.join(REPO_ROOT, "sdk", "go")}`],
+        ["mod", "tidy"],
+      ])
+        execFileSync("go", args, { cwd: project.dir, stdio: ["ignore", "ignore", "inherit"] });
+      installPluginWithNpx(project);
+      return {};
+    },
+  },
+  {
+    template: "yaml",
+    files: (name) => {
+      // The README's YAML quickstart is a whole Pulumi.yaml; the template's name and tag are kept.
+      const program = parseYaml(readmeBlock("`Pulumi.yaml`, the program of the", "yaml")) as Record<
+        string,
+        unknown
+      >;
+      const template = parseYaml(pulumiYaml(name, "yaml", "runtime: yaml")) as Record<string, unknown>;
+      return { "Pulumi.yaml": stringifyYaml({ ...program, ...template }) };
+    },
+    addLookups: (dir) => {
+      const file = path.join(dir, "Pulumi.yaml");
+      const program = parseYaml(fs.readFileSync(file, "utf8")) as {
+        resources: Record<string, unknown>;
+        outputs: Record<string, unknown>;
+        variables?: Record<string, unknown>;
+      };
+      program.variables = {
+        ...program.variables,
+        shared: { "fn::invoke": { function: "broker:index:getWorkspace", arguments: { path: "/shared" } } },
+        ordersSvc: {
+          "fn::invoke": {
+            function: "broker:index:getAccessKey",
+            arguments: { name: "orders-svc", type: "SERVICE" },
+          },
+        },
+        ordersSvcCheck: {
+          "fn::invoke": {
+            function: "broker:index:verifyAccessKey",
+            arguments: { accessKey: "${ordersSvc.accessKey}" },
+          },
+        },
+      };
+      program.resources["team"] = {
+        type: "broker:index:Workspace",
+        properties: { name: "team", parentId: "${shared.id}" },
+      };
+      Object.assign(program.outputs, {
+        sharedId: "${shared.id}",
+        ordersSvcKey: "${ordersSvc.accessKey}",
+        ordersSvcId: "${ordersSvc.id}",
+        ordersSvcValid: "${ordersSvcCheck.valid}",
+        stackName: "${pulumi.stack}",
+      });
+      fs.writeFileSync(file, stringifyYaml(program));
+    },
+    creates: 5,
+    secrets: ["ordersKey", "ordersPrivateKey"],
+    install: (project) => {
+      // README, YAML: no SDK; the YAML language host beside the CLI, the plugin installed.
+      execFileSync(
+        "bash",
+        [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")],
+        {
+          cwd: REPO_ROOT,
+          stdio: ["ignore", "ignore", "inherit"],
+        },
+      );
+      installPluginWithNpx(project);
+      return {};
+    },
+  },
+];
+
+describe.each(STARTING_POINTS)("`pulumi new $template`, then the README's quickstart", (start) => {
+  let emulator: EmulatorHandle;
+  let made: Made;
+  let project: PulumiProject;
+  let env: Record<string, string>;
+  let templateDir: string;
+
+  beforeAll(async () => {
+    ({ emulator, made } = await emulatorWithObjects());
+    const name = `start-${start.template}`;
+    templateDir = layout(start.files(name));
+    project = await PulumiProject.create({
+      name,
+      programDir: templateDir,
+      fixture: null,
+      pulumiBin: inject("pulumiBin"),
+    });
+    env = start.install(project);
+    await project.run(["stack", "init", "dev"], env);
+  }, 300_000);
+
+  afterAll(async () => {
+    await emulator.close();
+    project.remove();
+    fs.rmSync(templateDir, { recursive: true, force: true });
+  });
+
+  it("previews the quickstart with no credentials", async () => {
+    const { stdout } = await project.run(["preview", "--json"], env);
+    const steps = (JSON.parse(stdout) as { steps: { op: string; urn: string }[] }).steps;
+    expect(steps.map((s) => s.op)).toEqual(Array<string>(start.creates).fill("create"));
+  });
+
+  it("up: the quickstart and the look-ups, secrets as secrets", async () => {
+    start.addLookups(project.dir);
+    // README, Quickstart: the settings, the key as a secret.
+    await project.run(["config", "set", "broker:baseUrl", emulator.url], env);
+    await project.run(["config", "set", "--secret", "broker:apiKey", emulator.adminKey], env);
+    await project.run(["up", "--yes", "--skip-preview"], env);
+
+    const out = await outputs(project, env);
+    expect(out["ordersPath"]).toBe("/platform/orders");
+    expect(out["ordersKey"]).toMatch(/^bk[as]_/u);
+    expect(out["sharedId"]).toBe(made.sharedId);
+    expect(out["ordersSvcKey"]).toBe(made.keyValue);
+    expect(out["ordersSvcValid"]).toBe(true);
+    expect(out["stackName"]).toBe("dev");
+    expect(out["ordersSvcId"]).toEqual(expect.any(Number));
+    // What README, Look-ups says is secret in this language: the key and the private key; the whole
+    // result of getAccessKey's Output form; verifyAccessKey's `valid` for a secret key.
+    for (const secret of [...start.secrets, "ordersSvcKey", "ordersSvcId", "ordersSvcValid"])
+      expect(await shown(project, secret, env), secret).toBe("[secret]");
+    expect(await shown(project, "sharedId", env)).toBe(String(made.sharedId));
+    const team = (await allWorkspaces(emulator)).find((w) => w["name"] === "team");
+    expect(team?.["parentId"]).toBe(made.sharedId);
+  });
+
+  it("destroy empties the stack", async () => {
+    await project.run(["destroy", "--yes", "--skip-preview"], env);
+    const { stdout } = await project.run(["stack", "export"], env);
+    const resources = (JSON.parse(stdout) as { deployment: { resources?: unknown[] } }).deployment.resources;
+    expect(resources ?? []).toEqual([]);
+  });
+});

@@ -1,0 +1,133 @@
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { installBrokerPlugin } from "../../harness/broker-native.mts";
+import { CliError, PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+
+// Issue #32: an error either door raises for a user reaches the Pulumi CLI as Pulumi's own errors
+// do: its message, with no "unhandled exception" wrapper and no stack frames. Through the real CLI,
+// offline, against the emulator, for the same program on each door (test/programs/user-errors-*):
+// a look-up during a preview without settings, a look-up that finds nothing (Output and plain
+// forms), a create the API refuses for a wrong key (401), a create the API refuses for its
+// arguments, and a `check` rule violation.
+
+const WRONG_KEY = "bka_wrong_key_for_the_user_errors_test";
+
+let emulator: EmulatorHandle;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+/** Stack config for `mode`, with the emulator's settings unless `settings` is false. */
+function config(mode: string, apiKey?: string, settings = true): StackConfig {
+  return {
+    mode: { value: mode },
+    ...(settings
+      ? {
+          "broker:baseUrl": { value: emulator.url },
+          "broker:apiKey": { value: apiKey ?? emulator.adminKey, secret: true },
+        }
+      : {}),
+  };
+}
+
+/**
+ * Asserts that `output` (a failed command's stdout and stderr) shows an error as Pulumi shows its
+ * own: no "unhandled exception" wrapper, no stack frame (`    at fn (file:1:2)`), and no path
+ * into this package's code, shipped (`dist/`) or not (`src/`).
+ */
+function expectPlainError(output: string): void {
+  expect(output).not.toMatch(/unhandled exception/iu);
+  expect(output).not.toMatch(/^\s+at .*(?:\(.*:\d+:\d+\)|:\d+:\d+)$/mu);
+  expect(output).not.toMatch(/pulumi-broker-config[\\/](?:dist|src)[\\/]/u);
+  expect(output).not.toMatch(/\bsrc[\\/](?:core|dynamic|native|client|settings)[\\/]/u);
+  expect(output).not.toContain(WRONG_KEY);
+  expect(output).not.toContain(emulator.adminKey);
+}
+
+const DOORS = [
+  { name: "dynamic door", program: "user-errors-dynamic", plugin: false },
+  { name: "native SDK and plugin", program: "user-errors-native", plugin: true },
+] as const;
+
+describe.each(DOORS)("errors a user meets, $name", (door) => {
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    project = await PulumiProject.create({
+      name: door.program,
+      programDir: path.join(__dirname, "..", "programs", door.program),
+      fixture: inject("packageFixture"),
+      pulumiBin: inject("pulumiBin"),
+    });
+    if (door.plugin) installBrokerPlugin(project);
+  }, 120_000);
+
+  afterAll(() => {
+    project.remove();
+  });
+
+  /** Runs `pulumi <args>` on a fresh stack `name` with `stackConfig`; it must fail: its output. */
+  async function failure(name: string, stackConfig: StackConfig, args: readonly string[]): Promise<string> {
+    await project.stack(name, stackConfig);
+    try {
+      await project.run([...args, "--stack", name]);
+    } catch (error) {
+      if (error instanceof CliError) return `${error.stdout}\n${error.stderr}`;
+      throw error;
+    }
+    throw new Error(`pulumi ${args.join(" ")} on stack ${name} succeeded, but it should have failed`);
+  }
+
+  it("a look-up in a preview without settings: the missing settings, as a message", async () => {
+    const output = await failure("no-settings", config("lookup", undefined, false), ["preview"]);
+    expect(output).toMatch(/broker:index:getWorkspace reads the broker API, also during `pulumi preview`/u);
+    expect(output).toContain("broker:baseUrl");
+    expect(output).toContain("BROKER_API_KEY");
+    expectPlainError(output);
+  });
+
+  it("a look-up that finds nothing (Output form): the path and the base URL, as a message", async () => {
+    const output = await failure("not-found", config("lookup"), ["preview"]);
+    expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
+    expectPlainError(output);
+  });
+
+  it("a look-up that finds nothing (plain form, awaited): the same message", async () => {
+    const output = await failure("not-found-plain", config("lookup-plain"), ["preview"]);
+    expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
+    expectPlainError(output);
+  });
+
+  it("a create the API refuses with 401: the status and where the key came from, as a message", async () => {
+    const output = await failure("unauthorized", config("create", WRONG_KEY), [
+      "up",
+      "--yes",
+      "--skip-preview",
+    ]);
+    expect(output).toMatch(/401/u);
+    expect(output).toMatch(/check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key/u);
+    expectPlainError(output);
+  });
+
+  it("a create that fails: the API's reason, as a message", async () => {
+    const output = await failure("create-fails", config("create"), ["up", "--yes", "--skip-preview"]);
+    expect(output).toMatch(/Workspace \(orphan\):/u);
+    expect(output).toContain(
+      "POST /workspace failed: 404 Not Found: body.parentId does not name an existing workspace",
+    );
+    expectPlainError(output);
+  });
+
+  it("a `check` rule violation: the property and the rule, as a message", async () => {
+    const output = await failure("invalid", config("invalid", undefined, false), ["preview"]);
+    expect(output).toMatch(/name/u);
+    expect(output).toMatch(/\//u);
+    expectPlainError(output);
+  });
+});
