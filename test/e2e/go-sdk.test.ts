@@ -12,19 +12,17 @@ import {
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
+import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Go example
-// (test/programs/go-native), built with the generated Go SDK (sdk/go) and run by the `broker` plugin
+// (test/programs/go-native), built with the generated Go SDK (sdk/go/broker) and run by the `broker` plugin
 // that `broker-config plugin install` put into the project's Pulumi home (issue #13). The steps share
 // one stack and run in order.
 
 const programDir = path.join(__dirname, "..", "programs", "go-native");
-/** The SDK's module path (schema.json's `language.go.importBasePath` without its package). */
-const sdkModule = fs
-  .readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8")
-  .match(/^module (\S+)$/mu)![1]!;
+/** The SDK's module path (schema.json's `language.go.importBasePath`: the module's root is the package). */
+const sdkModule = goSdkModule();
 
 let emulator: EmulatorHandle;
 let project: PulumiProject;
@@ -58,7 +56,7 @@ beforeAll(async () => {
   // The SDK's module is not published: the program takes it from this checkout, as README says.
   fs.appendFileSync(
     path.join(project.dir, "go.mod"),
-    `\nreplace ${sdkModule} => ${path.join(REPO_ROOT, "sdk", "go")}\n`,
+    `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`,
   );
   installBrokerPlugin(project);
 });

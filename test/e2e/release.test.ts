@@ -91,7 +91,7 @@ describe("the release directory", () => {
         ARCHIVE,
         `pulumi_broker-${V}-py3-none-any.whl`,
         `pulumi_broker-${V}.tar.gz`,
-        `goproxy/github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/@v/v${V}.zip`,
+        `goproxy/github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker/@v/v${V}.zip`,
       ]),
     );
     const files = fs.readdirSync(releaseDir, { recursive: true, encoding: "utf8" });
@@ -364,7 +364,7 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
       stdio: ["ignore", "ignore", "inherit"],
     });
     const goEnv = (name: string) => execFileSync("go", ["env", name], { encoding: "utf8" }).trim();
-    const sdkModule = "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go";
+    const sdkModule = "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker";
     project = await PulumiProject.create({
       name: "release-go",
       programDir: path.join(programs, "go-native"),
@@ -410,7 +410,7 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
       expect(await emulator.controls!.requests()).toEqual([]);
       expect(archiveFetches()).toBe(before + 1);
       expect(fs.readFileSync(path.join(project.dir, "go.mod"), "utf8")).toContain(
-        `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go v${V}`,
+        `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker v${V}`,
       );
     },
   );
