@@ -54,10 +54,7 @@ beforeAll(async () => {
     env: { GOFLAGS: "-mod=mod" },
   });
   // The SDK's module is not published: the program takes it from this checkout, as README says.
-  fs.appendFileSync(
-    path.join(project.dir, "go.mod"),
-    `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`,
-  );
+  fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`);
   installBrokerPlugin(project);
 });
 

@@ -136,10 +136,7 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
         stdio: ["ignore", "ignore", "inherit"],
       });
       // The SDK's module is not published: the program takes it from this checkout, as README says.
-      fs.appendFileSync(
-        path.join(project.dir, "go.mod"),
-        `\nreplace ${GO_SDK_MODULE} => ${GO_SDK_DIR}\n`,
-      );
+      fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${GO_SDK_MODULE} => ${GO_SDK_DIR}\n`);
     }
     if (door.plugin) installBrokerPlugin(project);
     if (door.yaml === true)

@@ -435,7 +435,11 @@ describe("cancellation", () => {
       ...workspaceAdapter(),
       check: ({ news }) => {
         started();
-        return new Promise((resolve) => (finish = () => resolve({ inputs: news, failures: [] })));
+        return new Promise((resolve) => {
+          finish = () => {
+            resolve({ inputs: news, failures: [] });
+          };
+        });
       },
     };
     const other = await startProviderServer({ engineAddress: told.address, resources: [held], env: {} });
