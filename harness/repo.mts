@@ -16,6 +16,19 @@ import { fileURLToPath } from "node:url";
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
+ * The generated Go SDK's module directory. Its root is the package (`broker`), so that the Go
+ * language host finds the module's `pulumi-plugin.json` there (scripts/gen-sdk/main.go says why).
+ */
+export const GO_SDK_DIR = path.join(REPO_ROOT, "sdk", "go", "broker");
+
+/** The Go SDK's module path (its go.mod's, which is schema.json's `language.go.importBasePath`). */
+export function goSdkModule(): string {
+  const found = /^module (\S+)$/mu.exec(fs.readFileSync(path.join(GO_SDK_DIR, "go.mod"), "utf8"))?.[1];
+  if (found === undefined) throw new Error(`${GO_SDK_DIR}/go.mod names no module`);
+  return found;
+}
+
+/**
  * The version of the `@pulumi/pulumi` devDependency: the version the Pulumi CLI, its language hosts
  * and the Python SDK are built or installed at.
  */

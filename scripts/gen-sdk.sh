@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Generates the `broker` package's Python and Go SDKs (sdk/python, sdk/go) from schema.json with
+# Generates the `broker` package's Python and Go SDKs (sdk/python, sdk/go/broker) from schema.json with
 # Pulumi's own code generators, at the version of our Pulumi CLI (scripts/gen-sdk/ pins it).
 #
-#   npm run gen:sdk              regenerate sdk/python and sdk/go in place
+#   npm run gen:sdk              regenerate sdk/python and sdk/go/broker in place
 #   npm run gen:sdk -- --check   regenerate into a temporary directory and fail when the result
 #                                differs from the SDK files committed (tracked by git) under sdk/;
 #                                then build and vet the generated Go SDK (for CI)
 #
 # The SDKs carry the version in package.json (schema.json may leave `version` out; when it has one,
-# it must be the same). The Go SDK's go.mod comes from the generator; `go mod tidy` adds go.sum so
-# that `go build` works on a checkout. The generator program is built once per machine and cached
-# outside the repository, keyed by its sources. Needs Go and the Go module proxy (or a module cache
-# that already holds the modules, as it does after scripts/ensure-pulumi-cli.sh).
+# it must be the same). The Go SDK is the module sdk/go/broker, whose root is the package (so the Go
+# language host finds its pulumi-plugin.json; scripts/gen-sdk/main.go says why). Its go.mod comes
+# from the generator; `go mod tidy` adds go.sum so that `go build` works on a checkout. The
+# generator program is built once per machine and cached outside the repository, keyed by its
+# sources. Needs Go and the Go module proxy (or a module cache that already holds the modules, as it
+# does after scripts/ensure-pulumi-cli.sh).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -46,13 +48,14 @@ langs=$(
   echo "${languages[*]}"
 )
 "$generator" -schema "$schema" -out "$out" -version "$version" -languages "$langs"
-if [ ! -f "$out/go/go.mod" ]; then
-  log "the Go generator wrote no go.mod: schema.json needs \"meta\": {\"supportPack\": true} and" \
-    "language.go.importBasePath \"<module path>/broker\""
+# The Go module's directory: the package's, the last element of language.go.importBasePath.
+go_module=$(cd "$out/go" && find . -mindepth 2 -maxdepth 2 -name go.mod -printf '%h\n' | sed 's|^\./||')
+if [ -z "$go_module" ] || [ ! -f "$out/go/$go_module/pulumi-plugin.json" ]; then
+  log "the Go generator wrote no module with its pulumi-plugin.json at its root under go/"
   exit 1
 fi
 # go.sum completes the generated module; GOFLAGS=-mod=mod lets tidy add what the SDK imports.
-(cd "$out/go" && GOFLAGS=-mod=mod go mod tidy)
+(cd "$out/go/$go_module" && GOFLAGS=-mod=mod go mod tidy)
 
 if ! $check; then
   for lang in "${languages[@]}"; do
@@ -60,7 +63,7 @@ if ! $check; then
     mkdir -p "$repo/sdk"
     cp -R "$out/$lang" "$repo/sdk/$lang"
   done
-  log "wrote sdk/python and sdk/go (version $version)"
+  log "wrote sdk/python and sdk/go/$go_module (version $version)"
   exit 0
 fi
 
@@ -92,7 +95,7 @@ if [ "$problems" -ne 0 ]; then
   log "$problems SDK file(s) out of date: run \`npm run gen:sdk\` and commit sdk/"
   exit 1
 fi
-log "sdk/python and sdk/go match schema.json"
+log "sdk/python and sdk/go/$go_module match schema.json"
 
-(cd "$out/go" && GOFLAGS=-mod=readonly go build ./... && GOFLAGS=-mod=readonly go vet ./...)
+(cd "$out/go/$go_module" && GOFLAGS=-mod=readonly go build ./... && GOFLAGS=-mod=readonly go vet ./...)
 log "the Go SDK builds and passes go vet"

@@ -26,7 +26,7 @@ import { goProxyModule } from "./release/goproxy.mts";
 import { bundlePlugin, PLUGIN_PLATFORMS, pluginArchive, singleExecutable } from "./release/plugin.mts";
 import { pythonArtifacts } from "./release/python.mts";
 import { checksums, sourceDateEpoch } from "./release/reproducible.mts";
-import { generateSdks } from "./release/sdks.mts";
+import { generateSdks, goModuleDir } from "./release/sdks.mts";
 
 const repo = path.resolve(import.meta.dirname, "..");
 const PARTS = ["npm", "plugin", "python", "go"] as const;
@@ -102,7 +102,7 @@ try {
     if (parts.has("go")) {
       const modulePath = goProxyModule(
         repo,
-        path.join(sdks, "go"),
+        goModuleDir(repo, sdks),
         version,
         epoch,
         path.join(out, "goproxy"),

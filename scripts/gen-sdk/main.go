@@ -10,6 +10,8 @@
 //	gen-sdk -schema schema.json -out <dir> -version <semver> [-languages python,go,nodejs]
 //
 // Each language is written to <dir>/<language> (python, go, nodejs), replacing what was there.
+// The Go SDK is one module whose root is its package: <dir>/go/<package>, with go.mod and
+// pulumi-plugin.json beside the package's files (see goModuleAtPackage).
 // Run through scripts/gen-sdk.sh (`npm run gen:sdk`), which also tidies and checks the Go SDK.
 package main
 
@@ -19,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -111,6 +114,9 @@ func generate(language string, pkg *schema.Package) (map[string][]byte, error) {
 		files, err = pythongen.GeneratePackage(tool, pkg, nil, refusingLoader{})
 	case "go":
 		files, err = gogen.GeneratePackage(tool, pkg, nil)
+		if err == nil {
+			files, err = goModuleAtPackage(files, pkg)
+		}
 	case "nodejs":
 		files, err = nodejsgen.GeneratePackage(tool, pkg, nil, nil, false, refusingLoader{})
 	default:
@@ -120,6 +126,47 @@ func generate(language string, pkg *schema.Package) (map[string][]byte, error) {
 		return nil, fmt.Errorf("generating the %s SDK: %w", language, err)
 	}
 	return files, nil
+}
+
+// goModuleAtPackage moves the generated Go module's root from the directory above the package to
+// the package itself: go.mod (its module path made the package's import path) and .gitattributes
+// join the package's files, so pulumi-plugin.json sits at the module root.
+//
+// The generator (with "supportPack") writes go.mod one level above the package, as
+// `pulumi package gen-sdk` lays out sdk/go: module <repo>/sdk/go, package <repo>/sdk/go/broker.
+// A Go language host finds a module's pulumi-plugin.json only at the module root, in go/ or in go/*/
+// (newer hosts also in */): in that layout the hosts before those newer ones see no plugin, so
+// `pulumi install`, `pulumi plugin install` and the engine's required-plugins answer miss `broker`.
+// At the package, every host finds it; the import path stays the same, and `go get` of that path
+// fetches the module whose root is the package the program imports.
+func goModuleAtPackage(files map[string][]byte, pkg *schema.Package) (map[string][]byte, error) {
+	info, _ := pkg.Language["go"].(gogen.GoPackageInfo)
+	if info.ImportBasePath == "" {
+		return nil, fmt.Errorf("the schema sets no language.go.importBasePath: the Go module's path is that import path")
+	}
+	dir := path.Base(info.ImportBasePath)
+	goMod, ok := files["go.mod"]
+	if !ok {
+		return nil, fmt.Errorf(`the Go generator wrote no go.mod: the schema needs "meta": {"supportPack": true}`)
+	}
+	lines := strings.SplitN(string(goMod), "\n", 2)
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "module ") {
+		return nil, fmt.Errorf("the generated go.mod does not start with its module line:\n%s", goMod)
+	}
+	moved := make(map[string][]byte, len(files))
+	for name, content := range files {
+		switch {
+		case name == "go.mod":
+			moved[path.Join(dir, name)] = []byte("module " + info.ImportBasePath + "\n" + lines[1])
+		case name == ".gitattributes":
+			moved[path.Join(dir, name)] = content
+		case strings.HasPrefix(name, dir+"/"):
+			moved[name] = content
+		default:
+			return nil, fmt.Errorf("the Go generator wrote %s outside the package directory %s/", name, dir)
+		}
+	}
+	return moved, nil
 }
 
 // writeTree replaces dir with exactly the generated files, so files the generator no longer emits

@@ -18,9 +18,24 @@ function sdkGenerator(repo: string): string {
 }
 
 /**
- * Writes `<out>/python` and `<out>/go`: the SDKs of `schema.json` with `pluginDownloadURL` set to
- * `pluginDownloadUrl`, at `version`. The Go SDK's go.mod and go.sum are the committed ones (the URL
- * changes no dependency, and `npm run gen:sdk -- --check` holds them to the generator's).
+ * The Go SDK's module directory under `sdkRoot` (the repository's `sdk/` or a release's scratch copy):
+ * `go/<package>`, the last element of the schema's `language.go.importBasePath`, since the module's
+ * root is its package (scripts/gen-sdk/main.go says why).
+ */
+export function goModuleDir(repo: string, sdkRoot: string): string {
+  const schema = JSON.parse(fs.readFileSync(path.join(repo, "schema.json"), "utf8")) as {
+    language?: { go?: { importBasePath?: string } };
+  };
+  const importBasePath = schema.language?.go?.importBasePath;
+  if (importBasePath === undefined) throw new Error("schema.json sets no language.go.importBasePath");
+  return path.join(sdkRoot, "go", path.posix.basename(importBasePath));
+}
+
+/**
+ * Writes `<out>/python` and the Go module in {@link goModuleDir}: the SDKs of `schema.json` with
+ * `pluginDownloadURL` set to `pluginDownloadUrl`, at `version`. The Go SDK's go.mod and go.sum are the
+ * committed ones (the URL changes no dependency, and `npm run gen:sdk -- --check` holds them to the
+ * generator's).
  */
 export function generateSdks(repo: string, version: string, pluginDownloadUrl: string, out: string): void {
   const schema = JSON.parse(fs.readFileSync(path.join(repo, "schema.json"), "utf8")) as Record<
@@ -36,5 +51,8 @@ export function generateSdks(repo: string, version: string, pluginDownloadUrl: s
     { stdio: ["ignore", "ignore", "inherit"] },
   );
   for (const file of ["go.mod", "go.sum"])
-    fs.copyFileSync(path.join(repo, "sdk", "go", file), path.join(out, "go", file));
+    fs.copyFileSync(
+      path.join(goModuleDir(repo, path.join(repo, "sdk")), file),
+      path.join(goModuleDir(repo, out), file),
+    );
 }

@@ -107,6 +107,12 @@ class BrokerProvider {
   private checkedOrigin: SettingsOrigin | undefined;
   /** Aborted by the engine's `Cancel` (or when the engine is gone): every client stops sending. */
   private readonly cancellation = new AbortController();
+  /**
+   * The resource operations and invokes not yet answered: the calls whose requests may be queued, on
+   * the wire, or waiting on the rate limit or a retry's back-off. A `Cancel` that finds none cut
+   * nothing short (see {@link BrokerProvider.cancel}).
+   */
+  private operationsInFlight = 0;
 
   constructor(
     private readonly options: ServerOptions,
@@ -130,27 +136,44 @@ class BrokerProvider {
    * waits for the operations in flight. Calls not yet on the wire fail at once with
    * `BROKER_CANCELLED`; requests already sent, and the reads that learn what a create made, finish,
    * so the engine records every object that exists.
+   *
+   * The engine also sends `Cancel` to every plugin it shuts down, at the end of each run that
+   * succeeded (CLI 3.259 and 3.274: its plugin host's `Close`). Such a `Cancel` finds no operation in
+   * flight and stops nothing, so it is silent: the message tells the user that work was dropped, and
+   * only a `Cancel` that meets an operation still running (a request queued or on the wire, a wait on
+   * the rate limit, a retry's back-off) says it, once per run.
    */
   cancel(): void {
     if (this.cancellation.signal.aborted) return;
     this.cancellation.abort();
+    if (this.operationsInFlight === 0) return;
     void this.log.log(
       "info",
       "broker: the run was cancelled; requests not yet sent are dropped, those already sent finish",
     );
   }
 
-  /** Runs `work` for a unary call, answering its result or the mapped error, and tracks it while in flight. */
+  /**
+   * Runs `work` for a unary call, answering its result or the mapped error, and tracks it while in
+   * flight; an `operation` (a call that may send requests to the broker) is also counted in
+   * {@link BrokerProvider.operationsInFlight} until it is answered.
+   */
   private unary<Req, Res>(
     work: (request: Req) => Promise<Res> | Res,
     errorContext: (request: Req) => ErrorContext = () => ({}),
+    operation = false,
   ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
     return (call, callback) => {
       let settled = false;
-      const fail = (error: Partial<StatusObject>) => {
-        if (settled) return;
+      if (operation) this.operationsInFlight += 1;
+      const settle = () => {
         settled = true;
         this.pending.delete(fail);
+        if (operation) this.operationsInFlight -= 1;
+      };
+      const fail = (error: Partial<StatusObject>) => {
+        if (settled) return;
+        settle();
         callback(error, null);
       };
       this.pending.add(fail);
@@ -159,8 +182,7 @@ class BrokerProvider {
         .then(
           (response) => {
             if (settled) return;
-            settled = true;
-            this.pending.delete(fail);
+            settle();
             callback(null, response);
           },
           (error: unknown) => {
@@ -174,6 +196,14 @@ class BrokerProvider {
           },
         );
     };
+  }
+
+  /** {@link BrokerProvider.unary} for a call that may send requests to the broker. */
+  private operation<Req, Res>(
+    work: (request: Req) => Promise<Res> | Res,
+    errorContext?: (request: Req) => ErrorContext,
+  ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
+    return this.unary(work, errorContext, true);
   }
 
   failInFlight(error: unknown): void {
@@ -286,7 +316,7 @@ class BrokerProvider {
           .setAcceptoutputs(false);
       }),
 
-      invoke: this.unary<InvokeRequest, InvokeResponse>(async (request) => {
+      invoke: this.operation<InvokeRequest, InvokeResponse>(async (request) => {
         const result = await invokeFunction(request.getTok(), decode(request.getArgs()), this.configuration);
         return new InvokeResponse().setReturn(encodeStruct(result));
       }),
@@ -302,7 +332,7 @@ class BrokerProvider {
         return new Empty();
       }),
 
-      check: this.unary<CheckRequest, CheckResponse>(async (request) => {
+      check: this.operation<CheckRequest, CheckResponse>(async (request) => {
         const adapter = this.adapter(request.getType(), request.getUrn());
         const result = await adapter.check(
           { olds: decode(request.getOlds()), news: decode(request.getNews()) },
@@ -315,7 +345,7 @@ class BrokerProvider {
         return response;
       }),
 
-      diff: this.unary<DiffRequest, ReturnType<typeof toDiffResponse>>(async (request) => {
+      diff: this.operation<DiffRequest, ReturnType<typeof toDiffResponse>>(async (request) => {
         const adapter = this.adapter(request.getType(), request.getUrn());
         const result = await adapter.diff(
           {
@@ -330,7 +360,7 @@ class BrokerProvider {
         return toDiffResponse(result);
       }),
 
-      create: this.unary<CreateRequest, CreateResponse>(
+      create: this.operation<CreateRequest, CreateResponse>(
         async (request) => {
           const adapter = this.adapter(request.getType(), request.getUrn());
           const result = await adapter.create(
@@ -347,7 +377,7 @@ class BrokerProvider {
         (request) => this.failedContext(request.getType(), request.getUrn()),
       ),
 
-      read: this.unary<ReadRequest, ReadResponse>(
+      read: this.operation<ReadRequest, ReadResponse>(
         async (request) => {
           const adapter = this.adapter(request.getType(), request.getUrn());
           const result = await adapter.read(
@@ -368,7 +398,7 @@ class BrokerProvider {
         (request) => this.failedContext(request.getType(), request.getUrn()),
       ),
 
-      update: this.unary<UpdateRequest, UpdateResponse>(
+      update: this.operation<UpdateRequest, UpdateResponse>(
         async (request) => {
           const adapter = this.adapter(request.getType(), request.getUrn());
           const result = await adapter.update(
@@ -387,7 +417,7 @@ class BrokerProvider {
         (request) => this.failedContext(request.getType(), request.getUrn()),
       ),
 
-      delete: this.unary<DeleteRequest, Empty>(async (request) => {
+      delete: this.operation<DeleteRequest, Empty>(async (request) => {
         const adapter = this.adapter(request.getType(), request.getUrn());
         await adapter.delete(
           {

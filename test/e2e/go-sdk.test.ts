@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { DEFAULT_PLUGIN_DOWNLOAD_URL } from "../../src/core/declarations/package-schema";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import {
   allKeys,
@@ -12,19 +13,18 @@ import {
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
+import { PACKAGE_VERSION } from "../../harness/release.mts";
+import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Go example
-// (test/programs/go-native), built with the generated Go SDK (sdk/go) and run by the `broker` plugin
+// (test/programs/go-native), built with the generated Go SDK (sdk/go/broker) and run by the `broker` plugin
 // that `broker-config plugin install` put into the project's Pulumi home (issue #13). The steps share
 // one stack and run in order.
 
 const programDir = path.join(__dirname, "..", "programs", "go-native");
-/** The SDK's module path (schema.json's `language.go.importBasePath` without its package). */
-const sdkModule = fs
-  .readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8")
-  .match(/^module (\S+)$/mu)![1]!;
+/** The SDK's module path (schema.json's `language.go.importBasePath`: the module's root is the package). */
+const sdkModule = goSdkModule();
 
 let emulator: EmulatorHandle;
 let project: PulumiProject;
@@ -56,11 +56,7 @@ beforeAll(async () => {
     env: { GOFLAGS: "-mod=mod" },
   });
   // The SDK's module is not published: the program takes it from this checkout, as README says.
-  fs.appendFileSync(
-    path.join(project.dir, "go.mod"),
-    `\nreplace ${sdkModule} => ${path.join(REPO_ROOT, "sdk", "go")}\n`,
-  );
-  installBrokerPlugin(project);
+  fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`);
 });
 
 afterAll(async () => {
@@ -69,6 +65,28 @@ afterAll(async () => {
 });
 
 describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
+  it("the Go language host names broker at the SDK's version, with no plugin installed", async () => {
+    expect(fs.readdirSync(project.homeDir)).toEqual([]);
+    // `pulumi about` lists the plugins the language host answers the program requires. The host
+    // reads them from each module's pulumi-plugin.json, at the module's root, in go/ or go/*/ only.
+    const about = JSON.parse((await project.run(["about", "--json"])).stdout) as {
+      plugins: { name: string; kind: string; version: string | null }[];
+    };
+    expect(about.plugins.filter((p) => p.kind === "resource")).toEqual([
+      { name: "broker", kind: "resource", version: PACKAGE_VERSION },
+    ]);
+    // The download address is the SDK's pluginDownloadURL (test/e2e/release.test.ts downloads from it).
+    expect(
+      JSON.parse(fs.readFileSync(path.join(GO_SDK_DIR, "pulumi-plugin.json"), "utf8")) as unknown,
+    ).toEqual({
+      resource: true,
+      name: "broker",
+      version: PACKAGE_VERSION,
+      server: DEFAULT_PLUGIN_DOWNLOAD_URL,
+    });
+    installBrokerPlugin(project);
+  });
+
   // The first run on a machine compiles the program, the Pulumi Go SDK and ours: minutes, not seconds.
   it(
     "previews a new stack with no credentials, listing the creates, without a request",

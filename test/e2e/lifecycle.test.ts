@@ -7,6 +7,9 @@ import { PulumiProject } from "../../harness/pulumi-project.mts";
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
 // platform team would (issue #4). The steps share one stack and run in order.
 
+/** How either door says a run was cancelled: never in the output of a run that succeeded. */
+const RUN_CANCELLED = /run was cancelled/u;
+
 interface KeySpec {
   name: string;
   resource?: string;
@@ -98,6 +101,8 @@ describe("a stack's life through the Pulumi CLI", () => {
     await stack.setAllConfig(brokerConfig(emulator));
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 6 });
+    // The engine's Cancel as it shuts the provider host down after the run cuts nothing short.
+    expect(up.stdout + up.stderr).not.toMatch(RUN_CANCELLED);
     const out = await outputs();
     expect(out["workspacePaths"]?.value).toEqual({ platform: "/platform", orders: "/platform/orders" });
     expect(out["keyValues"]?.secret).toBe(true);
@@ -147,6 +152,7 @@ describe("a stack's life through the Pulumi CLI", () => {
     await emulator.controls!.setKeyPermissions(ids["ops-admin"]!, { send: ["everything/*"], receive: [] });
     const refresh = await stack.refresh();
     expect(refresh.summary.resourceChanges).toEqual({ same: 5, update: 1 });
+    expect(refresh.stdout + refresh.stderr).not.toMatch(RUN_CANCELLED);
     const preview = await stack.preview();
     expect(preview.changeSummary).toEqual({ same: 5, update: 1 });
     await stack.up();
@@ -201,6 +207,7 @@ describe("a stack's life through the Pulumi CLI", () => {
   it("8. destroy revokes the keys, warns about what the API cannot delete, and empties the stack", async () => {
     const destroy = await stack.destroy();
     expect(destroy.stdout).toMatch(/revoked/u);
+    expect(destroy.stdout + destroy.stderr).not.toMatch(RUN_CANCELLED);
     expect(destroy.stdout).toMatch(/no delete endpoint/u);
     const keys = await allKeys(emulator);
     for (const name of ["orders-service", "ops-admin"]) {

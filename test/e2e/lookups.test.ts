@@ -9,7 +9,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.mts";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
+import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 
 // The look-up functions (issue #18) through the real Pulumi CLI, offline, against two emulators, in
@@ -110,10 +110,8 @@ const DOORS: readonly Door[] = [
   { name: "Go program, generated SDK", program: "lookups-go", plugin: true, go: true },
 ];
 
-/** The Go SDK's module path (schema.json's `language.go.importBasePath` without its package). */
-const GO_SDK_MODULE = /^module (\S+)$/mu.exec(
-  fs.readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8"),
-)?.[1];
+/** The Go SDK's module path (schema.json's `language.go.importBasePath`). */
+const GO_SDK_MODULE = goSdkModule();
 
 describe.each(DOORS)("look-ups in a $name", (door) => {
   let project: PulumiProject;
@@ -138,10 +136,7 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
         stdio: ["ignore", "ignore", "inherit"],
       });
       // The SDK's module is not published: the program takes it from this checkout, as README says.
-      fs.appendFileSync(
-        path.join(project.dir, "go.mod"),
-        `\nreplace ${GO_SDK_MODULE} => ${path.join(REPO_ROOT, "sdk", "go")}\n`,
-      );
+      fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${GO_SDK_MODULE} => ${GO_SDK_DIR}\n`);
     }
     if (door.plugin) installBrokerPlugin(project);
     if (door.yaml === true)

@@ -11,7 +11,8 @@ import {
   keyById,
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
-import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { CliError, PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { waitFor } from "../reliability/support/processes";
 
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
 // (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
@@ -85,6 +86,30 @@ function stepOf(steps: PreviewStep[], type: string, name: string): PreviewStep |
   return steps.find((s) => s.urn.endsWith(`::${type}::${name}`));
 }
 
+/**
+ * The plugin's word that a run was cancelled. The engine also sends `Cancel` to every plugin it shuts
+ * down after a run that succeeded; only a cancellation that cuts something short may say this.
+ */
+const CANCELLED = /the run was cancelled; requests not yet sent are dropped/gu;
+
+/** How many times `output` says the run was cancelled. */
+function cancellationNotices(output: string): number {
+  return output.match(CANCELLED)?.length ?? 0;
+}
+
+/**
+ * How many times a run's output says it was cancelled: in the progress lines, and in the
+ * `Diagnostics:` section the CLI prints after them, which repeats each message once.
+ */
+function cancellationNoticesByPart(output: string): { progress: number; diagnostics: number } {
+  const at = output.indexOf("\nDiagnostics:\n");
+  if (at < 0) return { progress: cancellationNotices(output), diagnostics: 0 };
+  return {
+    progress: cancellationNotices(output.slice(0, at)),
+    diagnostics: cancellationNotices(output.slice(at)),
+  };
+}
+
 /** Checks that nothing the project produced (state, history, CLI output) holds a secret in plain text. */
 function expectNoSecretsIn(...more: string[]): void {
   const text = [project.producedText(), ...more].join("\n");
@@ -124,6 +149,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     await stack.setAllConfig(brokerConfig(emulator));
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 7 });
+    expect(cancellationNotices(up.stdout + up.stderr), "a successful up says nothing of cancelling").toBe(0);
     const out = await stack.outputs();
     expect(out["workspacePaths"]?.value).toEqual({ platform: "/platform", orders: "/platform/orders" });
     const ids = out["keyIds"]?.value as Record<string, number>;
@@ -214,6 +240,10 @@ describe("a stack of native resources through the Pulumi CLI", () => {
 
     const refresh = await stack.refresh();
     expect(refresh.summary.resourceChanges).toEqual({ same: 5, update: 2 });
+    expect(
+      cancellationNotices(refresh.stdout + refresh.stderr),
+      "a successful refresh says nothing of cancelling",
+    ).toBe(0);
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
     const keys = await allKeys(emulator);
@@ -243,11 +273,57 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
     const destroy = await stack.destroy();
     expect(destroy.stdout).toMatch(/was revoked/u);
+    expect(
+      cancellationNotices(destroy.stdout + destroy.stderr),
+      "a successful destroy says nothing of cancelling",
+    ).toBe(0);
     expect(destroy.stdout).toMatch(/no delete endpoint/u);
     const keys = await allKeys(emulator);
     for (const id of Object.values(ids)) expect(keyById(keys, id)?.["permissions"]).toEqual(NO_PERMISSIONS);
     expectNoSecretsIn(destroy.stdout, destroy.stderr);
   });
+});
+
+describe("Ctrl-C while the run waits on the broker's rate limit", () => {
+  it("stops the run, and the plugin says once that the run was cancelled", async () => {
+    // An API of its own, so the refused create and the stack's keys touch no other step's objects.
+    const limited = await startEmulator({ controls: true });
+    secrets.add(limited.adminKey);
+    try {
+      const spec: Spec = { keys: [{ name: "held", type: "SERVICE", permissions: { send: ["orders/*"] } }] };
+      await project.initStack("ctrl-c", { ...specConfig(spec), ...brokerConfig(limited) });
+      // The broker refuses the create for a minute: the plugin waits out the Retry-After.
+      await limited.controls!.injectFault({
+        kind: "429",
+        retryAfter: 60,
+        routes: ["POST /access-key"],
+        count: 1,
+      });
+      let started: (pid: number) => void = () => undefined;
+      const pid = new Promise<number>((resolve) => (started = resolve));
+      const up: Promise<{ stdout: string; stderr: string }> = project
+        .run(["up", "--yes", "--skip-preview", "--stack", "ctrl-c"], {}, started, { ownProcessGroup: true })
+        .catch((error: unknown) => {
+          if (error instanceof CliError) return error;
+          throw error;
+        });
+      await waitFor(
+        "the broker to answer the create 429",
+        async () => ((await limited.controls!.requests()).some((r) => r.status === 429) ? true : undefined),
+        90_000,
+      );
+      process.kill(await pid, "SIGINT");
+      const { stdout, stderr } = await up;
+      const output = stdout + stderr;
+      // One notice, which the CLI shows as it comes and again among the diagnostics.
+      expect(cancellationNoticesByPart(output), output).toEqual({ progress: 1, diagnostics: 1 });
+      // Nothing was created: the create that waited was dropped, not sent.
+      expect((await allKeys(limited)).filter((k) => k["name"] === "held")).toEqual([]);
+      expectNoSecretsIn(output);
+    } finally {
+      await limited.close();
+    }
+  }, 120_000);
 });
 
 describe("pulumi import of objects created outside Pulumi", () => {

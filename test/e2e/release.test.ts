@@ -71,6 +71,29 @@ async function exportedOutputs(project: PulumiProject, stack: string): Promise<R
   return deployment.resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
 }
 
+/**
+ * Runs `pulumi <command>` (`plugin install` or `install`, no arguments) in `project`, whose Pulumi
+ * home holds no plugin: the CLI installs what the program's language host answers it requires.
+ * Expects `broker` at the release's version, downloaded from the release's server (the SDK's
+ * `pluginDownloadURL`), and nothing else.
+ */
+async function expectRequiredPluginInstalled(
+  project: PulumiProject,
+  command: readonly string[],
+): Promise<void> {
+  const before = server.requests.length;
+  await project.run(command);
+  expect(server.requests.slice(before)).toEqual([`/${ARCHIVE}`]);
+  const listed = JSON.parse((await project.cli(["plugin", "ls", "--json"])).stdout) as {
+    name: string;
+    kind: string;
+    version: string;
+  }[];
+  expect(listed.map(({ name, kind, version }) => ({ name, kind, version }))).toEqual([
+    { name: "broker", kind: "resource", version: V },
+  ]);
+}
+
 /** Scans a finished project (without the plugin binaries its Pulumi home holds: no state is in them). */
 function scanProject(scan: SecretScan, name: string, project: PulumiProject): void {
   fs.rmSync(path.join(project.homeDir, "plugins"), { recursive: true, force: true });
@@ -91,7 +114,7 @@ describe("the release directory", () => {
         ARCHIVE,
         `pulumi_broker-${V}-py3-none-any.whl`,
         `pulumi_broker-${V}.tar.gz`,
-        `goproxy/github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/@v/v${V}.zip`,
+        `goproxy/github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker/@v/v${V}.zip`,
       ]),
     );
     const files = fs.readdirSync(releaseDir, { recursive: true, encoding: "utf8" });
@@ -183,23 +206,27 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
   });
 
   it(
-    "previews with no credentials and no request, after downloading the plugin from the server",
+    "the language host names broker at the wheel's version and download URL: `pulumi plugin install` fetches it",
     { timeout: 300_000 },
     async () => {
       expect(fs.readdirSync(project.homeDir)).toEqual([]);
+      // Not `pulumi install`: the Python host built here would make a virtualenv of its own and fill
+      // it from PyPI, where this wheel is not.
+      await expectRequiredPluginInstalled(project, ["plugin", "install"]);
+      expect(archiveFetches()).toBe(1);
+    },
+  );
+
+  it(
+    "previews with no credentials and no request, with the plugin installed",
+    { timeout: 300_000 },
+    async () => {
       stack = await project.stack("dev");
       await emulator.controls!.clearRequests();
       const preview = await stack.preview();
       expect(preview.changeSummary).toEqual({ create: 6 });
       expect(await emulator.controls!.requests()).toEqual([]);
       expect(archiveFetches()).toBe(1);
-      const listed = JSON.parse((await project.cli(["plugin", "ls", "--json"])).stdout) as {
-        name: string;
-        version: string;
-      }[];
-      expect(listed).toEqual(
-        expect.arrayContaining([expect.objectContaining({ name: "broker", version: V })]),
-      );
     },
   );
 
@@ -364,7 +391,7 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
       stdio: ["ignore", "ignore", "inherit"],
     });
     const goEnv = (name: string) => execFileSync("go", ["env", name], { encoding: "utf8" }).trim();
-    const sdkModule = "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go";
+    const sdkModule = "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker";
     project = await PulumiProject.create({
       name: "release-go",
       programDir: path.join(programs, "go-native"),
@@ -399,7 +426,20 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
   });
 
   it(
-    "previews with no credentials and no request; the plugin comes from the server",
+    "the language host names broker at the module's version and download URL: `pulumi install` fetches it",
+    { timeout: 900_000 },
+    async () => {
+      expect(fs.readdirSync(project.homeDir)).toEqual([]);
+      const before = archiveFetches();
+      // `pulumi install`: the Go host runs `go mod tidy`, which fetches the SDK's module (a host reads
+      // pulumi-plugin.json only from a module on disk), then answers the program's required plugins.
+      await expectRequiredPluginInstalled(project, ["install"]);
+      expect(archiveFetches()).toBe(before + 1);
+    },
+  );
+
+  it(
+    "previews with no credentials and no request, with the plugin installed",
     { timeout: 900_000 },
     async () => {
       const before = archiveFetches();
@@ -408,9 +448,9 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
       const preview = await stack.preview();
       expect(preview.changeSummary).toEqual({ create: 4 });
       expect(await emulator.controls!.requests()).toEqual([]);
-      expect(archiveFetches()).toBe(before + 1);
+      expect(archiveFetches()).toBe(before);
       expect(fs.readFileSync(path.join(project.dir, "go.mod"), "utf8")).toContain(
-        `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go v${V}`,
+        `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker v${V}`,
       );
     },
   );

@@ -34,6 +34,7 @@ import {
   UNKNOWN,
   type LoggedMessage,
 } from "../support/plugin-server";
+import { waitFor } from "../reliability/support/processes";
 
 const VERSION = (
   JSON.parse(readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }
@@ -393,6 +394,73 @@ describe("crashes", () => {
     } finally {
       otherClient.close();
       await other.close();
+    }
+  });
+});
+
+describe("cancellation", () => {
+  const CANCELLED =
+    "broker: the run was cancelled; requests not yet sent are dropped, those already sent finish";
+  const notices = (messages: readonly LoggedMessage[]) => messages.filter((m) => m.message === CANCELLED);
+
+  it("a Cancel with no operation in flight (the engine's, as it shuts plugins down after a run) says nothing", async () => {
+    const quiet = await startFakeEngine();
+    const other = await startProviderServer({
+      engineAddress: quiet.address,
+      resources: BROKER_RESOURCES,
+      env: {},
+    });
+    const otherClient = providerClient(other.port);
+    try {
+      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: secret("k") })));
+      await otherClient.cancel(new Empty());
+      await otherClient.cancel(new Empty());
+      // A call the plugin answers only once its warning reached the engine, after any notice.
+      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+      expect(quiet.messages.map((m) => m.severity)).toEqual(["warning"]);
+      expect(notices(quiet.messages)).toEqual([]);
+    } finally {
+      otherClient.close();
+      await other.close();
+      await quiet.close();
+    }
+  });
+
+  it("a Cancel while an operation runs says once that the run was cancelled; the operation still answers", async () => {
+    const told = await startFakeEngine();
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let finish: () => void = () => undefined;
+    const held: ResourceAdapter = {
+      ...workspaceAdapter(),
+      check: ({ news }) => {
+        started();
+        return new Promise((resolve) => {
+          finish = () => {
+            resolve({ inputs: news, failures: [] });
+          };
+        });
+      },
+    };
+    const other = await startProviderServer({ engineAddress: told.address, resources: [held], env: {} });
+    const otherClient = providerClient(other.port);
+    try {
+      const checked = otherClient.check(checkRequest(WORKSPACE_URN, { name: "x" }));
+      await running;
+      await otherClient.cancel(new Empty());
+      await otherClient.cancel(new Empty()); // the engine's second one, as it shuts the plugin down
+      finish();
+      expect(plain((await checked).getInputs())).toEqual({ name: "x" });
+      await waitFor("the notice to reach the engine", () =>
+        notices(told.messages).length > 0 ? true : undefined,
+      );
+      // A call the plugin answers only once its warning reached the engine, after any second notice.
+      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+      expect(notices(told.messages)).toEqual([{ severity: "info", message: CANCELLED, urn: "" }]);
+    } finally {
+      otherClient.close();
+      await other.close();
+      await told.close();
     }
   });
 });

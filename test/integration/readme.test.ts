@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { GO_SDK_DIR, goSdkModule } from "../../harness/repo.mts";
 import { validateBrokerConfig } from "../../src/config-as-data";
 
 // Every code block of README.md is checked: TypeScript is type-checked against the built package
@@ -178,7 +179,7 @@ describe("README code blocks", () => {
   });
 
   it(
-    "builds every further Go block as a program against the generated SDK (sdk/go)",
+    "builds every further Go block as a program against the generated SDK (sdk/go/broker)",
     { timeout: 600_000 },
     () => {
       const further = blocks.filter((b) => b.language === "go" && b.code !== goExample());
@@ -190,13 +191,7 @@ describe("README code blocks", () => {
           // The Go example's module, with the SDK taken from this checkout as the README says.
           for (const file of ["go.mod", "go.sum"])
             fs.copyFileSync(path.join(programDir, file), path.join(dir, file));
-          const sdkModule = /^module (\S+)$/mu.exec(
-            fs.readFileSync(path.join(root, "sdk", "go", "go.mod"), "utf8"),
-          )?.[1];
-          fs.appendFileSync(
-            path.join(dir, "go.mod"),
-            `\nreplace ${sdkModule} => ${path.join(root, "sdk", "go")}\n`,
-          );
+          fs.appendFileSync(path.join(dir, "go.mod"), `\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
           fs.writeFileSync(path.join(dir, "main.go"), block.code);
           execFileSync("go", ["build", "-o", os.devNull, "."], {
             cwd: dir,

@@ -98,6 +98,7 @@ export function providerClient(port: number) {
     diffConfig: unary<DiffRequest, DiffResponse>((r, cb) => client.diffConfig(r, cb)),
     configure: unary<ConfigureRequest, ConfigureResponse>((r, cb) => client.configure(r, cb)),
     attach: unary<PluginAttach, Empty>((r, cb) => client.attach(r, cb)),
+    cancel: unary<Empty, Empty>((r, cb) => client.cancel(r, cb)),
     handshake: unary<ProviderHandshakeRequest, ProviderHandshakeResponse>((r, cb) => client.handshake(r, cb)),
     invoke: unary<InvokeRequest, InvokeResponse>((r, cb) => client.invoke(r, cb)),
     check: unary<CheckRequest, CheckResponse>((r, cb) => client.check(r, cb)),

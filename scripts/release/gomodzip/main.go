@@ -1,7 +1,7 @@
 // Command gomodzip writes the zip of a Go module directory as the go command and module proxies
 // serve it (`<module>@<version>/<file>` entries, the go command's file rules and size limits),
 // with golang.org/x/mod/zip, the library the go command itself uses. `npm run release`
-// (scripts/release/goproxy.mts) runs it to put sdk/go into a GOPROXY directory.
+// (scripts/release/goproxy.mts) runs it to put the Go SDK (sdk/go/broker) into a GOPROXY directory.
 //
 //	gomodzip -module <path> -version <vX.Y.Z> -dir <module dir> -out <file.zip>
 package main

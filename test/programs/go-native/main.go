@@ -1,6 +1,6 @@
-// The README's Go example: a workspace tree and a SERVICE key, with the generated Go SDK (sdk/go).
+// The README's Go example: a workspace tree and a SERVICE key, with the generated Go SDK (sdk/go/broker).
 // go.mod requires the SDK's module, which is not published: the end-to-end test appends a
-// `replace` directive pointing at the checkout's sdk/go, as a user of a clone does.
+// `replace` directive pointing at the checkout's sdk/go/broker, as a user of a clone does.
 package main
 
 import (

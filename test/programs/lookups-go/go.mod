@@ -3,7 +3,7 @@ module broker-lookups-go
 go 1.25.11
 
 require (
-	github.com/pulumi-broker-config/pulumi-broker-config/sdk/go v0.0.0
+	github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker v0.0.0
 	github.com/pulumi/pulumi/sdk/v3 v3.259.0
 )
 

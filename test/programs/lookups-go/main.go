@@ -1,6 +1,6 @@
-// The look-up functions with the generated Go SDK (sdk/go): test/programs/lookups-native in Go.
+// The look-up functions with the generated Go SDK (sdk/go/broker): test/programs/lookups-native in Go.
 // go.mod requires the SDK's module, which is not published: the end-to-end test appends a `replace`
-// directive pointing at the checkout's sdk/go, as a user of a clone does.
+// directive pointing at the checkout's sdk/go/broker, as a user of a clone does.
 package main
 
 import (

@@ -1,4 +1,4 @@
-module github.com/pulumi-broker-config/pulumi-broker-config/sdk/go
+module github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker
 
 go 1.25.11
 
