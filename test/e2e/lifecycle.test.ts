@@ -1,39 +1,17 @@
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { NO_BROKER_ENV, ordersSpec, PROGRAMS_DIR, testProject, type OrdersSpec } from "../support/projects";
 
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
 // platform team would (issue #4). The steps share one stack and run in order.
 
-interface KeySpec {
-  name: string;
-  resource?: string;
-  type: "SERVICE" | "ACCOUNT";
-  permissions?: { send?: string[]; receive?: string[] };
-  onDelete?: "revoke" | "retain";
-}
-interface Spec {
-  workspaces?: { name: string; parent?: string }[];
-  keys?: KeySpec[];
-  pairs?: { key: string; rotationTriggers?: Record<string, string> }[];
-}
+type Spec = OrdersSpec;
 
-const baseSpec: Spec = {
-  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
-  keys: [
-    {
-      name: "orders-svc",
-      type: "SERVICE",
-      permissions: { send: ["orders/created"], receive: ["payments/*"] },
-    },
-    { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
-  ],
-  pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
-};
+const baseSpec: Spec = ordersSpec();
 
-const programDir = path.join(__dirname, "..", "programs", "broker");
 let emulator: EmulatorHandle;
 let project: PulumiProject;
 let stack: Stack;
@@ -71,13 +49,7 @@ async function outputs(): Promise<Record<string, { value: unknown; secret: boole
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   secrets.add(emulator.adminKey);
-  project = await PulumiProject.create({
-    name: "broker-e2e",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-    env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
-  });
+  project = await testProject("broker-e2e", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
   stack = await project.stack("dev", specConfig(baseSpec));
 });
 

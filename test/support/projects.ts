@@ -1,0 +1,72 @@
+/**
+ * Test helpers for the suites that run programs through the real Pulumi CLI: the project of a
+ * program with the packed package and the run's CLI, and the declared state most of them deploy.
+ */
+import * as path from "node:path";
+import { inject } from "vitest";
+import { PulumiProject } from "../../harness/pulumi-project.mts";
+
+/** The folder of the test programs (`test/programs/<name>`). */
+export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
+
+/**
+ * An environment that names no broker, for projects whose stacks name it in their config: the
+ * broker of whoever runs the tests (`BROKER_BASE_URL`, `BROKER_API_KEY`) must not stand in for a
+ * setting a stack forgot.
+ */
+export const NO_BROKER_ENV: Readonly<Record<string, string>> = { BROKER_BASE_URL: "", BROKER_API_KEY: "" };
+
+/**
+ * A Pulumi project named `name` for the program in `programDir`, with the packed package installed
+ * (the global setup's `packageFixture`) and the CLI of this run's leg of the engine matrix
+ * (`pulumiBin`). `env` is added to the environment of every command the project runs.
+ */
+export async function testProject(
+  name: string,
+  programDir: string,
+  env?: Record<string, string | undefined>,
+): Promise<PulumiProject> {
+  return await PulumiProject.create({
+    name,
+    programDir,
+    fixture: inject("packageFixture"),
+    pulumiBin: inject("pulumiBin"),
+    ...(env === undefined ? {} : { env: { ...env } }),
+  });
+}
+
+/** An access key the `broker` program declares. */
+export interface OrdersKeySpec {
+  name: string;
+  /** The resource's name in the stack when it differs from `name`. */
+  resource?: string;
+  type: "SERVICE" | "ACCOUNT";
+  permissions?: { send?: string[]; receive?: string[] };
+  onDelete?: "revoke" | "retain";
+}
+
+/** What the `broker` program deploys (its stack config `spec`). */
+export interface OrdersSpec {
+  workspaces?: { name: string; parent?: string }[];
+  keys?: OrdersKeySpec[];
+  pairs?: { key: string; rotationTriggers?: Record<string, string> }[];
+}
+
+/**
+ * A fresh copy of the platform team's declared state the end-to-end suites start from: two nested
+ * workspaces, a service key with a key pair and an account key.
+ */
+export function ordersSpec(): OrdersSpec {
+  return {
+    workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+    keys: [
+      {
+        name: "orders-svc",
+        type: "SERVICE",
+        permissions: { send: ["orders/created"], receive: ["payments/*"] },
+      },
+      { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
+    ],
+    pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
+  };
+}
