@@ -9,6 +9,7 @@ import { BrokerClient } from "../../src/client";
 import type { AccessKeyRecord } from "../../src/client/types";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { createWorkspaceTree } from "../support/client";
 import { NO_BROKER_ENV, testProject } from "../support/projects";
 
 // Acceptance of configuration as data (issue #5): an environment exported with the real
@@ -71,12 +72,7 @@ beforeAll(async () => {
   source = await startEmulator({ controls: true });
   target = await startEmulator({ controls: true });
   const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
-  const platform = await client.createWorkspaceAndFind({ name: "platform" });
-  const orders = await client.createWorkspaceAndFind({ name: "orders", parentId: platform.id });
-  await client.createWorkspaceAndFind({ name: "eu", parentId: orders.id });
-  await client.createWorkspaceAndFind({ name: "us", parentId: orders.id });
-  await client.createWorkspaceAndFind({ name: "billing", parentId: platform.id });
-  await client.createWorkspaceAndFind({ name: "data" });
+  await createWorkspaceTree(client);
   await client.createAccessKey({
     name: "orders-svc",
     type: "SERVICE",

@@ -6,9 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import {
   BrokerClient,
-  isBrokerApiError,
   type AccessKeyRecord,
-  type BrokerApiError,
   type BrokerClientOptions,
   type CreateAccessKeyInput,
   type ListOptions,
@@ -20,6 +18,7 @@ import {
   type EmulatorHandle,
 } from "../../src/emulator";
 import { STACK_SETTING_NAMES } from "../../src/settings/connection";
+import { apiRejection } from "../support/client";
 import { exchangeProblems } from "../support/emulator";
 
 let emulator: EmulatorHandle;
@@ -50,15 +49,6 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await emulator.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<BrokerApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isBrokerApiError(error)) throw new Error(`expected a BrokerApiError, got ${String(error)}`);
-  return error;
-}
 
 /** Problems of every recorded exchange with the contract: request (path, query, body) and response. */
 function contractProblems(): string[] {
@@ -263,7 +253,7 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
   ];
 
   it.each(cases)("%s", async (_, call, field) => {
-    const error = await rejection(call(client));
+    const error = await apiRejection(call(client));
     expect(error).toMatchObject({
       code: "BROKER_INVALID_REQUEST",
       status: 400,
@@ -278,7 +268,7 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
 
   it("rejects a permissions update with a bad path, naming the field", async () => {
     const { accessKey } = await client.createAccessKey({ name: "k", type: "ACCOUNT", permissions: {} });
-    const error = await rejection(
+    const error = await apiRejection(
       client.updateAccessKeyPermissions(accessKey, { send: [], receive: ["*"], resources: {} }),
     );
     expect(error).toMatchObject({ status: 400, field: "body.receive[0]" });
@@ -287,7 +277,7 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
 
 describe("schema-valid requests the broker cannot carry out surface as 404 or 409 with the field", () => {
   it("explains a create under an unknown parent workspace (404)", async () => {
-    const error = await rejection(client.createWorkspace({ name: "a", parentId: 999 }));
+    const error = await apiRejection(client.createWorkspace({ name: "a", parentId: 999 }));
     expect(error).toMatchObject({
       code: "BROKER_NOT_FOUND",
       status: 404,
@@ -302,7 +292,7 @@ describe("schema-valid requests the broker cannot carry out surface as 404 or 40
 
   it("refuses to rotate the pair of an ACCOUNT key (409)", async () => {
     const { accessKey } = await client.createAccessKey({ name: "k", type: "ACCOUNT", permissions: {} });
-    const error = await rejection(client.rotateServiceKeyPair(accessKey));
+    const error = await apiRejection(client.rotateServiceKeyPair(accessKey));
     expect(error).toMatchObject({
       code: "BROKER_CONFLICT",
       status: 409,
@@ -319,7 +309,9 @@ describe("schema-valid requests the broker cannot carry out surface as 404 or 40
 
 describe("authentication and missing objects", () => {
   it("explains a 401: the API key is not an ACCOUNT key the broker knows", async () => {
-    const error = await rejection(clientOf({ apiKey: "bka_unknown_admin" }).listWorkspaces({ pageIndex: 0 }));
+    const error = await apiRejection(
+      clientOf({ apiKey: "bka_unknown_admin" }).listWorkspaces({ pageIndex: 0 }),
+    );
     expect(error).toMatchObject({ code: "BROKER_UNAUTHORIZED", status: 401, serverCode: "unauthorized" });
     expect(error.message).toMatch(
       /^GET \/workspace failed: 401 Unauthorized: .+ — check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key$/,
@@ -328,7 +320,7 @@ describe("authentication and missing objects", () => {
 
   it("explains a 403: a SERVICE key cannot call the API", async () => {
     const { accessKey } = await client.createAccessKey({ name: "svc", type: "SERVICE", permissions: {} });
-    const error = await rejection(
+    const error = await apiRejection(
       clientOf({ apiKey: accessKey }).createAccessKey({ name: "x", type: "ACCOUNT", permissions: {} }),
     );
     expect(error).toMatchObject({ code: "BROKER_FORBIDDEN", status: 403, outcomeUnknown: false });
@@ -339,7 +331,7 @@ describe("authentication and missing objects", () => {
   });
 
   it("reports an unknown key as BROKER_NOT_FOUND, and as not valid", async () => {
-    const error = await rejection(client.getAccessKeyPermissions("bka_never_created"));
+    const error = await apiRejection(client.getAccessKeyPermissions("bka_never_created"));
     expect(error).toMatchObject({
       code: "BROKER_NOT_FOUND",
       status: 404,
