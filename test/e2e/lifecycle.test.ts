@@ -3,7 +3,14 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { NO_BROKER_ENV, ordersSpec, PROGRAMS_DIR, testProject, type OrdersSpec } from "../support/projects";
+import {
+  emulatorConfig,
+  NO_BROKER_ENV,
+  ordersSpec,
+  PROGRAMS_DIR,
+  testProject,
+  type OrdersSpec,
+} from "../support/projects";
 
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
 // platform team would (issue #4). The steps share one stack and run in order.
@@ -19,13 +26,6 @@ const secrets = new Set<string>();
 
 function specConfig(spec: Spec): Record<string, { value: string }> {
   return { spec: { value: JSON.stringify(spec) } };
-}
-
-function brokerConfig(target: EmulatorHandle): Record<string, { value: string; secret?: boolean }> {
-  return {
-    "broker:baseUrl": { value: target.url },
-    "broker:apiKey": { value: target.adminKey, secret: true },
-  };
 }
 
 async function apiGet(target: EmulatorHandle, route: string): Promise<Record<string, unknown>> {
@@ -67,7 +67,7 @@ describe("a stack's life through the Pulumi CLI", () => {
   });
 
   it("2. creates nested workspaces, keys and a key pair; secrets stay secret everywhere", async () => {
-    await stack.setAllConfig(brokerConfig(emulator));
+    await stack.setAllConfig(emulatorConfig(emulator));
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 6 });
     const out = await outputs();
@@ -197,8 +197,8 @@ describe("stacks per environment", () => {
   });
 
   it("9. two stacks of one program stay isolated; a stack pointed at another endpoint fails its preview", async () => {
-    const dev = await project.stack("iso-dev", { ...specConfig(small), ...brokerConfig(emulator) });
-    const prod = await project.stack("iso-prod", { ...specConfig(small), ...brokerConfig(prodEmulator) });
+    const dev = await project.stack("iso-dev", { ...specConfig(small), ...emulatorConfig(emulator) });
+    const prod = await project.stack("iso-prod", { ...specConfig(small), ...emulatorConfig(prodEmulator) });
     await dev.up();
     await prod.up();
     const devKeys = (await allKeys(emulator)).filter((k) => k["name"] === "isolated");
@@ -207,17 +207,20 @@ describe("stacks per environment", () => {
     expect(prodKeys).toHaveLength(1);
     expect(devKeys[0]?.["key"]).not.toBe(prodKeys[0]?.["key"]);
 
-    await dev.setAllConfig(brokerConfig(prodEmulator));
+    await dev.setAllConfig(emulatorConfig(prodEmulator));
     const error = await dev.preview().catch((e: unknown) => e);
     expect(String(error)).toMatch(/lives at .*now points to/su);
     expect(String(error)).toContain(emulator.url);
-    await dev.setAllConfig(brokerConfig(emulator));
+    await dev.setAllConfig(emulatorConfig(emulator));
     await dev.destroy();
     await prod.destroy();
   });
 
   it("10. up with faults injected still succeeds, without duplicates on the server", async () => {
-    const faulty = await project.stack("faulty", { ...specConfig(baseSpec), ...brokerConfig(prodEmulator) });
+    const faulty = await project.stack("faulty", {
+      ...specConfig(baseSpec),
+      ...emulatorConfig(prodEmulator),
+    });
     // One seed per fault: with a shared seed they would draw the same numbers, and only the first
     // (which wins when several fire) would ever strike.
     for (const [index, [kind, phase]] of (

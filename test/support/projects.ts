@@ -2,9 +2,12 @@
  * Test helpers for the suites that run programs through the real Pulumi CLI: the project of a
  * program with the packed package and the run's CLI, and the declared state most of them deploy.
  */
+import { execFileSync } from "node:child_process";
 import * as path from "node:path";
-import { inject } from "vitest";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { expect, inject } from "vitest";
+import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
 
 /** The folder of the test programs (`test/programs/<name>`). */
 export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
@@ -33,6 +36,54 @@ export async function testProject(
     pulumiBin: inject("pulumiBin"),
     ...(env === undefined ? {} : { env: { ...env } }),
   });
+}
+
+/**
+ * The stack config that points the providers at `target` (an emulator): its URL, and its admin key
+ * as a secret.
+ */
+export function emulatorConfig(target: { url: string; adminKey: string }): StackConfig {
+  return {
+    "broker:baseUrl": { value: target.url },
+    "broker:apiKey": { value: target.adminKey, secret: true },
+  };
+}
+
+/** The stack output `name`, which must be a number (fails the test with what it is otherwise). */
+export function numberOutput(outputs: Record<string, { value: unknown }>, name: string): number {
+  const value = outputs[name]?.value;
+  if (typeof value !== "number")
+    throw new Error(`stack output ${name} is ${JSON.stringify(value)}, not a number`);
+  return value;
+}
+
+/**
+ * Runs `scripts/<script>` of the repository (the scripts that make a language host ready) and
+ * returns what it prints, trimmed. Fast once scripts/ensure-pulumi-cli.sh, which the global setup
+ * runs, has built everything.
+ */
+export function runRepoScript(script: string): string {
+  return execFileSync("bash", [path.join(REPO_ROOT, "scripts", script)], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+}
+
+/**
+ * A `PATH` on which the first `python` is the virtualenv `venv`'s and the first `pulumi` this run's
+ * CLI: the Python language host runs the first `python` on PATH, whatever Pulumi.yaml says.
+ */
+export function venvPath(venv: string): string {
+  return [path.join(venv, "bin"), inject("pulumiBin"), process.env["PATH"] ?? ""].join(path.delimiter);
+}
+
+/** Destroys `stack` and checks that it succeeded, deleted `deletes` resources and left no outputs. */
+export async function expectDestroyed(stack: Stack, deletes: number): Promise<void> {
+  const result = await stack.destroy();
+  expect(result.summary.result).toBe("succeeded");
+  expect(result.summary.resourceChanges).toEqual({ delete: deletes });
+  expect(await stack.outputs()).toEqual({});
 }
 
 /** An access key the `broker` program declares. */
