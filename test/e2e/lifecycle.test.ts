@@ -3,6 +3,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { injectFaultMix, struckRequests } from "../support/fault-mix";
 import {
   emulatorConfig,
   NO_BROKER_ENV,
@@ -221,29 +222,17 @@ describe("stacks per environment", () => {
       ...specConfig(baseSpec),
       ...emulatorConfig(prodEmulator),
     });
-    // One seed per fault: with a shared seed they would draw the same numbers, and only the first
-    // (which wins when several fire) would ever strike.
-    for (const [index, [kind, phase]] of (
-      [
-        ["429", "before"],
-        ["503", "before"],
-        ["503", "after"],
-        ["reset", "after"],
-      ] as const
-    ).entries()) {
-      await prodEmulator.controls!.injectFault({
-        kind,
-        phase,
-        rate: 0.06,
-        seed: 11 + index,
-        ...(kind === "429" ? { retryAfter: "0" } : {}),
-      });
-    }
+    const mix = [
+      ["429", "before"],
+      ["503", "before"],
+      ["503", "after"],
+      ["reset", "after"],
+    ] as const;
+    await injectFaultMix(prodEmulator.controls!, mix, 11);
     await prodEmulator.controls!.clearRequests();
     const up = await faulty.up();
     expect(up.summary.result).toBe("succeeded");
-    const struck = (await prodEmulator.controls!.requests()).filter((r) => r.fault !== undefined);
-    const applied = (await prodEmulator.controls!.faults()).reduce((sum, fault) => sum + fault.applied, 0);
+    const { struck, applied } = await struckRequests(prodEmulator.controls!);
     await prodEmulator.controls!.clearFaults();
     // The faults really struck: the up succeeded through them, not past them.
     expect(struck.length).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
-import { ordersSpec, PROGRAMS_DIR, testProject } from "../support/projects";
+import { ordersSpec, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's steps for
 // moving a stack of dynamic resources (`pulumi-broker-config`) to the native ones
@@ -41,18 +41,9 @@ async function outputs(): Promise<Record<string, { value: unknown; secret: boole
   );
 }
 
-interface ExportedResource {
-  urn: string;
-  type: string;
-  id?: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  provider?: string;
-}
-
-async function exportedResources(): Promise<ExportedResource[]> {
+async function exportedResources(): Promise<StateResource[]> {
   const { stdout } = await project.cli(["stack", "export", "--stack", "dev"]);
-  return (JSON.parse(stdout) as { deployment: { resources: ExportedResource[] } }).deployment.resources;
+  return (JSON.parse(stdout) as { deployment: { resources: StateResource[] } }).deployment.resources;
 }
 
 beforeAll(async () => {
@@ -177,7 +168,7 @@ describe("broker-config export --format import, read by pulumi import --file", (
       "imported",
     ]);
     const { stdout } = await project.cli(["stack", "export", "--stack", "imported"]);
-    const imported = (JSON.parse(stdout) as { deployment: { resources: ExportedResource[] } }).deployment
+    const imported = (JSON.parse(stdout) as { deployment: { resources: StateResource[] } }).deployment
       .resources;
     for (const entry of wanted) {
       const resource = imported.find((r) => r.urn.endsWith(`::${entry.type}::${entry.name}`));

@@ -4,7 +4,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
+import { NO_BROKER_ENV, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
 import { listKeys } from "../reliability/support/broker-api";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, specConfig, type Spec } from "../reliability/support/spec";
@@ -19,15 +19,6 @@ const ACCESS_KEY = "pulumi-nodejs:dynamic/broker:AccessKey";
 const PAIR = "pulumi-nodejs:dynamic/broker:ServiceKeyPair";
 /** How `pulumi stack export` (without `--show-secrets`) writes a secret: this signature and a ciphertext. */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
-
-interface StateResource {
-  urn: string;
-  type: string;
-  id?: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  initErrors?: string[];
-}
 
 let emulator: EmulatorHandle;
 let project: PulumiProject;

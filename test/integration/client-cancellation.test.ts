@@ -12,7 +12,8 @@ import {
   isBrokerResultError,
   type BrokerClientOptions,
 } from "../../src/client";
-import { startEmulator, type EmulatorControls, type EmulatorHandle } from "../../src/emulator";
+import type { EmulatorControls, EmulatorHandle } from "../../src/emulator";
+import { startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
@@ -37,9 +38,7 @@ async function until(found: () => Promise<boolean>): Promise<void> {
 }
 
 beforeEach(async () => {
-  emulator = await startEmulator({ controls: true });
-  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
-  controls = emulator.controls;
+  ({ emulator, controls } = await startControlledEmulator());
 });
 
 afterEach(async () => {

@@ -21,7 +21,7 @@ import {
   type EmulatorHandle,
   type FaultSpec,
 } from "../../src/emulator";
-import { exchangeProblems } from "../support/emulator";
+import { exchangeProblems, startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
@@ -40,17 +40,14 @@ function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
 
 beforeEach(async () => {
   contractProblems = [];
-  emulator = await startEmulator({
-    controls: true,
+  ({ emulator, controls } = await startControlledEmulator({
     // Every answer (faults included) must match the contract, and so must every request the
     // emulator read. A 429/503 fault answers before the body is read (the exchange shows none), and
     // a 400 is a test sending a bad request on purpose; retries resend the same request anyway.
     inspect: (exchange) => {
       contractProblems.push(...exchangeProblems(exchange, ![400, 429, 503].includes(exchange.status)));
     },
-  });
-  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
-  controls = emulator.controls;
+  }));
 });
 
 afterEach(async () => {

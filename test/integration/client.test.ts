@@ -11,15 +11,10 @@ import {
   type CreateAccessKeyInput,
   type ListOptions,
 } from "../../src/client";
-import {
-  startEmulator,
-  type EmulatorControls,
-  type EmulatorExchange,
-  type EmulatorHandle,
-} from "../../src/emulator";
+import { type EmulatorControls, type EmulatorExchange, type EmulatorHandle } from "../../src/emulator";
 import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 import { apiRejection } from "../support/client";
-import { exchangeProblems } from "../support/emulator";
+import { exchangeProblems, startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
@@ -39,9 +34,9 @@ function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
 
 beforeEach(async () => {
   exchanges = [];
-  emulator = await startEmulator({ controls: true, inspect: (exchange) => exchanges.push(exchange) });
-  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
-  controls = emulator.controls;
+  ({ emulator, controls } = await startControlledEmulator({
+    inspect: (exchange) => exchanges.push(exchange),
+  }));
   client = clientOf();
 });
 

@@ -167,6 +167,18 @@ export function useCheckedEmulator(
   });
 }
 
+/**
+ * Starts an emulator with its test controls on (`/_emulator`) and returns it with those controls,
+ * which its handle leaves optional.
+ */
+export async function startControlledEmulator(
+  options: Omit<EmulatorOptions, "controls"> = {},
+): Promise<{ emulator: EmulatorHandle; controls: EmulatorControls }> {
+  const emulator = await startEmulator({ ...options, controls: true });
+  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
+  return { emulator, controls: emulator.controls };
+}
+
 /** The query of a list call, with defaults. */
 export function listQuery(overrides: Record<string, string | number> = {}): Record<string, string | number> {
   return { pageIndex: 0, limit: 100, order: "ASC", orderBy: "createdAt", ...overrides };

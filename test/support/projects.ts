@@ -86,6 +86,19 @@ export async function expectDestroyed(stack: Stack, deletes: number): Promise<vo
   expect(await stack.outputs()).toEqual({});
 }
 
+/** A resource of a stack's state as `pulumi stack export` writes it: the fields the tests read. */
+export interface StateResource {
+  urn: string;
+  type: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  /** The provider's reference (`<urn>::<id>`). */
+  provider?: string;
+  /** Why a create or update failed half-way, kept with a resource the engine still records. */
+  initErrors?: string[];
+}
+
 /** An access key the `broker` program declares. */
 export interface OrdersKeySpec {
   name: string;

@@ -62,8 +62,11 @@ function json(
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
 
-/** Timing that records waits instead of waiting; its clock moves by the waits only, as if they were real. */
-function fakeTiming(): {
+/**
+ * Timing that records waits instead of waiting; its clock moves by the waits only, as if they were
+ * real. Every jitter draw is `random`.
+ */
+function fakeTiming(random = 0.5): {
   sleeps: number[];
   timing: { sleep: (ms: number) => Promise<void>; now: () => number; random: () => number };
 } {
@@ -78,7 +81,7 @@ function fakeTiming(): {
         return Promise.resolve();
       },
       now: () => clock,
-      random: () => 0.5,
+      random: () => random,
     },
   };
 }
@@ -437,15 +440,7 @@ describe("retries", () => {
     const { url, seen } = await serve((_s, res) => {
       json(res, 503, {});
     });
-    let clock = 0;
-    const timing = {
-      sleep: (ms: number) => {
-        clock += ms;
-        return Promise.resolve();
-      },
-      now: () => clock,
-      random: () => 0.999,
-    };
+    const { timing } = fakeTiming(0.999);
     const error = await apiRejection(
       makeClient(url, { maxRetries: 50, maxRetryTimeMs: 1000 }, timing).verifyAccessKey("k"),
     );
