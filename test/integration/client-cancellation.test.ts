@@ -10,20 +10,14 @@ import {
   createdAccessKeyOf,
   isBrokerCancelledError,
   isBrokerResultError,
-  type BrokerClientOptions,
 } from "../../src/client";
 import type { EmulatorControls, EmulatorHandle } from "../../src/emulator";
+import { testClients } from "../support/client";
 import { startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
-const clients: BrokerClient[] = [];
-
-function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
-  const made = new BrokerClient({ baseUrl: emulator.url, apiKey: emulator.adminKey, ...options });
-  clients.push(made);
-  return made;
-}
+const { clientOf, closeAll } = testClients(() => emulator);
 
 /** Every item of an async iterator. */
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -54,7 +48,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await closeAll();
   await emulator.close();
 });
 

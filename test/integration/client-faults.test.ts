@@ -10,7 +10,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   BrokerClient,
   isBrokerApiError,
-  type BrokerClientOptions,
   type CreatedAccessKeyOnce,
   type RetryEvent,
   type WorkspaceRecord,
@@ -21,22 +20,18 @@ import {
   type EmulatorHandle,
   type FaultSpec,
 } from "../../src/emulator";
+import { testClients } from "../support/client";
 import { exchangeProblems, startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
 let contractProblems: string[];
-const clients: BrokerClient[] = [];
-
-/** A client with fast backoff and enough retries to outlast the fault rates below. */
-function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
-  const made = new BrokerClient(
-    { baseUrl: emulator.url, apiKey: emulator.adminKey, maxRetries: 15, ...options },
-    { baseDelayMs: 2, maxDelayMs: 20 },
-  );
-  clients.push(made);
-  return made;
-}
+/** Clients with fast backoff and enough retries to outlast the fault rates below. */
+const { clientOf, closeAll } = testClients(
+  () => emulator,
+  { maxRetries: 15 },
+  { baseDelayMs: 2, maxDelayMs: 20 },
+);
 
 beforeEach(async () => {
   contractProblems = [];
@@ -51,7 +46,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await closeAll();
   await emulator.close();
 });
 
@@ -248,11 +243,9 @@ describe("lost create responses", () => {
     await inject({ kind: "429", retryAfter: 120, routes: ["GET /workspace"] });
     // Every wait of the client goes through its timing: record them instead of measuring time.
     const sleeps: number[] = [];
-    const client = new BrokerClient(
-      { baseUrl: emulator.url, apiKey: emulator.adminKey, maxRetries: 15, rateLimitTimeoutSeconds: 10 },
+    const client = clientOf(
+      { rateLimitTimeoutSeconds: 10 },
       {
-        baseDelayMs: 2,
-        maxDelayMs: 20,
         timing: {
           sleep: (ms) => {
             sleeps.push(ms);
@@ -263,7 +256,6 @@ describe("lost create responses", () => {
         },
       },
     );
-    clients.push(client);
     const error: unknown = await client.listWorkspaces({ pageIndex: 0 }).catch((e: unknown) => e);
     expect(sleeps, "the client did not wait at all").toEqual([]);
     expect(error).toMatchObject({ code: "BROKER_RATE_LIMITED", status: 429, attempts: 1 });

@@ -7,30 +7,24 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   BrokerClient,
   type AccessKeyRecord,
-  type BrokerClientOptions,
   type CreateAccessKeyInput,
   type ListOptions,
 } from "../../src/client";
 import { type EmulatorControls, type EmulatorExchange, type EmulatorHandle } from "../../src/emulator";
 import { STACK_SETTING_NAMES } from "../../src/settings/connection";
-import { apiRejection } from "../support/client";
+import { apiRejection, testClients } from "../support/client";
 import { exchangeProblems, startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
 let exchanges: EmulatorExchange[];
 let client: BrokerClient;
-const clients: BrokerClient[] = [];
-
-/** A client of the emulator with fast backoff (the retry policy is unit-tested with exact delays). */
-function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
-  const made = new BrokerClient(
-    { baseUrl: emulator.url, apiKey: emulator.adminKey, settingNames: STACK_SETTING_NAMES, ...options },
-    { baseDelayMs: 5, maxDelayMs: 50 },
-  );
-  clients.push(made);
-  return made;
-}
+/** Clients of the emulator with fast backoff (the retry policy is unit-tested with exact delays). */
+const { clientOf, closeAll } = testClients(
+  () => emulator,
+  { settingNames: STACK_SETTING_NAMES },
+  { baseDelayMs: 5, maxDelayMs: 50 },
+);
 
 beforeEach(async () => {
   exchanges = [];
@@ -41,7 +35,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await closeAll();
   await emulator.close();
 });
 

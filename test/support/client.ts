@@ -1,5 +1,11 @@
 /** Test helpers around the API client. */
-import { isBrokerApiError, type BrokerApiError, type BrokerClient } from "../../src/client";
+import {
+  BrokerClient,
+  isBrokerApiError,
+  type BrokerApiError,
+  type BrokerClientOptions,
+} from "../../src/client";
+import type { BrokerClientInternals } from "../../src/client/client";
 
 /**
  * The {@link BrokerApiError} a call rejects with. Fails the test when the call resolves or rejects
@@ -26,4 +32,42 @@ export async function createWorkspaceTree(client: BrokerClient): Promise<void> {
   await client.createWorkspaceAndFind({ name: "us", parentId: orders.id });
   await client.createWorkspaceAndFind({ name: "billing", parentId: platform.id });
   await client.createWorkspaceAndFind({ name: "data" });
+}
+
+/** What {@link testClients} returns. */
+export interface TestClients {
+  /**
+   * A new client of the target, with the defaults and then `options`; `internals` are added to the
+   * default ones.
+   */
+  clientOf: (options?: Partial<BrokerClientOptions>, internals?: BrokerClientInternals) => BrokerClient;
+  /** Closes every client made so far (call it after each test). */
+  closeAll: () => Promise<void>;
+}
+
+/**
+ * Makes the clients of a test: each gets the URL and admin key of `target()` (read when the client is
+ * made, so a fresh emulator per test is fine), `defaults`, and `internals` (the client's test seam:
+ * backoff, timing), and is kept so that {@link TestClients.closeAll} closes it.
+ */
+export function testClients(
+  target: () => { url: string; adminKey: string },
+  defaults: Partial<BrokerClientOptions> = {},
+  internals: BrokerClientInternals = {},
+): TestClients {
+  const made: BrokerClient[] = [];
+  return {
+    clientOf: (options = {}, extra = {}) => {
+      const { url, adminKey } = target();
+      const client = new BrokerClient(
+        { baseUrl: url, apiKey: adminKey, ...defaults, ...options },
+        { ...internals, ...extra },
+      );
+      made.push(client);
+      return client;
+    },
+    closeAll: async () => {
+      await Promise.all(made.splice(0).map((c) => c.close()));
+    },
+  };
 }
