@@ -14,16 +14,13 @@ import {
 } from "../../src/core/access-key";
 import { isPartiallyCreatedError } from "../../src/core/partial-failure";
 import { toPropertyBag } from "../../src/core/state";
-import { rejectionOf, useCoreEmulator, type TestContext } from "./support";
+import { checkedInputs, rejectionOf, useCoreEmulator, type TestContext } from "./support";
 
 const core = useCoreEmulator();
 
 /** Check (as the engine does first), then the inputs create receives. */
 function checked(ctx: TestContext, news: Record<string, unknown>, recorded?: string): AccessKeyInputs {
-  const result = checkAccessKey(ctx, news, recorded);
-  expect(result.failures).toEqual([]);
-  if (result.inputs === undefined) throw new Error("check failed");
-  return accessKeyOperations.decodeInputs(toPropertyBag(result.inputs));
+  return checkedInputs(checkAccessKey, accessKeyOperations.decodeInputs, ctx, news, recorded);
 }
 
 /** A server that ignores the permissions sent with a create: the key starts with none. */

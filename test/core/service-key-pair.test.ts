@@ -12,15 +12,12 @@ import {
 } from "../../src/core/service-key-pair";
 import { toPropertyBag } from "../../src/core/state";
 import { NOT_KNOWN } from "../../src/core/unknown";
-import { rejectionOf, useCoreEmulator, type TestContext } from "./support";
+import { checkedInputs, rejectionOf, useCoreEmulator, type TestContext } from "./support";
 
 const core = useCoreEmulator();
 
 function checked(ctx: TestContext, news: Record<string, unknown>): ServiceKeyPairInputs {
-  const result = checkServiceKeyPair(ctx, news, undefined);
-  expect(result.failures).toEqual([]);
-  if (result.inputs === undefined) throw new Error("check failed");
-  return serviceKeyPairOperations.decodeInputs(toPropertyBag(result.inputs));
+  return checkedInputs(checkServiceKeyPair, serviceKeyPairOperations.decodeInputs, ctx, news);
 }
 
 async function keyOf(

@@ -70,6 +70,22 @@ const workspace = {
 
 const permissions = { send: ["audit/*", "orders/created"], receive: ["payments/*"], resources: {} };
 
+/** An access key created but whose read-back failed: its outputs but permissions and createdAt. */
+const pendingKey = {
+  name: "svc",
+  type: "SERVICE",
+  adopt: false,
+  onDelete: "revoke",
+  accessKey: "bks_0123456789abcdef",
+  accessKeyId: 7,
+  adopted: false,
+  baseUrl: BASE_URL,
+  allowEndpointChange: false,
+  publicKey: "MCowBQYDK2VwAyEA",
+  privateKey: "MC4CAQAwBQYDK2Vw",
+  __provider: PROVIDER,
+};
+
 const accessKey = {
   inputs: {
     __provider: PROVIDER,
@@ -81,37 +97,8 @@ const accessKey = {
     allowEndpointChange: false,
     baseUrl: BASE_URL,
   },
-  outputs: {
-    name: "svc",
-    type: "SERVICE",
-    permissions,
-    adopt: false,
-    onDelete: "revoke",
-    accessKey: "bks_0123456789abcdef",
-    accessKeyId: 7,
-    createdAt: "2026-11-20T10:00:00.000Z",
-    adopted: false,
-    baseUrl: BASE_URL,
-    allowEndpointChange: false,
-    publicKey: "MCowBQYDK2VwAyEA",
-    privateKey: "MC4CAQAwBQYDK2Vw",
-    __provider: PROVIDER,
-  },
-  /** Created but the read-back failed: no permissions, no createdAt. */
-  pending: {
-    name: "svc",
-    type: "SERVICE",
-    adopt: false,
-    onDelete: "revoke",
-    accessKey: "bks_0123456789abcdef",
-    accessKeyId: 7,
-    adopted: false,
-    baseUrl: BASE_URL,
-    allowEndpointChange: false,
-    publicKey: "MCowBQYDK2VwAyEA",
-    privateKey: "MC4CAQAwBQYDK2Vw",
-    __provider: PROVIDER,
-  },
+  outputs: { ...pendingKey, permissions, createdAt: "2026-11-20T10:00:00.000Z" },
+  pending: pendingKey,
   /** What refresh recorded as inputs. */
   readInputs: {
     name: "svc",

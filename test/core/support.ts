@@ -6,6 +6,8 @@ import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { BrokerClient } from "../../src/client";
 import type { CoreContext } from "../../src/core/context";
+import type { CheckResult } from "../../src/core/results";
+import { toPropertyBag, type PropertyBag } from "../../src/core/state";
 import { startEmulator, type EmulatorControls, type EmulatorHandle } from "../../src/emulator";
 import { exchangeProblems } from "../support/emulator";
 
@@ -106,4 +108,22 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
   if (!(outcome instanceof Error))
     throw new Error(`expected a rejection with an Error, got ${String(outcome)}`);
   return outcome;
+}
+
+/**
+ * Checks `news` as the engine does first and returns the inputs create then receives: the checked
+ * inputs go to the engine as a property bag and come back decoded, as an adapter passes them. Fails
+ * the test on any check failure.
+ */
+export function checkedInputs<N, I>(
+  check: (ctx: TestContext, news: N, recorded: string | undefined) => CheckResult<object>,
+  decode: (bag: PropertyBag) => I,
+  ctx: TestContext,
+  news: N,
+  recorded?: string,
+): I {
+  const result = check(ctx, news, recorded);
+  expect(result.failures).toEqual([]);
+  if (result.inputs === undefined) throw new Error("check failed");
+  return decode(toPropertyBag(result.inputs));
 }

@@ -13,17 +13,13 @@ import {
   type WorkspaceInputs,
   type WorkspaceOutputs,
 } from "../../src/core/workspace";
-import { rejectionOf, useCoreEmulator, type TestContext } from "./support";
+import { checkedInputs, rejectionOf, useCoreEmulator, type TestContext } from "./support";
 
 const core = useCoreEmulator();
 
 /** Check (as the engine does first), then the inputs create receives. */
 function checked(ctx: TestContext, news: Record<string, unknown>, recorded?: string): WorkspaceInputs {
-  const result = checkWorkspace(ctx, news, recorded);
-  expect(result.failures).toEqual([]);
-  if (result.inputs === undefined) throw new Error("check failed");
-  // As an adapter does: the checked inputs go to the engine, and come back to create.
-  return workspaceOperations.decodeInputs(toPropertyBag(result.inputs));
+  return checkedInputs(checkWorkspace, workspaceOperations.decodeInputs, ctx, news, recorded);
 }
 
 describe("Workspace core", () => {

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BrokerClient } from "../../src/client";
 import type { AccessKeyRecord } from "../../src/client/types";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { createWorkspaceTree } from "../support/client";
+import { NO_BROKER_ENV, testProject } from "../support/projects";
 
 // Acceptance of configuration as data (issue #5): an environment exported with the real
 // `broker-config` command of the packed package, deployed with BrokerConfig through the real Pulumi
@@ -70,12 +72,7 @@ beforeAll(async () => {
   source = await startEmulator({ controls: true });
   target = await startEmulator({ controls: true });
   const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
-  const platform = await client.createWorkspaceAndFind({ name: "platform" });
-  const orders = await client.createWorkspaceAndFind({ name: "orders", parentId: platform.id });
-  await client.createWorkspaceAndFind({ name: "eu", parentId: orders.id });
-  await client.createWorkspaceAndFind({ name: "us", parentId: orders.id });
-  await client.createWorkspaceAndFind({ name: "billing", parentId: platform.id });
-  await client.createWorkspaceAndFind({ name: "data" });
+  await createWorkspaceTree(client);
   await client.createAccessKey({
     name: "orders-svc",
     type: "SERVICE",
@@ -96,13 +93,7 @@ beforeAll(async () => {
   await client.close();
 
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-config-as-data-e2e-"));
-  project = await PulumiProject.create({
-    name: "config-as-data-e2e",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-    env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
-  });
+  project = await testProject("config-as-data-e2e", programDir, NO_BROKER_ENV);
   exportedA = await exportTo(source, path.join(dir, "a.yaml"));
 });
 

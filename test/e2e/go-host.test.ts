@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { PULUMI_VERSION } from "../../harness/repo.mts";
+import { expectDestroyed, runRepoScript, testProject } from "../support/projects";
 
 // End-to-end: a Go Pulumi program runs through the real CLI offline, with the Go language host that
 // scripts/ensure-go-host.sh builds (issue #13). This is what the Go SDK of the `broker` package runs
@@ -19,19 +19,8 @@ let stack: Stack;
 
 describe("a Go program through the Pulumi CLI", () => {
   beforeAll(async () => {
-    // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
-    execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh")], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const pulumiBin = inject("pulumiBin");
-    project = await PulumiProject.create({
-      name: "go-host",
-      programDir,
-      fixture: inject("packageFixture"),
-      pulumiBin,
-    });
+    runRepoScript("ensure-go-host.sh");
+    project = await testProject("go-host", programDir);
     stack = await project.stack("dev", {
       "go-host:who": { value: "go" },
       "go-host:token": { value: token, secret: true },
@@ -61,10 +50,6 @@ describe("a Go program through the Pulumi CLI", () => {
   );
 
   it("destroy removes the stack's resources", async () => {
-    const result = await stack.destroy();
-
-    expect(result.summary.result).toBe("succeeded");
-    expect(result.summary.resourceChanges).toEqual({ delete: 1 });
-    expect(await stack.outputs()).toEqual({});
+    await expectDestroyed(stack, 1);
   });
 });

@@ -1,8 +1,17 @@
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { injectFaultMix, struckRequests } from "../support/fault-mix";
+import {
+  emulatorConfig,
+  NO_BROKER_ENV,
+  ordersSpec,
+  PROGRAMS_DIR,
+  testProject,
+  type OrdersSpec,
+} from "../support/projects";
 
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
 // platform team would (issue #4). The steps share one stack and run in order.
@@ -10,33 +19,10 @@ import { PulumiProject } from "../../harness/pulumi-project.mts";
 /** How either door says a run was cancelled: never in the output of a run that succeeded. */
 const RUN_CANCELLED = /run was cancelled/u;
 
-interface KeySpec {
-  name: string;
-  resource?: string;
-  type: "SERVICE" | "ACCOUNT";
-  permissions?: { send?: string[]; receive?: string[] };
-  onDelete?: "revoke" | "retain";
-}
-interface Spec {
-  workspaces?: { name: string; parent?: string }[];
-  keys?: KeySpec[];
-  pairs?: { key: string; rotationTriggers?: Record<string, string> }[];
-}
+type Spec = OrdersSpec;
 
-const baseSpec: Spec = {
-  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
-  keys: [
-    {
-      name: "orders-svc",
-      type: "SERVICE",
-      permissions: { send: ["orders/created"], receive: ["payments/*"] },
-    },
-    { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
-  ],
-  pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
-};
+const baseSpec: Spec = ordersSpec();
 
-const programDir = path.join(__dirname, "..", "programs", "broker");
 let emulator: EmulatorHandle;
 let project: PulumiProject;
 let stack: Stack;
@@ -44,13 +30,6 @@ const secrets = new Set<string>();
 
 function specConfig(spec: Spec): Record<string, { value: string }> {
   return { spec: { value: JSON.stringify(spec) } };
-}
-
-function brokerConfig(target: EmulatorHandle): Record<string, { value: string; secret?: boolean }> {
-  return {
-    "broker:baseUrl": { value: target.url },
-    "broker:apiKey": { value: target.adminKey, secret: true },
-  };
 }
 
 async function apiGet(target: EmulatorHandle, route: string): Promise<Record<string, unknown>> {
@@ -74,13 +53,7 @@ async function outputs(): Promise<Record<string, { value: unknown; secret: boole
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   secrets.add(emulator.adminKey);
-  project = await PulumiProject.create({
-    name: "broker-e2e",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-    env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
-  });
+  project = await testProject("broker-e2e", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
   stack = await project.stack("dev", specConfig(baseSpec));
 });
 
@@ -98,7 +71,7 @@ describe("a stack's life through the Pulumi CLI", () => {
   });
 
   it("2. creates nested workspaces, keys and a key pair; secrets stay secret everywhere", async () => {
-    await stack.setAllConfig(brokerConfig(emulator));
+    await stack.setAllConfig(emulatorConfig(emulator));
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 6 });
     // The engine's Cancel as it shuts the provider host down after the run cuts nothing short.
@@ -232,8 +205,8 @@ describe("stacks per environment", () => {
   });
 
   it("9. two stacks of one program stay isolated; a stack pointed at another endpoint fails its preview", async () => {
-    const dev = await project.stack("iso-dev", { ...specConfig(small), ...brokerConfig(emulator) });
-    const prod = await project.stack("iso-prod", { ...specConfig(small), ...brokerConfig(prodEmulator) });
+    const dev = await project.stack("iso-dev", { ...specConfig(small), ...emulatorConfig(emulator) });
+    const prod = await project.stack("iso-prod", { ...specConfig(small), ...emulatorConfig(prodEmulator) });
     await dev.up();
     await prod.up();
     const devKeys = (await allKeys(emulator)).filter((k) => k["name"] === "isolated");
@@ -242,40 +215,31 @@ describe("stacks per environment", () => {
     expect(prodKeys).toHaveLength(1);
     expect(devKeys[0]?.["key"]).not.toBe(prodKeys[0]?.["key"]);
 
-    await dev.setAllConfig(brokerConfig(prodEmulator));
+    await dev.setAllConfig(emulatorConfig(prodEmulator));
     const error = await dev.preview().catch((e: unknown) => e);
     expect(String(error)).toMatch(/lives at .*now points to/su);
     expect(String(error)).toContain(emulator.url);
-    await dev.setAllConfig(brokerConfig(emulator));
+    await dev.setAllConfig(emulatorConfig(emulator));
     await dev.destroy();
     await prod.destroy();
   });
 
   it("10. up with faults injected still succeeds, without duplicates on the server", async () => {
-    const faulty = await project.stack("faulty", { ...specConfig(baseSpec), ...brokerConfig(prodEmulator) });
-    // One seed per fault: with a shared seed they would draw the same numbers, and only the first
-    // (which wins when several fire) would ever strike.
-    for (const [index, [kind, phase]] of (
-      [
-        ["429", "before"],
-        ["503", "before"],
-        ["503", "after"],
-        ["reset", "after"],
-      ] as const
-    ).entries()) {
-      await prodEmulator.controls!.injectFault({
-        kind,
-        phase,
-        rate: 0.06,
-        seed: 11 + index,
-        ...(kind === "429" ? { retryAfter: "0" } : {}),
-      });
-    }
+    const faulty = await project.stack("faulty", {
+      ...specConfig(baseSpec),
+      ...emulatorConfig(prodEmulator),
+    });
+    const mix = [
+      ["429", "before"],
+      ["503", "before"],
+      ["503", "after"],
+      ["reset", "after"],
+    ] as const;
+    await injectFaultMix(prodEmulator.controls!, mix, 11);
     await prodEmulator.controls!.clearRequests();
     const up = await faulty.up();
     expect(up.summary.result).toBe("succeeded");
-    const struck = (await prodEmulator.controls!.requests()).filter((r) => r.fault !== undefined);
-    const applied = (await prodEmulator.controls!.faults()).reduce((sum, fault) => sum + fault.applied, 0);
+    const { struck, applied } = await struckRequests(prodEmulator.controls!);
     await prodEmulator.controls!.clearFaults();
     // The faults really struck: the up succeeded through them, not past them.
     expect(struck.length).toBeGreaterThan(0);

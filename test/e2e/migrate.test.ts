@@ -3,28 +3,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
+import { ordersSpec, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's steps for
 // moving a stack of dynamic resources (`pulumi-broker-config`) to the native ones
 // (`pulumi-broker-config/native`): stack export, `broker-config migrate-state`, stack import,
 // change the program's import. Nothing may be created, re-keyed or lost, private keys included.
 
-const programs = path.join(__dirname, "..", "programs");
-const spec = {
-  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
-  keys: [
-    {
-      name: "orders-svc",
-      type: "SERVICE",
-      permissions: { send: ["orders/created"], receive: ["payments/*"] },
-    },
-    { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
-  ],
-  pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
-};
+const spec = ordersSpec();
 
 let emulator: EmulatorHandle;
 let project: PulumiProject;
@@ -52,28 +41,14 @@ async function outputs(): Promise<Record<string, { value: unknown; secret: boole
   );
 }
 
-interface ExportedResource {
-  urn: string;
-  type: string;
-  id?: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  provider?: string;
-}
-
-async function exportedResources(): Promise<ExportedResource[]> {
+async function exportedResources(): Promise<StateResource[]> {
   const { stdout } = await project.cli(["stack", "export", "--stack", "dev"]);
-  return (JSON.parse(stdout) as { deployment: { resources: ExportedResource[] } }).deployment.resources;
+  return (JSON.parse(stdout) as { deployment: { resources: StateResource[] } }).deployment.resources;
 }
 
 beforeAll(async () => {
   emulator = await startEmulator();
-  project = await PulumiProject.create({
-    name: "broker-migrate",
-    programDir: path.join(programs, "broker"),
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-  });
+  project = await testProject("broker-migrate", path.join(PROGRAMS_DIR, "broker"));
   cli = path.join(project.dir, "node_modules", "pulumi-broker-config", "dist", "cli", "broker-config.js");
   execFileSync(process.execPath, [cli, "plugin", "install"], {
     env: { ...process.env, PULUMI_HOME: project.homeDir },
@@ -145,7 +120,7 @@ describe("migrating a stack of dynamic resources to the native ones", () => {
     }
 
     // 3. The program switches to the native classes, with the same resource names.
-    fs.copyFileSync(path.join(programs, "native", "index.js"), path.join(project.dir, "index.js"));
+    fs.copyFileSync(path.join(PROGRAMS_DIR, "native", "index.js"), path.join(project.dir, "index.js"));
     await project.run(["preview", "--expect-no-changes", "--stack", "dev"]);
     const after = await stack.up();
     expect(after.summary.resourceChanges).toEqual({ same: 6 }); // the stack and 5 resources (default providers are not counted)
@@ -193,7 +168,7 @@ describe("broker-config export --format import, read by pulumi import --file", (
       "imported",
     ]);
     const { stdout } = await project.cli(["stack", "export", "--stack", "imported"]);
-    const imported = (JSON.parse(stdout) as { deployment: { resources: ExportedResource[] } }).deployment
+    const imported = (JSON.parse(stdout) as { deployment: { resources: StateResource[] } }).deployment
       .resources;
     for (const entry of wanted) {
       const resource = imported.find((r) => r.urn.endsWith(`::${entry.type}::${entry.name}`));

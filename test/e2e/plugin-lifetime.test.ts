@@ -1,8 +1,9 @@
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allKeys, installBrokerPlugin } from "../../harness/broker-native.mts";
-import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
+import { PROGRAMS_DIR, testProject } from "../support/projects";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { isRunning, killHard, processesWithEnv, waitFor } from "../reliability/support/processes";
 
@@ -47,12 +48,7 @@ async function pluginOnceKeyExists(name: string): Promise<number> {
 beforeAll(async () => {
   emulator = await startEmulator();
   scan.secrets(emulator.adminKey);
-  project = await PulumiProject.create({
-    name: "plugin-lifetime",
-    programDir: path.join(__dirname, "..", "programs", "native-pause"),
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-  });
+  project = await testProject("plugin-lifetime", path.join(PROGRAMS_DIR, "native-pause"));
   installBrokerPlugin(project);
 }, 120_000);
 

@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { PULUMI_VERSION } from "../../harness/repo.mts";
+import { expectDestroyed, runRepoScript, testProject, venvPath } from "../support/projects";
 
 // End-to-end: a Python Pulumi program runs through the real CLI offline, with the Python language
 // host and the virtualenv that scripts/ensure-python-host.sh prepares (issue #13). This is what the
@@ -20,24 +20,9 @@ let stack: Stack;
 
 describe("a Python program through the Pulumi CLI", () => {
   beforeAll(async () => {
-    // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
-    venv = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-python-host.sh")], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-    }).trim();
-    const pulumiBin = inject("pulumiBin");
-    project = await PulumiProject.create({
-      name: "python-host",
-      programDir,
-      fixture: inject("packageFixture"),
-      pulumiBin,
-      // The language host built here ignores Pulumi.yaml's virtualenv option: it runs the first
-      // `python` on PATH, so the venv's bin directory goes first.
-      env: {
-        PATH: [path.join(venv, "bin"), pulumiBin, process.env["PATH"] ?? ""].join(path.delimiter),
-      },
-    });
+    venv = runRepoScript("ensure-python-host.sh");
+    // The language host built here ignores Pulumi.yaml's virtualenv option: the venv goes first on PATH.
+    project = await testProject("python-host", programDir, { PATH: venvPath(venv) });
     stack = await project.stack("dev", {
       "python-host:who": { value: "python" },
       "python-host:token": { value: token, secret: true },
@@ -62,10 +47,6 @@ describe("a Python program through the Pulumi CLI", () => {
   });
 
   it("destroy removes the stack's resources", async () => {
-    const result = await stack.destroy();
-
-    expect(result.summary.result).toBe("succeeded");
-    expect(result.summary.resourceChanges).toEqual({ delete: 1 });
-    expect(await stack.outputs()).toEqual({});
+    await expectDestroyed(stack, 1);
   });
 });

@@ -12,9 +12,10 @@ import {
   keyById,
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
-import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
+import { emulatorConfig, numberOutput, testProject, venvPath } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Python
 // quickstart (test/programs/python-native), written with the generated Python SDK `pulumi_broker`
@@ -30,35 +31,14 @@ let stack: Stack;
 let venvRoot: string;
 const scan = new SecretScan();
 
-function brokerConfig(target: EmulatorHandle): StackConfig {
-  return {
-    "broker:baseUrl": { value: target.url },
-    "broker:apiKey": { value: target.adminKey, secret: true },
-  };
-}
-
-function number(outputs: Record<string, { value: unknown }>, name: string): number {
-  const value = outputs[name]?.value;
-  if (typeof value !== "number")
-    throw new Error(`stack output ${name} is ${JSON.stringify(value)}, not a number`);
-  return value;
-}
-
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   scan.secrets(emulator.adminKey);
   venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-python-sdk-"));
   // The host goes beside this project's CLI (the engine matrix runs this file with more than one).
   const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), venvRoot);
-  const pulumiBin = inject("pulumiBin");
-  project = await PulumiProject.create({
-    name: "broker-python",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin,
-    // The Python language host runs the first `python` on PATH: this test's venv.
-    env: { PATH: [path.join(venv, "bin"), pulumiBin, process.env["PATH"] ?? ""].join(path.delimiter) },
-  });
+  // The Python language host runs the first `python` on PATH: this test's venv.
+  project = await testProject("broker-python", programDir, { PATH: venvPath(venv) });
   installBrokerPlugin(project);
 }, 300_000);
 
@@ -78,23 +58,23 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
   });
 
   it("up creates the workspace tree, both keys with their permissions and the pair; secrets stay secret", async () => {
-    await stack.setAllConfig(brokerConfig(emulator));
+    await stack.setAllConfig(emulatorConfig(emulator));
     const up = await stack.up();
     scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 6 });
 
     const out = await stack.outputs();
     const workspaces = await allWorkspaces(emulator);
-    expect(workspaces.find((w) => w["name"] === "platform")?.["id"]).toBe(number(out, "platformId"));
+    expect(workspaces.find((w) => w["name"] === "platform")?.["id"]).toBe(numberOutput(out, "platformId"));
     expect(workspaces.find((w) => w["name"] === "orders")).toMatchObject({
-      id: number(out, "ordersId"),
-      parentId: number(out, "platformId"),
+      id: numberOutput(out, "ordersId"),
+      parentId: numberOutput(out, "platformId"),
     });
     expect(out["ordersPath"]?.value).toBe("/platform/orders");
 
     const keys = await allKeys(emulator);
-    const service = keyById(keys, number(out, "ordersServiceId"));
-    const account = keyById(keys, number(out, "opsAdminId"));
+    const service = keyById(keys, numberOutput(out, "ordersServiceId"));
+    const account = keyById(keys, numberOutput(out, "opsAdminId"));
     expect(service).toMatchObject({
       name: "orders-service",
       type: "SERVICE",
@@ -119,7 +99,7 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
   });
 
   it("a permissions change previews as an update of that key and up applies it in place", async () => {
-    const before = number(await stack.outputs(), "ordersServiceId");
+    const before = numberOutput(await stack.outputs(), "ordersServiceId");
     await stack.setConfig("ordersSend", { value: JSON.stringify(["orders/created", "orders/cancelled"]) });
     const preview = await stack.preview();
     expect(preview.changeSummary).toEqual({ same: 5, update: 1 });
@@ -127,7 +107,7 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
     const up = await stack.up();
     scan.text("permissions up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
-    expect(number(await stack.outputs(), "ordersServiceId")).toBe(before);
+    expect(numberOutput(await stack.outputs(), "ordersServiceId")).toBe(before);
     expect(keyById(await allKeys(emulator), before)?.["permissions"]).toEqual({
       send: ["orders/cancelled", "orders/created"],
       receive: ["payments/*"],
@@ -177,7 +157,11 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
     expect(destroy.summary.resourceChanges).toEqual({ delete: 7 });
     expect(destroy.stdout).toMatch(/was revoked/u);
     const keys = await allKeys(emulator);
-    for (const id of [number(out, "ordersServiceId"), number(out, "opsAdminId"), legacy["id"] as number])
+    for (const id of [
+      numberOutput(out, "ordersServiceId"),
+      numberOutput(out, "opsAdminId"),
+      legacy["id"] as number,
+    ])
       expect(keyById(keys, id)?.["permissions"]).toEqual(NO_PERMISSIONS);
 
     scan.text("pulumi import", project.transcript.join("\n"), "cli output");

@@ -1,8 +1,9 @@
 import * as path from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
 import { listKeys, type KeyRecord } from "../reliability/support/broker-api";
 import { brokerConfig, specConfig, type KeySpec, type Spec } from "../reliability/support/spec";
 
@@ -10,7 +11,7 @@ import { brokerConfig, specConfig, type KeySpec, type Spec } from "../reliabilit
 // per option, so two `up`s and the destroys exercise them all: protect, retainOnDelete,
 // ignoreChanges, deleteBeforeReplace (against a plain replacement) and replaceOnChanges.
 
-const programDir = path.join(__dirname, "..", "programs", "broker");
+const programDir = path.join(PROGRAMS_DIR, "broker");
 const send = (...paths: string[]): KeySpec["permissions"] => ({ send: paths, receive: [] });
 
 const keys = {
@@ -76,13 +77,7 @@ function stepsOf(events: readonly EngineEvent[]): Map<string, string[]> {
 
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
-  project = await PulumiProject.create({
-    name: "options-e2e",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-    env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
-  });
+  project = await testProject("options-e2e", programDir, NO_BROKER_ENV);
   const spec: Spec = { workspaces: [], keys: Object.values(keys), pairs: [] };
   stack = await project.stack("dev", { ...specConfig(spec), ...brokerConfig(emulator) });
   const up = await stack.up();

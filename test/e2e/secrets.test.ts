@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { NO_BROKER_ENV, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
 import { listKeys } from "../reliability/support/broker-api";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, specConfig, type Spec } from "../reliability/support/spec";
@@ -13,20 +14,11 @@ import { brokerConfig, specConfig, type Spec } from "../reliability/support/spec
 // `properties`), a key value passed as a plain input, and what users paste into bug reports
 // (verbose logs, `pulumi stack export`).
 
-const programDir = path.join(__dirname, "..", "programs", "broker");
+const programDir = path.join(PROGRAMS_DIR, "broker");
 const ACCESS_KEY = "pulumi-nodejs:dynamic/broker:AccessKey";
 const PAIR = "pulumi-nodejs:dynamic/broker:ServiceKeyPair";
 /** How `pulumi stack export` (without `--show-secrets`) writes a secret: this signature and a ciphertext. */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
-
-interface StateResource {
-  urn: string;
-  type: string;
-  id?: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  initErrors?: string[];
-}
 
 let emulator: EmulatorHandle;
 let project: PulumiProject;
@@ -92,13 +84,7 @@ beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   credentials["admin API key"] = emulator.adminKey;
   scan.secrets(emulator.adminKey);
-  project = await PulumiProject.create({
-    name: "secrets-e2e",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-    env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
-  });
+  project = await testProject("secrets-e2e", programDir, NO_BROKER_ENV);
   // One retry: the read-back fails beyond all of them quickly.
   stack = await project.stack("dev", {
     ...specConfig({ workspaces: [], keys: [partialKey], pairs: [] }),

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { ProviderCallError, ProviderHost, UNKNOWN } from "../../harness/provider-host.mts";
+import { injectFaultMix, struckRequests } from "../support/fault-mix";
 
 // Each provider is driven through the real dynamic provider host over gRPC, with `__provider`
 // serialized in a real `node` process (vitest's module loader would serialize differently).
@@ -633,29 +634,17 @@ describe("under injected faults", () => {
 
   it("a create, update and destroy cycle ends in the same server state as without faults, without duplicates", async () => {
     await cycle("calm");
-    // One seed per fault: with a shared seed they would draw the same numbers, and only the first
-    // (which wins when several fire) would ever strike.
-    for (const [index, [kind, phase]] of (
-      [
-        ["429", "before"],
-        ["503", "before"],
-        ["503", "after"],
-        ["reset", "before"],
-        ["reset", "after"],
-      ] as const
-    ).entries()) {
-      await emulator.controls!.injectFault({
-        kind,
-        phase,
-        rate: 0.06,
-        seed: 7 + index,
-        ...(kind === "429" ? { retryAfter: "0" } : {}),
-      });
-    }
+    const mix = [
+      ["429", "before"],
+      ["503", "before"],
+      ["503", "after"],
+      ["reset", "before"],
+      ["reset", "after"],
+    ] as const;
+    await injectFaultMix(emulator.controls!, mix, 7);
     await emulator.controls!.clearRequests();
     await cycle("faulty");
-    const applied = (await emulator.controls!.faults()).reduce((sum, fault) => sum + fault.applied, 0);
-    const struck = (await emulator.controls!.requests()).filter((r) => r.fault !== undefined);
+    const { struck, applied } = await struckRequests(emulator.controls!);
     await emulator.controls!.clearFaults();
     // The faults really struck (the retries, not luck, made the cycle succeed).
     expect(struck.length).toBeGreaterThan(0);

@@ -10,19 +10,14 @@ import {
   createdAccessKeyOf,
   isBrokerCancelledError,
   isBrokerResultError,
-  type BrokerClientOptions,
 } from "../../src/client";
-import { startEmulator, type EmulatorControls, type EmulatorHandle } from "../../src/emulator";
+import type { EmulatorControls, EmulatorHandle } from "../../src/emulator";
+import { testClients } from "../support/client";
+import { startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
-const clients: BrokerClient[] = [];
-
-function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
-  const made = new BrokerClient({ baseUrl: emulator.url, apiKey: emulator.adminKey, ...options });
-  clients.push(made);
-  return made;
-}
+const { clientOf, closeAll } = testClients(() => emulator);
 
 /** Every item of an async iterator. */
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -36,14 +31,24 @@ async function until(found: () => Promise<boolean>): Promise<void> {
   while (!(await found())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
+/**
+ * A client whose run can be cancelled, with `route` processed at once and answered five seconds
+ * later: a create still on the wire when the run is cancelled.
+ */
+async function cancellableWithSlowAnswer(
+  route: string,
+): Promise<{ client: BrokerClient; cancellation: AbortController }> {
+  await controls.injectFault({ kind: "latency", latencyMs: 5000, phase: "after", routes: [route] });
+  const cancellation = new AbortController();
+  return { client: clientOf({ signal: cancellation.signal }), cancellation };
+}
+
 beforeEach(async () => {
-  emulator = await startEmulator({ controls: true });
-  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
-  controls = emulator.controls;
+  ({ emulator, controls } = await startControlledEmulator());
 });
 
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await closeAll();
   await emulator.close();
 });
 
@@ -108,15 +113,7 @@ describe("a cancelled client", () => {
   });
 
   it("lets a key's create on the wire finish and reports the created key when its read-back is cancelled", async () => {
-    // The create is processed at once, and answered five seconds later.
-    await controls.injectFault({
-      kind: "latency",
-      latencyMs: 5000,
-      phase: "after",
-      routes: ["POST /access-key"],
-    });
-    const cancellation = new AbortController();
-    const client = clientOf({ signal: cancellation.signal });
+    const { client, cancellation } = await cancellableWithSlowAnswer("POST /access-key");
     const outcome = client
       .createAccessKeyOnce({ name: "orders", type: "ACCOUNT", permissions: PERMISSIONS })
       .catch((error: unknown) => error);
@@ -137,14 +134,7 @@ describe("a cancelled client", () => {
   });
 
   it("finishes a workspace's create on the wire, learning its id though the run was cancelled", async () => {
-    await controls.injectFault({
-      kind: "latency",
-      latencyMs: 5000,
-      phase: "after",
-      routes: ["POST /workspace"],
-    });
-    const cancellation = new AbortController();
-    const client = clientOf({ signal: cancellation.signal });
+    const { client, cancellation } = await cancellableWithSlowAnswer("POST /workspace");
     const outcome = client.createWorkspaceAndFind({ name: "orders" });
     const observer = clientOf();
     await until(async () => (await observer.workspaces().next()).done === false);

@@ -10,7 +10,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   BrokerClient,
   isBrokerApiError,
-  type BrokerClientOptions,
   type CreatedAccessKeyOnce,
   type RetryEvent,
   type WorkspaceRecord,
@@ -21,40 +20,33 @@ import {
   type EmulatorHandle,
   type FaultSpec,
 } from "../../src/emulator";
-import { exchangeProblems } from "../support/emulator";
+import { testClients } from "../support/client";
+import { exchangeProblems, startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
 let contractProblems: string[];
-const clients: BrokerClient[] = [];
-
-/** A client with fast backoff and enough retries to outlast the fault rates below. */
-function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
-  const made = new BrokerClient(
-    { baseUrl: emulator.url, apiKey: emulator.adminKey, maxRetries: 15, ...options },
-    { baseDelayMs: 2, maxDelayMs: 20 },
-  );
-  clients.push(made);
-  return made;
-}
+/** Clients with fast backoff and enough retries to outlast the fault rates below. */
+const { clientOf, closeAll } = testClients(
+  () => emulator,
+  { maxRetries: 15 },
+  { baseDelayMs: 2, maxDelayMs: 20 },
+);
 
 beforeEach(async () => {
   contractProblems = [];
-  emulator = await startEmulator({
-    controls: true,
+  ({ emulator, controls } = await startControlledEmulator({
     // Every answer (faults included) must match the contract, and so must every request the
     // emulator read. A 429/503 fault answers before the body is read (the exchange shows none), and
     // a 400 is a test sending a bad request on purpose; retries resend the same request anyway.
     inspect: (exchange) => {
       contractProblems.push(...exchangeProblems(exchange, ![400, 429, 503].includes(exchange.status)));
     },
-  });
-  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
-  controls = emulator.controls;
+  }));
 });
 
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await closeAll();
   await emulator.close();
 });
 
@@ -251,11 +243,9 @@ describe("lost create responses", () => {
     await inject({ kind: "429", retryAfter: 120, routes: ["GET /workspace"] });
     // Every wait of the client goes through its timing: record them instead of measuring time.
     const sleeps: number[] = [];
-    const client = new BrokerClient(
-      { baseUrl: emulator.url, apiKey: emulator.adminKey, maxRetries: 15, rateLimitTimeoutSeconds: 10 },
+    const client = clientOf(
+      { rateLimitTimeoutSeconds: 10 },
       {
-        baseDelayMs: 2,
-        maxDelayMs: 20,
         timing: {
           sleep: (ms) => {
             sleeps.push(ms);
@@ -266,7 +256,6 @@ describe("lost create responses", () => {
         },
       },
     );
-    clients.push(client);
     const error: unknown = await client.listWorkspaces({ pageIndex: 0 }).catch((e: unknown) => e);
     expect(sleeps, "the client did not wait at all").toEqual([]);
     expect(error).toMatchObject({ code: "BROKER_RATE_LIMITED", status: 429, attempts: 1 });

@@ -6,59 +6,38 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import {
   BrokerClient,
-  isBrokerApiError,
   type AccessKeyRecord,
-  type BrokerApiError,
-  type BrokerClientOptions,
   type CreateAccessKeyInput,
   type ListOptions,
 } from "../../src/client";
-import {
-  startEmulator,
-  type EmulatorControls,
-  type EmulatorExchange,
-  type EmulatorHandle,
-} from "../../src/emulator";
+import { type EmulatorControls, type EmulatorExchange, type EmulatorHandle } from "../../src/emulator";
 import { STACK_SETTING_NAMES } from "../../src/settings/connection";
-import { exchangeProblems } from "../support/emulator";
+import { apiRejection, testClients } from "../support/client";
+import { exchangeProblems, startControlledEmulator } from "../support/emulator";
 
 let emulator: EmulatorHandle;
 let controls: EmulatorControls;
 let exchanges: EmulatorExchange[];
 let client: BrokerClient;
-const clients: BrokerClient[] = [];
-
-/** A client of the emulator with fast backoff (the retry policy is unit-tested with exact delays). */
-function clientOf(options: Partial<BrokerClientOptions> = {}): BrokerClient {
-  const made = new BrokerClient(
-    { baseUrl: emulator.url, apiKey: emulator.adminKey, settingNames: STACK_SETTING_NAMES, ...options },
-    { baseDelayMs: 5, maxDelayMs: 50 },
-  );
-  clients.push(made);
-  return made;
-}
+/** Clients of the emulator with fast backoff (the retry policy is unit-tested with exact delays). */
+const { clientOf, closeAll } = testClients(
+  () => emulator,
+  { settingNames: STACK_SETTING_NAMES },
+  { baseDelayMs: 5, maxDelayMs: 50 },
+);
 
 beforeEach(async () => {
   exchanges = [];
-  emulator = await startEmulator({ controls: true, inspect: (exchange) => exchanges.push(exchange) });
-  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
-  controls = emulator.controls;
+  ({ emulator, controls } = await startControlledEmulator({
+    inspect: (exchange) => exchanges.push(exchange),
+  }));
   client = clientOf();
 });
 
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await closeAll();
   await emulator.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<BrokerApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isBrokerApiError(error)) throw new Error(`expected a BrokerApiError, got ${String(error)}`);
-  return error;
-}
 
 /** Problems of every recorded exchange with the contract: request (path, query, body) and response. */
 function contractProblems(): string[] {
@@ -263,7 +242,7 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
   ];
 
   it.each(cases)("%s", async (_, call, field) => {
-    const error = await rejection(call(client));
+    const error = await apiRejection(call(client));
     expect(error).toMatchObject({
       code: "BROKER_INVALID_REQUEST",
       status: 400,
@@ -278,7 +257,7 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
 
   it("rejects a permissions update with a bad path, naming the field", async () => {
     const { accessKey } = await client.createAccessKey({ name: "k", type: "ACCOUNT", permissions: {} });
-    const error = await rejection(
+    const error = await apiRejection(
       client.updateAccessKeyPermissions(accessKey, { send: [], receive: ["*"], resources: {} }),
     );
     expect(error).toMatchObject({ status: 400, field: "body.receive[0]" });
@@ -287,7 +266,7 @@ describe("validation errors surface as BrokerApiError 400 with the field", () =>
 
 describe("schema-valid requests the broker cannot carry out surface as 404 or 409 with the field", () => {
   it("explains a create under an unknown parent workspace (404)", async () => {
-    const error = await rejection(client.createWorkspace({ name: "a", parentId: 999 }));
+    const error = await apiRejection(client.createWorkspace({ name: "a", parentId: 999 }));
     expect(error).toMatchObject({
       code: "BROKER_NOT_FOUND",
       status: 404,
@@ -302,7 +281,7 @@ describe("schema-valid requests the broker cannot carry out surface as 404 or 40
 
   it("refuses to rotate the pair of an ACCOUNT key (409)", async () => {
     const { accessKey } = await client.createAccessKey({ name: "k", type: "ACCOUNT", permissions: {} });
-    const error = await rejection(client.rotateServiceKeyPair(accessKey));
+    const error = await apiRejection(client.rotateServiceKeyPair(accessKey));
     expect(error).toMatchObject({
       code: "BROKER_CONFLICT",
       status: 409,
@@ -319,7 +298,9 @@ describe("schema-valid requests the broker cannot carry out surface as 404 or 40
 
 describe("authentication and missing objects", () => {
   it("explains a 401: the API key is not an ACCOUNT key the broker knows", async () => {
-    const error = await rejection(clientOf({ apiKey: "bka_unknown_admin" }).listWorkspaces({ pageIndex: 0 }));
+    const error = await apiRejection(
+      clientOf({ apiKey: "bka_unknown_admin" }).listWorkspaces({ pageIndex: 0 }),
+    );
     expect(error).toMatchObject({ code: "BROKER_UNAUTHORIZED", status: 401, serverCode: "unauthorized" });
     expect(error.message).toMatch(
       /^GET \/workspace failed: 401 Unauthorized: .+ — check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key$/,
@@ -328,7 +309,7 @@ describe("authentication and missing objects", () => {
 
   it("explains a 403: a SERVICE key cannot call the API", async () => {
     const { accessKey } = await client.createAccessKey({ name: "svc", type: "SERVICE", permissions: {} });
-    const error = await rejection(
+    const error = await apiRejection(
       clientOf({ apiKey: accessKey }).createAccessKey({ name: "x", type: "ACCOUNT", permissions: {} }),
     );
     expect(error).toMatchObject({ code: "BROKER_FORBIDDEN", status: 403, outcomeUnknown: false });
@@ -339,7 +320,7 @@ describe("authentication and missing objects", () => {
   });
 
   it("reports an unknown key as BROKER_NOT_FOUND, and as not valid", async () => {
-    const error = await rejection(client.getAccessKeyPermissions("bka_never_created"));
+    const error = await apiRejection(client.getAccessKeyPermissions("bka_never_created"));
     expect(error).toMatchObject({
       code: "BROKER_NOT_FOUND",
       status: 404,

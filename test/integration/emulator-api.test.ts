@@ -9,17 +9,17 @@ import { describe, expect, it } from "vitest";
 import type { EmulatorControls } from "../../src/emulator";
 // The emulator imports nothing of the product; its tests take the limits from the domain model.
 import { MAX_EVENT_PATH_LENGTH, MAX_NAME_LENGTH } from "../../src/model";
-import { ApiCaller, listQuery, useCheckedEmulator, type CheckedEmulator } from "../support/emulator";
+import {
+  ApiCaller,
+  listQuery,
+  useCheckedEmulator,
+  type CheckedEmulator,
+  type CreatedKeyBody,
+} from "../support/emulator";
 
 let checked: CheckedEmulator;
 let api: ApiCaller;
 let controls: EmulatorControls;
-
-interface Created {
-  accessKey: string;
-  accessKeyId: string;
-  service_key_pair?: { public_key: string; private_key: string };
-}
 
 interface KeyRecord {
   id: number;
@@ -48,10 +48,10 @@ async function createKey(
   type: "ACCOUNT" | "SERVICE",
   name = `${type.toLowerCase()}-key`,
   permissions: object = {},
-): Promise<Created> {
+): Promise<CreatedKeyBody> {
   const response = await api.post("/access-key", { name, type, permissions });
   expect(response.status).toBe(201);
-  return response.body as Created;
+  return response.body as CreatedKeyBody;
 }
 
 async function keyRecord(value: string): Promise<KeyRecord> {
@@ -85,11 +85,7 @@ function derivedPublicKey(privateKeyBase64: string): string {
 }
 
 // Every response (and every accepted request) of each test must match openapi.yaml.
-useCheckedEmulator((started, startedControls) => {
-  checked = started;
-  api = started.api;
-  controls = startedControls;
-});
+useCheckedEmulator((started) => ({ checked, api, controls } = started));
 
 describe("access keys", () => {
   it("creates an ACCOUNT key: 201, a bka_ value, a string accessKeyId and no key pair", async () => {

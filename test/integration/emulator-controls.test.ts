@@ -5,16 +5,17 @@
 import { describe, expect, it } from "vitest";
 import { EmulatorControlError, startEmulator, type EmulatorControls } from "../../src/emulator";
 import { MAX_LATENCY_MS } from "../../src/emulator/faults";
-import { ApiCaller, listQuery, useCheckedEmulator, type CheckedEmulator } from "../support/emulator";
+import {
+  ApiCaller,
+  listQuery,
+  useCheckedEmulator,
+  type CheckedEmulator,
+  type CreatedKeyBody,
+} from "../support/emulator";
 
 let checked: CheckedEmulator;
 let api: ApiCaller;
 let controls: EmulatorControls;
-
-interface Created {
-  accessKey: string;
-  accessKeyId: string;
-}
 
 interface WorkspaceRecord {
   id: number;
@@ -22,10 +23,10 @@ interface WorkspaceRecord {
   path: string;
 }
 
-async function createKey(type: "ACCOUNT" | "SERVICE", permissions: object = {}): Promise<Created> {
+async function createKey(type: "ACCOUNT" | "SERVICE", permissions: object = {}): Promise<CreatedKeyBody> {
   const response = await api.post("/access-key", { name: `${type}-key`, type, permissions });
   expect(response.status).toBe(201);
-  return response.body as Created;
+  return response.body as CreatedKeyBody;
 }
 
 async function workspaces(name?: string): Promise<WorkspaceRecord[]> {
@@ -61,11 +62,7 @@ async function statusOf(request: Promise<{ status: number }>): Promise<number | 
 }
 
 // Every response (and every accepted request) of each test must match openapi.yaml.
-useCheckedEmulator((started, startedControls) => {
-  checked = started;
-  api = started.api;
-  controls = startedControls;
-});
+useCheckedEmulator((started) => ({ checked, api, controls } = started));
 
 describe("controls availability", () => {
   it("serves /_emulator only when controls are on", async () => {

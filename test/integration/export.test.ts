@@ -14,6 +14,7 @@ import { BROKER_CONFIG_SCHEMA, loadBrokerConfig, type WorkspaceSpec } from "../.
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { SETTINGS } from "../../src/settings/declarations";
 import { exportBrokerConfig, formatBrokerConfig, type ExportProgress } from "../../src/export";
+import { createWorkspaceTree } from "../support/client";
 
 const KEY_COUNT = 130;
 
@@ -74,12 +75,7 @@ beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   secrets.push(emulator.adminKey);
   client = new BrokerClient({ baseUrl: emulator.url, apiKey: emulator.adminKey });
-  const platform = await client.createWorkspaceAndFind({ name: "platform" });
-  const orders = await client.createWorkspaceAndFind({ name: "orders", parentId: platform.id });
-  await client.createWorkspaceAndFind({ name: "eu", parentId: orders.id });
-  await client.createWorkspaceAndFind({ name: "us", parentId: orders.id });
-  await client.createWorkspaceAndFind({ name: "billing", parentId: platform.id });
-  await client.createWorkspaceAndFind({ name: "data" });
+  await createWorkspaceTree(client);
   // Created in an order other than the sorted one, so that sorting is visible.
   for (let i = KEY_COUNT - 1; i >= 0; i--) {
     const created = await client.createAccessKey({

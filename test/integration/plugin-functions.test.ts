@@ -4,44 +4,27 @@ import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BrokerClient } from "../../src/client";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { BROKER_RESOURCES } from "../../src/native/resources";
-import { startProviderServer, type RunningServer } from "../../src/native/server";
-import {
-  failure,
-  providerClient,
-  SECRET_SIG,
-  SIG,
-  secret,
-  startFakeEngine,
-  struct,
-} from "../support/plugin-server";
+import { failure, SECRET_SIG, SIG, secret, struct } from "../support/plugin-server";
+import { startPluginStand, type PluginStand } from "../support/plugin-stand";
 
 // The plugin's `Invoke` of the look-up functions, in process: a provider server configured for one
 // emulator, objects made there directly through the API (as another team's tooling would), and the
 // functions' answers as the engine receives them (secrets in the wire format).
 
+let stand: PluginStand;
 let emulator: EmulatorHandle;
 let other: EmulatorHandle;
-let engine: Awaited<ReturnType<typeof startFakeEngine>>;
-let server: RunningServer;
-let client: ReturnType<typeof providerClient>;
+let client: PluginStand["client"];
 let api: BrokerClient;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true });
+  stand = await startPluginStand();
+  ({ emulator, client, api } = stand);
   other = await startEmulator();
-  engine = await startFakeEngine();
-  server = await startProviderServer({ engineAddress: engine.address, resources: BROKER_RESOURCES, env: {} });
-  client = providerClient(server.port);
-  api = new BrokerClient({ baseUrl: emulator.url, apiKey: emulator.adminKey });
 });
 
 afterAll(async () => {
-  client.close();
-  await api.close();
-  await server.close();
-  await engine.close();
-  await emulator.close();
+  await stand.close();
   await other.close();
 });
 

@@ -25,16 +25,16 @@ import { BrokerClient } from "../../src/client";
 import { checkWorkspace } from "../../src/core/workspace";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { BROKER_RESOURCES } from "../../src/native/resources";
-import { startProviderServer, type RunningServer } from "../../src/native/server";
+import { startProviderServer } from "../../src/native/server";
 import {
   failure,
   providerClient,
   secret,
-  startFakeEngine,
   struct,
   UNKNOWN,
   type LoggedMessage,
 } from "../support/plugin-server";
+import { startPluginStand, type PluginStand } from "../support/plugin-stand";
 
 type Plain = Record<string, unknown>;
 type Client = ReturnType<typeof providerClient>;
@@ -44,27 +44,20 @@ const ACCESS_KEY = "broker:index:AccessKey";
 const KEY_PAIR = "broker:index:ServiceKeyPair";
 const urnOf = (type: string, name: string) => `urn:pulumi:dev::proj::${type}::${name}`;
 
+let stand: PluginStand;
 let emulator: EmulatorHandle;
-let engine: Awaited<ReturnType<typeof startFakeEngine>>;
-let server: RunningServer;
+let engine: PluginStand["engine"];
 let client: Client;
 /** A client of the API outside Pulumi, to make objects to import and to look at the server. */
 let outside: BrokerClient;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true });
-  engine = await startFakeEngine();
-  server = await startProviderServer({ engineAddress: engine.address, resources: BROKER_RESOURCES, env: {} });
-  client = providerClient(server.port);
-  outside = new BrokerClient({ baseUrl: emulator.url, apiKey: emulator.adminKey });
+  stand = await startPluginStand();
+  ({ emulator, engine, client, api: outside } = stand);
 });
 
 afterAll(async () => {
-  client.close();
-  await outside.close();
-  await server.close();
-  await engine.close();
-  await emulator.close();
+  await stand.close();
 });
 
 /** Points the provider at the emulator (no retries, so one injected fault is one failure). */

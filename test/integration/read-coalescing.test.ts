@@ -16,12 +16,8 @@ import {
   type Permissions,
   type WorkspaceRecord,
 } from "../../src/client";
-import {
-  startEmulator,
-  type EmulatorControls,
-  type EmulatorExchange,
-  type EmulatorHandle,
-} from "../../src/emulator";
+import { type EmulatorControls, type EmulatorExchange, type EmulatorHandle } from "../../src/emulator";
+import { startControlledEmulator } from "../support/emulator";
 import { RatePacer } from "../../src/client/rate-limit";
 import { REAL_TIMING } from "../../src/client/retry";
 
@@ -30,9 +26,9 @@ let controls: EmulatorControls;
 let exchanges: EmulatorExchange[] = [];
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true, inspect: (exchange) => exchanges.push(exchange) });
-  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
-  controls = emulator.controls;
+  ({ emulator, controls } = await startControlledEmulator({
+    inspect: (exchange) => exchanges.push(exchange),
+  }));
 });
 
 afterAll(async () => {

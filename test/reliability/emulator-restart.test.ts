@@ -3,9 +3,10 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { EmulatorControls } from "../../src/emulator";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
 import { listKeys, listWorkspaces } from "./support/broker-api";
 import { expectDeclaredState, stackView } from "./support/declared-state";
 import { freePort, startEmulatorProcess, type EmulatorProcess } from "../../harness/emulator-process.mts";
@@ -110,13 +111,7 @@ describe("the broker restarted with its database", () => {
     // Stops the current process, whichever restart it is.
     cleanups.push(() => emulator.stop());
     scan.secrets(emulator.adminKey);
-    project = await PulumiProject.create({
-      name: "restart",
-      programDir: path.join(__dirname, "..", "programs", "broker"),
-      fixture: inject("packageFixture"),
-      pulumiBin: inject("pulumiBin"),
-      env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
-    });
+    project = await testProject("restart", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
     cleanups.push(() => {
       project.remove();
     });

@@ -1,8 +1,9 @@
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
 import { listKeys, listWorkspaces } from "./support/broker-api";
 import { expectDeclaredState, stackView } from "./support/declared-state";
 import { killHard, processesIn, waitFor } from "./support/processes";
@@ -98,13 +99,7 @@ describe("an up interrupted while creating", () => {
     emulator = await startEmulator({ controls: true });
     cleanups.push(() => emulator.close());
     scan.secrets(emulator.adminKey);
-    project = await PulumiProject.create({
-      name: "interrupted",
-      programDir: path.join(__dirname, "..", "programs", "broker"),
-      fixture: inject("packageFixture"),
-      pulumiBin: inject("pulumiBin"),
-      env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
-    });
+    project = await testProject("interrupted", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
     cleanups.push(() => {
       // Whatever a killed CLI left running in the project directory was started by this test.
       for (const p of processesIn(project.dir, /./u)) killHard(p.pid);

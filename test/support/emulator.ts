@@ -21,6 +21,13 @@ export interface ApiResponse {
   text: string;
 }
 
+/** The body of a `POST /access-key` answer: the new key, and its key pair for a SERVICE key. */
+export interface CreatedKeyBody {
+  accessKey: string;
+  accessKeyId: string;
+  service_key_pair?: { public_key: string; private_key: string };
+}
+
 /** Options of one API call. */
 export interface CallOptions {
   /** A JSON body (serialised, sent with `Content-Type: application/json`). */
@@ -141,10 +148,11 @@ export async function startCheckedEmulator(options: EmulatorOptions = {}): Promi
 /**
  * Registers the hooks every contract-checked emulator suite needs: one emulator (with controls) for
  * the file, reset before each test, and after each test an assertion that every exchange of that
- * test matched openapi.yaml. `onStart` receives the emulator once it listens.
+ * test matched openapi.yaml. `onStart` receives the emulator, its API caller and its controls once
+ * it listens.
  */
 export function useCheckedEmulator(
-  onStart: (checked: CheckedEmulator, controls: EmulatorControls) => void,
+  onStart: (started: { checked: CheckedEmulator; api: ApiCaller; controls: EmulatorControls }) => void,
 ): void {
   let checked: CheckedEmulator | undefined;
   let controls: EmulatorControls | undefined;
@@ -152,7 +160,7 @@ export function useCheckedEmulator(
     checked = await startCheckedEmulator();
     controls = checked.emulator.controls;
     if (controls === undefined) throw new Error("controls expected");
-    onStart(checked, controls);
+    onStart({ checked, api: checked.api, controls });
   });
   afterAll(async () => {
     await checked?.close();
@@ -165,6 +173,18 @@ export function useCheckedEmulator(
     const problems = checked?.contractProblems.splice(0) ?? [];
     expect(problems).toEqual([]);
   });
+}
+
+/**
+ * Starts an emulator with its test controls on (`/_emulator`) and returns it with those controls,
+ * which its handle leaves optional.
+ */
+export async function startControlledEmulator(
+  options: Omit<EmulatorOptions, "controls"> = {},
+): Promise<{ emulator: EmulatorHandle; controls: EmulatorControls }> {
+  const emulator = await startEmulator({ ...options, controls: true });
+  if (emulator.controls === undefined) throw new Error("the emulator was started without controls");
+  return { emulator, controls: emulator.controls };
 }
 
 /** The query of a list call, with defaults. */

@@ -32,21 +32,43 @@ const facts: CallFacts = {
 };
 
 // [code, may have been sent, transient, kind, error code, what the message says, what it advises]
-const table: [string, boolean, boolean, NetworkFailureKind, string, string, string][] = [
-  ["ECONNREFUSED", false, true, "connect", "BROKER_CONNECTION_FAILED", "could not connect to", "check BASE"],
-  ["ENOTFOUND", false, false, "connect", "BROKER_CONNECTION_FAILED", "could not connect to", "check BASE"],
-  ["EAI_AGAIN", false, true, "connect", "BROKER_CONNECTION_FAILED", "could not connect to", "check BASE"],
-  ["EHOSTUNREACH", false, false, "connect", "BROKER_CONNECTION_FAILED", "could not connect to", "check BASE"],
-  ["ENETUNREACH", false, false, "connect", "BROKER_CONNECTION_FAILED", "could not connect to", "check BASE"],
-  [
-    "EADDRNOTAVAIL",
+type Row = [string, boolean, boolean, NetworkFailureKind, string, string, string];
+
+/** A connection that was never made: nothing was sent, and the advice is to check the URL. */
+function connectFailure(code: string, transient: boolean): Row {
+  return [
+    code,
     false,
-    false,
+    transient,
     "connect",
     "BROKER_CONNECTION_FAILED",
     "could not connect to",
     "check BASE",
-  ],
+  ];
+}
+
+/** A connection lost once the request may have gone out: the advice is more retries. */
+function dropped(code: string, transient: boolean): Row {
+  return [code, true, transient, "dropped", "BROKER_CONNECTION_FAILED", "the connection to", "raise RETRIES"];
+}
+
+/** No answer in time to a request that went out: transient, and the advice is a longer timeout. */
+function responseTimeout(code: string, what = "no response from"): Row {
+  return [code, true, true, "response-timeout", "BROKER_TIMEOUT", what, "raise TIMEOUT"];
+}
+
+/** A failure of no known kind: the advice is to check the URL. */
+function otherFailure(code: string, maybeSent: boolean, transient: boolean): Row {
+  return [code, maybeSent, transient, "other", "BROKER_CONNECTION_FAILED", "the connection to", "check BASE"];
+}
+
+const table: Row[] = [
+  connectFailure("ECONNREFUSED", true),
+  connectFailure("ENOTFOUND", false),
+  connectFailure("EAI_AGAIN", true),
+  connectFailure("EHOSTUNREACH", false),
+  connectFailure("ENETUNREACH", false),
+  connectFailure("EADDRNOTAVAIL", false),
   [
     "UND_ERR_CONNECT_TIMEOUT",
     false,
@@ -56,64 +78,16 @@ const table: [string, boolean, boolean, NetworkFailureKind, string, string, stri
     "could not connect to http://broker.test/v1 within 100 ms",
     "check BASE, or raise TIMEOUT",
   ],
-  [
-    "UND_ERR_INVALID_ARG",
-    false,
-    false,
-    "other",
-    "BROKER_CONNECTION_FAILED",
-    "the connection to",
-    "check BASE",
-  ],
-  ["ECONNRESET", true, true, "dropped", "BROKER_CONNECTION_FAILED", "the connection to", "raise RETRIES"],
-  ["EPIPE", true, true, "dropped", "BROKER_CONNECTION_FAILED", "the connection to", "raise RETRIES"],
-  ["UND_ERR_SOCKET", true, true, "dropped", "BROKER_CONNECTION_FAILED", "the connection to", "raise RETRIES"],
-  [
-    "UND_ERR_CLOSED",
-    true,
-    false,
-    "dropped",
-    "BROKER_CONNECTION_FAILED",
-    "the connection to",
-    "raise RETRIES",
-  ],
-  [
-    "ETIMEDOUT",
-    true,
-    true,
-    "response-timeout",
-    "BROKER_TIMEOUT",
-    "no response from http://broker.test/v1 within 100 ms",
-    "raise TIMEOUT",
-  ],
-  [
-    "UND_ERR_HEADERS_TIMEOUT",
-    true,
-    true,
-    "response-timeout",
-    "BROKER_TIMEOUT",
-    "no response from",
-    "raise TIMEOUT",
-  ],
-  [
-    "UND_ERR_BODY_TIMEOUT",
-    true,
-    true,
-    "response-timeout",
-    "BROKER_TIMEOUT",
-    "no response from",
-    "raise TIMEOUT",
-  ],
-  [
-    "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
-    true,
-    true,
-    "other",
-    "BROKER_CONNECTION_FAILED",
-    "the connection to",
-    "check BASE",
-  ],
-  ["SOMETHING_NEW", true, false, "other", "BROKER_CONNECTION_FAILED", "the connection to", "check BASE"],
+  otherFailure("UND_ERR_INVALID_ARG", false, false),
+  dropped("ECONNRESET", true),
+  dropped("EPIPE", true),
+  dropped("UND_ERR_SOCKET", true),
+  dropped("UND_ERR_CLOSED", false),
+  responseTimeout("ETIMEDOUT", "no response from http://broker.test/v1 within 100 ms"),
+  responseTimeout("UND_ERR_HEADERS_TIMEOUT"),
+  responseTimeout("UND_ERR_BODY_TIMEOUT"),
+  otherFailure("UND_ERR_RES_CONTENT_LENGTH_MISMATCH", true, true),
+  otherFailure("SOMETHING_NEW", true, false),
 ];
 
 describe("the network error table", () => {

@@ -36,6 +36,22 @@ function burst(pacer: RatePacer, n: number): void {
   for (let i = 0; i < n; i++) expect(pacer.reserve().waitMs).toBe(0);
 }
 
+/**
+ * The server admits `admitted` requests at once, then refuses the next one, in the same second,
+ * with a 429 that blocks for `blockMs`.
+ */
+function refusedAfter(
+  pacer: RatePacer,
+  clock: { now: () => number; advance: (ms: number) => void },
+  admitted: number,
+  blockMs: number,
+): void {
+  burst(pacer, admitted);
+  clock.advance(1);
+  burst(pacer, 1);
+  pacer.rateLimited(clock.now(), blockMs);
+}
+
 /** Sends `n` requests at the pace, each when its slot comes (the clock follows). */
 function paced(pacer: RatePacer, clock: { advance: (ms: number) => void }, n: number): void {
   for (let i = 0; i < n; i++) clock.advance(pacer.reserve().waitMs);
@@ -121,11 +137,8 @@ describe("the pace learned from 429s", () => {
   it("sets the pace just under the rate the server admitted in the last second, once the block is over", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
-    burst(pacer, 10);
-    clock.advance(1);
     // The 11th request in the second is refused: the server admitted 10.
-    burst(pacer, 1);
-    pacer.rateLimited(clock.now(), 2_000);
+    refusedAfter(pacer, clock, 10, 2_000);
     expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 10);
     clock.advance(2_000);
     const waits = [pacer.reserve(), pacer.reserve(), pacer.reserve()].map((s) => s.waitMs);
@@ -207,10 +220,7 @@ describe("the pace learned from 429s", () => {
 it("after a lone 429 while the pace held nothing back, recovers at once: doubling every second", () => {
   const clock = fakeClock();
   const pacer = new RatePacer(clock);
-  burst(pacer, 10);
-  clock.advance(1);
-  burst(pacer, 1);
-  pacer.rateLimited(clock.now(), 1_000);
+  refusedAfter(pacer, clock, 10, 1_000);
   const cut = CUT_RATIO * 10;
   clock.advance(1_000);
   expect(pacer.pace()).toBeCloseTo(cut);
@@ -221,10 +231,7 @@ it("after a lone 429 while the pace held nothing back, recovers at once: doublin
 it("holds after a lone 429 when the pace was holding requests back: the limit was met", () => {
   const clock = fakeClock();
   const pacer = new RatePacer(clock);
-  burst(pacer, 10);
-  clock.advance(1);
-  burst(pacer, 1);
-  pacer.rateLimited(clock.now(), 1_000);
+  refusedAfter(pacer, clock, 10, 1_000);
   clock.advance(1_000);
   paced(pacer, clock, 5);
   pacer.rateLimited(clock.now(), 1_000);

@@ -9,13 +9,12 @@ import {
   DEFAULT_USER_AGENT,
   getBrokerClient,
   type BrokerClientOptions,
-  isBrokerApiError,
   isBrokerSettingsError,
-  type BrokerApiError,
   type RateLimitWaitEvent,
   type RetryEvent,
 } from "../../src/client";
 import { RatePacer } from "../../src/client/rate-limit";
+import { apiRejection } from "../support/client";
 
 const API_KEY = "bka_unit_admin_secret";
 const KEY = "bks_key/with+odd chars";
@@ -63,8 +62,11 @@ function json(
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
 
-/** Timing that records waits instead of waiting; its clock moves by the waits only, as if they were real. */
-function fakeTiming(): {
+/**
+ * Timing that records waits instead of waiting; its clock moves by the waits only, as if they were
+ * real. Every jitter draw is `random`.
+ */
+function fakeTiming(random = 0.5): {
   sleeps: number[];
   timing: { sleep: (ms: number) => Promise<void>; now: () => number; random: () => number };
 } {
@@ -79,7 +81,7 @@ function fakeTiming(): {
         return Promise.resolve();
       },
       now: () => clock,
-      random: () => 0.5,
+      random: () => random,
     },
   };
 }
@@ -90,15 +92,6 @@ function makeClient(
   timing = fakeTiming().timing,
 ): BrokerClient {
   return new BrokerClient({ baseUrl: url, apiKey: API_KEY, ...extra }, { timing });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<BrokerApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isBrokerApiError(error)) throw new Error(`expected a BrokerApiError, got ${String(error)}`);
-  return error;
 }
 
 const record = (id: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -297,7 +290,7 @@ describe("responses", () => {
     const { url } = await serve((_s, res) => {
       json(res, 200, body);
     });
-    const error = await rejection(makeClient(url).listAccessKeys({ pageIndex: 0 }));
+    const error = await apiRejection(makeClient(url).listAccessKeys({ pageIndex: 0 }));
     expect(error.code).toBe("BROKER_BAD_RESPONSE");
     expect(error.message).toContain(detail);
   });
@@ -306,7 +299,7 @@ describe("responses", () => {
     const { url } = await serve((_s, res) => {
       json(res, 201, { accessKey: 5 });
     });
-    const error = await rejection(
+    const error = await apiRejection(
       makeClient(url).createAccessKey({ name: "n", type: "ACCOUNT", permissions: {} }),
     );
     expect(error).toMatchObject({ code: "BROKER_BAD_RESPONSE", outcomeUnknown: true });
@@ -400,7 +393,7 @@ describe("retries", () => {
 
   it("does not retry a create after a reset: it may have been processed", async () => {
     const { url, seen } = await serve(flaky(1, (_s, res) => res.socket?.destroy(), { message: "created" }));
-    const error = await rejection(makeClient(url).createWorkspace({ name: "w" }));
+    const error = await apiRejection(makeClient(url).createWorkspace({ name: "w" }));
     expect(seen).toHaveLength(1);
     expect(error).toMatchObject({ code: "BROKER_CONNECTION_FAILED", outcomeUnknown: true, attempts: 1 });
     expect(error.message).toContain("may have been applied");
@@ -418,7 +411,7 @@ describe("retries", () => {
     });
     const { sleeps, timing } = fakeTiming();
     const client = makeClient(url, { rateLimitTimeoutSeconds: 60 }, timing);
-    const error = await rejection(client.listWorkspaces({ pageIndex: 0 }));
+    const error = await apiRejection(client.listWorkspaces({ pageIndex: 0 }));
     expect(seen).toHaveLength(1);
     expect(sleeps).toEqual([]);
     expect(error.code).toBe("BROKER_RATE_LIMITED");
@@ -434,7 +427,7 @@ describe("retries", () => {
     });
     const { sleeps, timing } = fakeTiming();
     const client = makeClient(url, { maxRetries: 0, rateLimitTimeoutSeconds: 3 }, timing);
-    const error = await rejection(client.listWorkspaces({ pageIndex: 0 }));
+    const error = await apiRejection(client.listWorkspaces({ pageIndex: 0 }));
     // Without Retry-After each 429 blocks for 1 s: 3 s of waits fit the budget, a fourth does not.
     expect(sleeps).toEqual([1000, 1000, 1000]);
     expect(seen).toHaveLength(4);
@@ -447,16 +440,8 @@ describe("retries", () => {
     const { url, seen } = await serve((_s, res) => {
       json(res, 503, {});
     });
-    let clock = 0;
-    const timing = {
-      sleep: (ms: number) => {
-        clock += ms;
-        return Promise.resolve();
-      },
-      now: () => clock,
-      random: () => 0.999,
-    };
-    const error = await rejection(
+    const { timing } = fakeTiming(0.999);
+    const error = await apiRejection(
       makeClient(url, { maxRetries: 50, maxRetryTimeMs: 1000 }, timing).verifyAccessKey("k"),
     );
     // Delays ~200, ~400 fit in 1000 ms; the next (~800) does not.
@@ -559,7 +544,7 @@ describe("rate limits", () => {
       { baseUrl: url, apiKey: API_KEY, rateLimitTimeoutSeconds: 300 },
       { timing, pacer },
     );
-    const error = await rejection(client.verifyAccessKey("bka_x"));
+    const error = await apiRejection(client.verifyAccessKey("bka_x"));
     expect(seen).toHaveLength(0);
     expect(sleeps).toEqual([]);
     expect(error).toMatchObject({ code: "BROKER_RATE_LIMITED", status: 429, attempts: 0 });
@@ -666,7 +651,7 @@ describe("redaction", () => {
         field: KEY,
       });
     });
-    const error = await rejection(makeClient(url).getAccessKeyPermissions(KEY));
+    const error = await apiRejection(makeClient(url).getAccessKeyPermissions(KEY));
     expect(error.serverMessage).toBe("bad key [REDACTED] [REDACTED] from [REDACTED]");
     const traces = [
       error.message,
@@ -684,7 +669,7 @@ describe("redaction", () => {
   it("keeps the key value out of a network failure's cause", async () => {
     const { url } = await serve((_s, res) => res.socket?.destroy());
     const events: RetryEvent[] = [];
-    const error = await rejection(
+    const error = await apiRejection(
       makeClient(url, { maxRetries: 1, onRetry: (e) => events.push(e) }).rotateServiceKeyPair(KEY),
     );
     const traces = [

@@ -19,6 +19,12 @@ function clock(): { now: () => number; at: (ms: number) => void } {
   };
 }
 
+/** A limiter of `requestsPerSecond` (overall) on a clock the test sets. */
+function limitedTo(requestsPerSecond: number): { time: ReturnType<typeof clock>; limiter: RateLimiter } {
+  const time = clock();
+  return { time, limiter: new RateLimiter({ requestsPerSecond }, time.now) };
+}
+
 /** Sends `count` requests with `key` at the clock's current time; returns how many were admitted. */
 function burst(limiter: RateLimiter, count: number, key?: string): Admission[] {
   return Array.from({ length: count }, () => limiter.admit(key));
@@ -34,8 +40,7 @@ describe("RateLimiter", () => {
   });
 
   it("admits N per second and refuses the rest with the whole seconds until a slot frees", () => {
-    const time = clock();
-    const limiter = new RateLimiter({ requestsPerSecond: 3 }, time.now);
+    const { time, limiter } = limitedTo(3);
     time.at(100);
     expect(admitted(burst(limiter, 2, "a"))).toBe(2);
     time.at(700);
@@ -51,8 +56,7 @@ describe("RateLimiter", () => {
   });
 
   it("slides: a slot frees exactly when its admission is one second old, not at a second's boundary", () => {
-    const time = clock();
-    const limiter = new RateLimiter({ requestsPerSecond: 2 }, time.now);
+    const { time, limiter } = limitedTo(2);
     time.at(900);
     expect(admitted(burst(limiter, 2, "a"))).toBe(2);
     // A fixed window would reset at t=1000 and admit two more: a burst of 4 within 100 ms.
@@ -65,8 +69,7 @@ describe("RateLimiter", () => {
   });
 
   it("does not count refused requests against the window", () => {
-    const time = clock();
-    const limiter = new RateLimiter({ requestsPerSecond: 1 }, time.now);
+    const { time, limiter } = limitedTo(1);
     expect(admitted(burst(limiter, 50, "a"))).toBe(1);
     time.at(1000);
     expect(admitted(burst(limiter, 1, "a"))).toBe(1);
@@ -82,8 +85,7 @@ describe("RateLimiter", () => {
   });
 
   it("set replaces the limit with empty windows and keeps the count; reset restores the initial limit", () => {
-    const time = clock();
-    const limiter = new RateLimiter({ requestsPerSecond: 1 }, time.now);
+    const { limiter } = limitedTo(1);
     burst(limiter, 3, "a");
     limiter.set({ requestsPerSecond: 5, scope: "overall" });
     expect(admitted(burst(limiter, 6, "a"))).toBe(5);
@@ -99,8 +101,7 @@ describe("RateLimiter", () => {
   });
 
   it("bounds the per-key windows by dropping idle ones first, so a busy key keeps its limit", () => {
-    const time = clock();
-    const limiter = new RateLimiter({ requestsPerSecond: 1 }, time.now);
+    const { time, limiter } = limitedTo(1);
     limiter.admit("busy");
     time.at(100);
     for (let i = 0; i < MAX_KEY_WINDOWS - 1; i++) limiter.admit(`idle-${i}`);

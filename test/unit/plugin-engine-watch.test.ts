@@ -44,13 +44,16 @@ afterEach(() => {
 
 /**
  * Watches `address` with a short interval; resolves `alive` after `aliveChecks` successful checks
- * in a row (failing if the engine was declared gone first) and `gone` with onGone's reason.
+ * in a row (failing if the engine was declared gone first) and `gone` with onGone's reason;
+ * `goneYet` tells whether onGone has been called so far.
  */
 function watch(address: string, aliveChecks: number) {
   let resolveAlive: () => void = () => undefined;
   let resolveGone: (reason: string) => void = () => undefined;
   const alive = new Promise<void>((resolve) => (resolveAlive = resolve));
   const gone = new Promise<string>((resolve) => (resolveGone = resolve));
+  let isGone = false;
+  void gone.then(() => (isGone = true));
   const outcomes: boolean[] = [];
   let inARow = 0;
   watches.push(
@@ -65,17 +68,15 @@ function watch(address: string, aliveChecks: number) {
       onGone: resolveGone,
     }),
   );
-  return { alive, gone, outcomes };
+  return { alive, gone, outcomes, goneYet: () => isGone };
 }
 
 describe("watchEngine", () => {
   it("stays quiet while the engine answers, and reports it gone once it stops", async () => {
     const engine = await startEngine(true);
-    let goneEarly = false;
     const watched = watch(engine.address, 10);
-    void watched.gone.then(() => (goneEarly = true));
     await watched.alive;
-    expect(goneEarly).toBe(false);
+    expect(watched.goneYet()).toBe(false);
     engine.stop();
     expect(await watched.gone).toContain(`the engine at ${engine.address} stopped answering`);
     // Two failed checks in a row, not one: a moment's hiccup is not a dead engine.
@@ -84,11 +85,9 @@ describe("watchEngine", () => {
 
   it("takes an engine without the health service (UNIMPLEMENTED) for alive", async () => {
     const engine = await startEngine(false);
-    let gone = false;
     const watched = watch(engine.address, 5);
-    void watched.gone.then(() => (gone = true));
     await watched.alive;
-    expect(gone).toBe(false);
+    expect(watched.goneYet()).toBe(false);
     engine.stop();
     await watched.gone;
   });

@@ -1,0 +1,73 @@
+/** Test helpers around the API client. */
+import {
+  BrokerClient,
+  isBrokerApiError,
+  type BrokerApiError,
+  type BrokerClientOptions,
+} from "../../src/client";
+import type { BrokerClientInternals } from "../../src/client/client";
+
+/**
+ * The {@link BrokerApiError} a call rejects with. Fails the test when the call resolves or rejects
+ * with anything else, so an assertion on the error never passes on a value that is not one.
+ */
+export async function apiRejection(promise: Promise<unknown>): Promise<BrokerApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isBrokerApiError(error)) throw new Error(`expected a BrokerApiError, got ${String(error)}`);
+  return error;
+}
+
+/**
+ * Makes the workspace tree the export tests start from, in this order: `/platform`,
+ * `/platform/orders`, `/platform/orders/eu`, `/platform/orders/us`, `/platform/billing` and a second
+ * root `/data` (created out of name order, so that a sorted export is visible).
+ */
+export async function createWorkspaceTree(client: BrokerClient): Promise<void> {
+  const platform = await client.createWorkspaceAndFind({ name: "platform" });
+  const orders = await client.createWorkspaceAndFind({ name: "orders", parentId: platform.id });
+  await client.createWorkspaceAndFind({ name: "eu", parentId: orders.id });
+  await client.createWorkspaceAndFind({ name: "us", parentId: orders.id });
+  await client.createWorkspaceAndFind({ name: "billing", parentId: platform.id });
+  await client.createWorkspaceAndFind({ name: "data" });
+}
+
+/** What {@link testClients} returns. */
+export interface TestClients {
+  /**
+   * A new client of the target, with the defaults and then `options`; `internals` are added to the
+   * default ones.
+   */
+  clientOf: (options?: Partial<BrokerClientOptions>, internals?: BrokerClientInternals) => BrokerClient;
+  /** Closes every client made so far (call it after each test). */
+  closeAll: () => Promise<void>;
+}
+
+/**
+ * Makes the clients of a test: each gets the URL and admin key of `target()` (read when the client is
+ * made, so a fresh emulator per test is fine), `defaults`, and `internals` (the client's test seam:
+ * backoff, timing), and is kept so that {@link TestClients.closeAll} closes it.
+ */
+export function testClients(
+  target: () => { url: string; adminKey: string },
+  defaults: Partial<BrokerClientOptions> = {},
+  internals: BrokerClientInternals = {},
+): TestClients {
+  const made: BrokerClient[] = [];
+  return {
+    clientOf: (options = {}, extra = {}) => {
+      const { url, adminKey } = target();
+      const client = new BrokerClient(
+        { baseUrl: url, apiKey: adminKey, ...defaults, ...options },
+        { ...internals, ...extra },
+      );
+      made.push(client);
+      return client;
+    },
+    closeAll: async () => {
+      await Promise.all(made.splice(0).map((c) => c.close()));
+    },
+  };
+}

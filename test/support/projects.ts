@@ -1,0 +1,136 @@
+/**
+ * Test helpers for the suites that run programs through the real Pulumi CLI: the project of a
+ * program with the packed package and the run's CLI, and the declared state most of them deploy.
+ */
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { expect, inject } from "vitest";
+import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
+
+/** The folder of the test programs (`test/programs/<name>`). */
+export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
+
+/**
+ * An environment that names no broker, for projects whose stacks name it in their config: the
+ * broker of whoever runs the tests (`BROKER_BASE_URL`, `BROKER_API_KEY`) must not stand in for a
+ * setting a stack forgot.
+ */
+export const NO_BROKER_ENV: Readonly<Record<string, string>> = { BROKER_BASE_URL: "", BROKER_API_KEY: "" };
+
+/**
+ * A Pulumi project named `name` for the program in `programDir`, with the packed package installed
+ * (the global setup's `packageFixture`) and the CLI of this run's leg of the engine matrix
+ * (`pulumiBin`). `env` is added to the environment of every command the project runs.
+ */
+export async function testProject(
+  name: string,
+  programDir: string,
+  env?: Record<string, string | undefined>,
+): Promise<PulumiProject> {
+  return await PulumiProject.create({
+    name,
+    programDir,
+    fixture: inject("packageFixture"),
+    pulumiBin: inject("pulumiBin"),
+    ...(env === undefined ? {} : { env: { ...env } }),
+  });
+}
+
+/**
+ * The stack config that points the providers at `target` (an emulator): its URL, and its admin key
+ * as a secret.
+ */
+export function emulatorConfig(target: { url: string; adminKey: string }): StackConfig {
+  return {
+    "broker:baseUrl": { value: target.url },
+    "broker:apiKey": { value: target.adminKey, secret: true },
+  };
+}
+
+/** The stack output `name`, which must be a number (fails the test with what it is otherwise). */
+export function numberOutput(outputs: Record<string, { value: unknown }>, name: string): number {
+  const value = outputs[name]?.value;
+  if (typeof value !== "number")
+    throw new Error(`stack output ${name} is ${JSON.stringify(value)}, not a number`);
+  return value;
+}
+
+/**
+ * Runs `scripts/<script>` of the repository (the scripts that make a language host ready) and
+ * returns what it prints, trimmed. Fast once scripts/ensure-pulumi-cli.sh, which the global setup
+ * runs, has built everything.
+ */
+export function runRepoScript(script: string): string {
+  return execFileSync("bash", [path.join(REPO_ROOT, "scripts", script)], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+}
+
+/**
+ * A `PATH` on which the first `python` is the virtualenv `venv`'s and the first `pulumi` this run's
+ * CLI: the Python language host runs the first `python` on PATH, whatever Pulumi.yaml says.
+ */
+export function venvPath(venv: string): string {
+  return [path.join(venv, "bin"), inject("pulumiBin"), process.env["PATH"] ?? ""].join(path.delimiter);
+}
+
+/** Destroys `stack` and checks that it succeeded, deleted `deletes` resources and left no outputs. */
+export async function expectDestroyed(stack: Stack, deletes: number): Promise<void> {
+  const result = await stack.destroy();
+  expect(result.summary.result).toBe("succeeded");
+  expect(result.summary.resourceChanges).toEqual({ delete: deletes });
+  expect(await stack.outputs()).toEqual({});
+}
+
+/** A resource of a stack's state as `pulumi stack export` writes it: the fields the tests read. */
+export interface StateResource {
+  urn: string;
+  type: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  /** The provider's reference (`<urn>::<id>`). */
+  provider?: string;
+  /** Why a create or update failed half-way, kept with a resource the engine still records. */
+  initErrors?: string[];
+}
+
+/** An access key the `broker` program declares. */
+export interface OrdersKeySpec {
+  name: string;
+  /** The resource's name in the stack when it differs from `name`. */
+  resource?: string;
+  type: "SERVICE" | "ACCOUNT";
+  permissions?: { send?: string[]; receive?: string[] };
+  onDelete?: "revoke" | "retain";
+}
+
+/** What the `broker` program deploys (its stack config `spec`). */
+export interface OrdersSpec {
+  workspaces?: { name: string; parent?: string }[];
+  keys?: OrdersKeySpec[];
+  pairs?: { key: string; rotationTriggers?: Record<string, string> }[];
+}
+
+/**
+ * A fresh copy of the platform team's declared state the end-to-end suites start from: two nested
+ * workspaces, a service key with a key pair and an account key.
+ */
+export function ordersSpec(): OrdersSpec {
+  return {
+    workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+    keys: [
+      {
+        name: "orders-svc",
+        type: "SERVICE",
+        permissions: { send: ["orders/created"], receive: ["payments/*"] },
+      },
+      { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
+    ],
+    pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
+  };
+}
