@@ -32,6 +32,7 @@ import {
   startFakeEngine,
   struct,
   UNKNOWN,
+  withProviderServer,
   type LoggedMessage,
 } from "../support/plugin-server";
 import { waitFor } from "../reliability/support/processes";
@@ -382,19 +383,14 @@ describe("crashes", () => {
         return new Promise(() => undefined);
       },
     };
-    const other = await startProviderServer({ resources: [hanging], env: {} });
-    const otherClient = providerClient(other.port);
-    try {
+    await withProviderServer({ resources: [hanging], env: {} }, async (otherClient, other) => {
       const pending = failure(otherClient.check(checkRequest(WORKSPACE_URN, { name: "x" })));
       await running;
       other.failInFlight(new Error("out of memory"));
       const error = await pending;
       expect(error.code).toBe(status.UNKNOWN);
       expect(error.details).toBe("The broker provider stopped unexpectedly: out of memory");
-    } finally {
-      otherClient.close();
-      await other.close();
-    }
+    });
   });
 });
 
@@ -405,23 +401,24 @@ describe("cancellation", () => {
 
   it("a Cancel with no operation in flight (the engine's, as it shuts plugins down after a run) says nothing", async () => {
     const quiet = await startFakeEngine();
-    const other = await startProviderServer({
-      engineAddress: quiet.address,
-      resources: BROKER_RESOURCES,
-      env: {},
-    });
-    const otherClient = providerClient(other.port);
     try {
-      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: secret("k") })));
-      await otherClient.cancel(new Empty());
-      await otherClient.cancel(new Empty());
-      // A call the plugin answers only once its warning reached the engine, after any notice.
-      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
-      expect(quiet.messages.map((m) => m.severity)).toEqual(["warning"]);
-      expect(notices(quiet.messages)).toEqual([]);
+      await withProviderServer(
+        {
+          engineAddress: quiet.address,
+          resources: BROKER_RESOURCES,
+          env: {},
+        },
+        async (otherClient) => {
+          await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: secret("k") })));
+          await otherClient.cancel(new Empty());
+          await otherClient.cancel(new Empty());
+          // A call the plugin answers only once its warning reached the engine, after any notice.
+          await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+          expect(quiet.messages.map((m) => m.severity)).toEqual(["warning"]);
+          expect(notices(quiet.messages)).toEqual([]);
+        },
+      );
     } finally {
-      otherClient.close();
-      await other.close();
       await quiet.close();
     }
   });
@@ -442,24 +439,25 @@ describe("cancellation", () => {
         });
       },
     };
-    const other = await startProviderServer({ engineAddress: told.address, resources: [held], env: {} });
-    const otherClient = providerClient(other.port);
     try {
-      const checked = otherClient.check(checkRequest(WORKSPACE_URN, { name: "x" }));
-      await running;
-      await otherClient.cancel(new Empty());
-      await otherClient.cancel(new Empty()); // the engine's second one, as it shuts the plugin down
-      finish();
-      expect(plain((await checked).getInputs())).toEqual({ name: "x" });
-      await waitFor("the notice to reach the engine", () =>
-        notices(told.messages).length > 0 ? true : undefined,
+      await withProviderServer(
+        { engineAddress: told.address, resources: [held], env: {} },
+        async (otherClient) => {
+          const checked = otherClient.check(checkRequest(WORKSPACE_URN, { name: "x" }));
+          await running;
+          await otherClient.cancel(new Empty());
+          await otherClient.cancel(new Empty()); // the engine's second one, as it shuts the plugin down
+          finish();
+          expect(plain((await checked).getInputs())).toEqual({ name: "x" });
+          await waitFor("the notice to reach the engine", () =>
+            notices(told.messages).length > 0 ? true : undefined,
+          );
+          // A call the plugin answers only once its warning reached the engine, after any second notice.
+          await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+          expect(notices(told.messages)).toEqual([{ severity: "info", message: CANCELLED, urn: "" }]);
+        },
       );
-      // A call the plugin answers only once its warning reached the engine, after any second notice.
-      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
-      expect(notices(told.messages)).toEqual([{ severity: "info", message: CANCELLED, urn: "" }]);
     } finally {
-      otherClient.close();
-      await other.close();
       await told.close();
     }
   });
@@ -576,9 +574,7 @@ describe("a resource created although the operation failed", () => {
         secretish: pv.secret(pv.string(String(properties["secretish"]))),
       }),
     };
-    const other = await startProviderServer({ resources: [failing], env: {} });
-    const otherClient = providerClient(other.port);
-    try {
+    await withProviderServer({ resources: [failing], env: {} }, async (otherClient) => {
       const error = await failure(
         otherClient.create(
           new CreateRequest()
@@ -596,10 +592,7 @@ describe("a resource created although the operation failed", () => {
       expect(detail?.getId()).toBe("7");
       expect(detail?.getProperties()?.toJavaScript()).toEqual({ name: "team", secretish: secret("pk") });
       expect(detail?.getReasonsList()).toEqual(["read-back failed: 503"]);
-    } finally {
-      otherClient.close();
-      await other.close();
-    }
+    });
   });
 });
 
@@ -620,15 +613,13 @@ describe("handshake", () => {
 
   it("sends later messages to the engine named in the handshake (a plugin started by hand)", async () => {
     const second = await startFakeEngine();
-    const other = await startProviderServer({ resources: BROKER_RESOURCES, env: {} });
-    const otherClient = providerClient(other.port);
     try {
-      await otherClient.handshake(new ProviderHandshakeRequest().setEngineAddress(second.address));
-      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
-      expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
+      await withProviderServer({ resources: BROKER_RESOURCES, env: {} }, async (otherClient) => {
+        await otherClient.handshake(new ProviderHandshakeRequest().setEngineAddress(second.address));
+        await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+        expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
+      });
     } finally {
-      otherClient.close();
-      await other.close();
       await second.close();
     }
   });
@@ -637,15 +628,13 @@ describe("handshake", () => {
 describe("attach", () => {
   it("sends later messages to the engine it is attached to", async () => {
     const second = await startFakeEngine();
-    const other = await startProviderServer({ resources: BROKER_RESOURCES, env: {} });
-    const otherClient = providerClient(other.port);
     try {
-      await otherClient.attach(new PluginAttach().setAddress(second.address));
-      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
-      expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
+      await withProviderServer({ resources: BROKER_RESOURCES, env: {} }, async (otherClient) => {
+        await otherClient.attach(new PluginAttach().setAddress(second.address));
+        await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+        expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
+      });
     } finally {
-      otherClient.close();
-      await other.close();
       await second.close();
     }
   });

@@ -28,6 +28,7 @@ import type {
 } from "@pulumi/pulumi/proto/provider_pb";
 import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { startProviderServer, type RunningServer, type ServerOptions } from "../../src/native/server";
 
 export const SIG = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
@@ -111,4 +112,22 @@ export function providerClient(port: number) {
       client.close();
     },
   };
+}
+
+/**
+ * Runs `body` against a provider server of its own started with `options` (beside the suite's
+ * shared one), then closes the client and the server whatever `body` did.
+ */
+export async function withProviderServer(
+  options: ServerOptions,
+  body: (client: ReturnType<typeof providerClient>, server: RunningServer) => Promise<void>,
+): Promise<void> {
+  const server = await startProviderServer(options);
+  const client = providerClient(server.port);
+  try {
+    await body(client, server);
+  } finally {
+    client.close();
+    await server.close();
+  }
 }
