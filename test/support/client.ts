@@ -6,6 +6,7 @@ import {
   type BrokerClientOptions,
 } from "../../src/client";
 import type { BrokerClientInternals } from "../../src/client/client";
+import type { RetryPolicy } from "../../src/client/retry";
 
 /**
  * The {@link BrokerApiError} a call rejects with. Fails the test when the call resolves or rejects
@@ -71,3 +72,15 @@ export function testClients(
     },
   };
 }
+
+/**
+ * The retry policy the retry decisions are tested with: four retries within a minute, backoff from
+ * 200 ms up to 5 s, and a fixed jitter draw so that every delay is exact.
+ */
+export const TEST_RETRY_POLICY: Readonly<RetryPolicy> = {
+  maxRetries: 4,
+  maxRetryTimeMs: 60_000,
+  baseDelayMs: 200,
+  maxDelayMs: 5000,
+  random: () => 0.5,
+};

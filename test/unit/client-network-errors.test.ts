@@ -7,16 +7,11 @@ import {
   networkErrorTraits,
   type NetworkFailureKind,
 } from "../../src/client/network-errors";
-import { decideRetry, isOutcomeUnknown, surelyNotProcessed, type RetryPolicy } from "../../src/client/retry";
+import { decideRetry, isOutcomeUnknown, surelyNotProcessed } from "../../src/client/retry";
 import { DEFAULT_SETTING_NAMES } from "../../src/client/setting-names";
+import { TEST_RETRY_POLICY } from "../support/client";
 
-const policy: RetryPolicy = {
-  maxRetries: 4,
-  maxRetryTimeMs: 60_000,
-  baseDelayMs: 200,
-  maxDelayMs: 5000,
-  random: () => 0.5,
-};
+const policy = TEST_RETRY_POLICY;
 
 const facts: CallFacts = {
   method: "GET",

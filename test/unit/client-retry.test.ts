@@ -13,8 +13,8 @@ import {
   type AttemptOutcome,
   type RequestTiming,
   type RetryDecision,
-  type RetryPolicy,
 } from "../../src/client/retry";
+import { TEST_RETRY_POLICY } from "../support/client";
 
 const NOW = Date.parse("2025-01-01T00:00:00Z");
 
@@ -70,13 +70,7 @@ describe("backoffDelay", () => {
   });
 });
 
-const policy: RetryPolicy = {
-  maxRetries: 4,
-  maxRetryTimeMs: 60_000,
-  baseDelayMs: 200,
-  maxDelayMs: 5000,
-  random: () => 0.5,
-};
+const policy = TEST_RETRY_POLICY;
 
 const status = (s: number, retryAfterMs?: number): AttemptFailure => ({
   kind: "status",
