@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PLUGIN_DOWNLOAD_URL } from "../../src/core/declarations/package-schema";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import {
@@ -12,10 +12,11 @@ import {
   keyById,
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
-import { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { PACKAGE_VERSION } from "../../harness/release.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
+import { numberOutput, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Go example
 // (test/programs/go-native), built with the generated Go SDK (sdk/go/broker) and run by the `broker` plugin
@@ -31,13 +32,6 @@ let project: PulumiProject;
 let stack: Stack;
 const scan = new SecretScan();
 
-function number(outputs: Record<string, { value: unknown }>, name: string): number {
-  const value = outputs[name]?.value;
-  if (typeof value !== "number")
-    throw new Error(`stack output ${name} is ${JSON.stringify(value)}, not a number`);
-  return value;
-}
-
 beforeAll(async () => {
   // Fast once scripts/ensure-pulumi-cli.sh (run by the global setup) has built everything.
   execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh")], {
@@ -47,14 +41,8 @@ beforeAll(async () => {
   });
   emulator = await startEmulator({ controls: true });
   scan.secrets(emulator.adminKey);
-  project = await PulumiProject.create({
-    name: "broker-go",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-    // The module graph may need entries the committed go.sum lacks (another Go version): fetch them.
-    env: { GOFLAGS: "-mod=mod" },
-  });
+  // The module graph may need entries the committed go.sum lacks (another Go version): fetch them.
+  project = await testProject("broker-go", programDir, { GOFLAGS: "-mod=mod" });
   // The SDK's module is not published: the program takes it from this checkout, as README says.
   fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`);
 });
@@ -112,11 +100,11 @@ describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
     const out = await stack.outputs();
     const platform = (await allWorkspaces(emulator)).find((w) => w["name"] === "platform");
     expect((await allWorkspaces(emulator)).find((w) => w["name"] === "orders")).toMatchObject({
-      id: number(out, "ordersId"),
+      id: numberOutput(out, "ordersId"),
       parentId: platform?.["id"],
     });
     expect(out["ordersPath"]?.value).toBe("/platform/orders");
-    const key = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    const key = keyById(await allKeys(emulator), numberOutput(out, "ordersServiceId"));
     expect(key).toMatchObject({
       name: "orders-service",
       type: "SERVICE",
@@ -127,7 +115,7 @@ describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
   });
 
   it("destroy revokes the key and leaves no secret in plain text", async () => {
-    const id = number(await stack.outputs(), "ordersServiceId");
+    const id = numberOutput(await stack.outputs(), "ordersServiceId");
     const destroy = await stack.destroy();
     scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });

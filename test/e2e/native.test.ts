@@ -11,8 +11,9 @@ import {
   keyById,
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
-import { CliError, PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { CliError, type PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { waitFor } from "../reliability/support/processes";
+import { emulatorConfig, ordersSpec, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
 // (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
@@ -43,19 +44,14 @@ interface Spec {
   pairs?: { key: string; rotationTriggers?: Record<string, string> }[];
 }
 
-/** The README's quickstart tree. */
+/** The README's quickstart tree: the orders tree and a second account key. */
+const orders = ordersSpec();
 const quickstart: Spec = {
-  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+  ...orders,
   keys: [
-    {
-      name: "orders-svc",
-      type: "SERVICE",
-      permissions: { send: ["orders/created"], receive: ["payments/*"] },
-    },
-    { name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
+    ...(orders.keys ?? []),
     { name: "audit-reader", type: "ACCOUNT", permissions: { receive: ["audit/*"] } },
   ],
-  pairs: [{ key: "orders-svc", rotationTriggers: { quarter: "2026-Q4" } }],
 };
 
 const programDir = path.join(__dirname, "..", "programs", "native");
@@ -65,13 +61,6 @@ const secrets = new Set<string>();
 
 function specConfig(spec: Spec): StackConfig {
   return { spec: { value: JSON.stringify(spec) } };
-}
-
-function brokerConfig(target: EmulatorHandle): StackConfig {
-  return {
-    "broker:baseUrl": { value: target.url },
-    "broker:apiKey": { value: target.adminKey, secret: true },
-  };
 }
 
 /** A step of `pulumi preview --json`. */
@@ -119,12 +108,7 @@ function expectNoSecretsIn(...more: string[]): void {
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   secrets.add(emulator.adminKey);
-  project = await PulumiProject.create({
-    name: "broker-native",
-    programDir,
-    fixture: inject("packageFixture"),
-    pulumiBin: inject("pulumiBin"),
-  });
+  project = await testProject("broker-native", programDir);
   // The plugin goes into the project's own Pulumi home, with the command users run.
   installBrokerPlugin(project);
 });
@@ -146,7 +130,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
   });
 
   it("b. up creates the quickstart tree; key values and private keys are secret outputs and nowhere in plain text", async () => {
-    await stack.setAllConfig(brokerConfig(emulator));
+    await stack.setAllConfig(emulatorConfig(emulator));
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 7 });
     expect(cancellationNotices(up.stdout + up.stderr), "a successful up says nothing of cancelling").toBe(0);
@@ -258,13 +242,13 @@ describe("a stack of native resources through the Pulumi CLI", () => {
   it("e. pointing the default provider's broker:baseUrl at another server fails the preview with the endpoint message", async () => {
     const elsewhere = await startEmulator();
     try {
-      await stack.setAllConfig(brokerConfig(elsewhere));
+      await stack.setAllConfig(emulatorConfig(elsewhere));
       const error = await stack.preview().catch((e: unknown) => e);
       expect(String(error)).toMatch(/lives at .*now points to/su);
       expect(String(error)).toContain(emulator.url);
       expect(String(error)).not.toContain(elsewhere.adminKey);
     } finally {
-      await stack.setAllConfig(brokerConfig(emulator));
+      await stack.setAllConfig(emulatorConfig(emulator));
       await elsewhere.close();
     }
   });
@@ -291,7 +275,7 @@ describe("Ctrl-C while the run waits on the broker's rate limit", () => {
     secrets.add(limited.adminKey);
     try {
       const spec: Spec = { keys: [{ name: "held", type: "SERVICE", permissions: { send: ["orders/*"] } }] };
-      await project.initStack("ctrl-c", { ...specConfig(spec), ...brokerConfig(limited) });
+      await project.initStack("ctrl-c", { ...specConfig(spec), ...emulatorConfig(limited) });
       // The broker refuses the create for a minute: the plugin waits out the Retry-After.
       await limited.controls!.injectFault({
         kind: "429",
@@ -338,7 +322,7 @@ describe("pulumi import of objects created outside Pulumi", () => {
     const key = (await allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     secrets.add(String(key["key"]));
 
-    const stack = await project.stack("imported", { ...specConfig({}), ...brokerConfig(emulator) });
+    const stack = await project.stack("imported", { ...specConfig({}), ...emulatorConfig(emulator) });
     for (const [type, name, id] of [
       ["broker:index:Workspace", "legacy", String(workspace["id"])],
       ["broker:index:AccessKey", "legacy-reader", String(key["id"])],
@@ -433,12 +417,7 @@ describe("two environments in one program, through explicit providers", () => {
 
 describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () => {
   it("a project whose packages: points at node_modules/.bin runs the package's plugin with an empty plugin cache", async () => {
-    const local = await PulumiProject.create({
-      name: "broker-packages",
-      programDir,
-      fixture: inject("packageFixture"),
-      pulumiBin: inject("pulumiBin"),
-    });
+    const local = await testProject("broker-packages", programDir);
     try {
       fs.writeFileSync(
         path.join(local.dir, "Pulumi.yaml"),
@@ -457,12 +436,7 @@ describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () 
 describe("the engine's handshake with the plugin", () => {
   it("the plugin answers Handshake whenever the @pulumi/pulumi installed beside it ships its stubs", async () => {
     const fixture = inject("packageFixture");
-    const local = await PulumiProject.create({
-      name: "broker-handshake",
-      programDir,
-      fixture,
-      pulumiBin: inject("pulumiBin"),
-    });
+    const local = await testProject("broker-handshake", programDir);
     try {
       installBrokerPlugin(local);
       await local.initStack("dev", specConfig(quickstart));
