@@ -12,6 +12,7 @@ import {
   uninstallPlugin,
 } from "../../src/cli/plugin-install";
 import { childPath } from "../../harness/repo.mts";
+import { expectBrokerSchema } from "../support/plugin-server";
 
 const run = promisify(execFile);
 const homes: string[] = [];
@@ -116,14 +117,7 @@ describe("broker-config plugin install (installed package) with the Pulumi CLI",
       cwd: home,
       maxBuffer: 16 * 1024 * 1024,
     });
-    const parsed = JSON.parse(schema.stdout) as { name: string; version: string; resources: object };
-    expect(parsed.name).toBe("broker");
-    expect(parsed.version).toBe(version);
-    expect(Object.keys(parsed.resources).sort()).toEqual([
-      "broker:index:AccessKey",
-      "broker:index:ServiceKeyPair",
-      "broker:index:Workspace",
-    ]);
+    expectBrokerSchema(schema.stdout, version);
 
     const removed = await run(process.execPath, [cli, "plugin", "uninstall"], { env });
     expect(removed.stdout).toContain(`removed the broker plugin v${version}`);

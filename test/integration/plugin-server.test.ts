@@ -32,6 +32,7 @@ import {
   startFakeEngine,
   struct,
   UNKNOWN,
+  expectBrokerSchema,
   withProviderServer,
   type LoggedMessage,
 } from "../support/plugin-server";
@@ -103,14 +104,7 @@ describe("plugin information", () => {
 
   it("serves schema.json with the package's version filled in", async () => {
     const response = await client.getSchema(new GetSchemaRequest());
-    const schema = JSON.parse(response.getSchema()) as { name: string; version: string; resources: object };
-    expect(schema.name).toBe("broker");
-    expect(schema.version).toBe(VERSION);
-    expect(Object.keys(schema.resources).sort()).toEqual([
-      "broker:index:AccessKey",
-      "broker:index:ServiceKeyPair",
-      "broker:index:Workspace",
-    ]);
+    expectBrokerSchema(response.getSchema(), VERSION);
   });
 });
 
@@ -596,6 +590,25 @@ describe("a resource created although the operation failed", () => {
   });
 });
 
+/**
+ * Checks that a server started without an engine address sends its messages to the stand-in engine
+ * `introduce` names to it: the warning of a Configure with a plain-text key reaches that engine.
+ */
+async function expectMessagesSentToEngineOf(
+  introduce: (client: ReturnType<typeof providerClient>, address: string) => Promise<unknown>,
+): Promise<void> {
+  const second = await startFakeEngine();
+  try {
+    await withProviderServer({ resources: BROKER_RESOURCES, env: {} }, async (otherClient) => {
+      await introduce(otherClient, second.address);
+      await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
+      expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
+    });
+  } finally {
+    await second.close();
+  }
+}
+
 describe("handshake", () => {
   it("declares what Configure does: secrets accepted, no resources, outputs or byte strings", async () => {
     const response = await client.handshake(
@@ -612,30 +625,14 @@ describe("handshake", () => {
   });
 
   it("sends later messages to the engine named in the handshake (a plugin started by hand)", async () => {
-    const second = await startFakeEngine();
-    try {
-      await withProviderServer({ resources: BROKER_RESOURCES, env: {} }, async (otherClient) => {
-        await otherClient.handshake(new ProviderHandshakeRequest().setEngineAddress(second.address));
-        await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
-        expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
-      });
-    } finally {
-      await second.close();
-    }
+    await expectMessagesSentToEngineOf((c, address) =>
+      c.handshake(new ProviderHandshakeRequest().setEngineAddress(address)),
+    );
   });
 });
 
 describe("attach", () => {
   it("sends later messages to the engine it is attached to", async () => {
-    const second = await startFakeEngine();
-    try {
-      await withProviderServer({ resources: BROKER_RESOURCES, env: {} }, async (otherClient) => {
-        await otherClient.attach(new PluginAttach().setAddress(second.address));
-        await otherClient.configure(new ConfigureRequest().setArgs(struct({ apiKey: "plain" })));
-        expect(second.messages.map((m) => m.severity)).toEqual(["warning"]);
-      });
-    } finally {
-      await second.close();
-    }
+    await expectMessagesSentToEngineOf((c, address) => c.attach(new PluginAttach().setAddress(address)));
   });
 });

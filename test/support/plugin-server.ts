@@ -28,6 +28,7 @@ import type {
 } from "@pulumi/pulumi/proto/provider_pb";
 import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { expect } from "vitest";
 import { startProviderServer, type RunningServer, type ServerOptions } from "../../src/native/server";
 
 export const SIG = "4dabf18193072939515e22adb298388d";
@@ -130,4 +131,19 @@ export async function withProviderServer(
     client.close();
     await server.close();
   }
+}
+
+/**
+ * Checks that `schemaJson` (a `GetSchema` answer, or `pulumi package get-schema` output) is the
+ * `broker` package's schema at `version`, declaring exactly its three resources.
+ */
+export function expectBrokerSchema(schemaJson: string, version: string): void {
+  const schema = JSON.parse(schemaJson) as { name: string; version: string; resources: object };
+  expect(schema.name).toBe("broker");
+  expect(schema.version).toBe(version);
+  expect(Object.keys(schema.resources).sort()).toEqual([
+    "broker:index:AccessKey",
+    "broker:index:ServiceKeyPair",
+    "broker:index:Workspace",
+  ]);
 }
