@@ -13,6 +13,8 @@ import {
   ProviderHandshakeRequest,
   ReadRequest,
   UpdateRequest,
+  type CheckResponse,
+  type CreateResponse,
 } from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
@@ -88,6 +90,20 @@ function checkRequest(urn: string, news: Record<string, unknown>, olds: Record<s
     .setType(urn.split("::")[2] ?? "")
     .setNews(struct(news))
     .setOlds(struct(olds));
+}
+
+/**
+ * The Diff the engine sends for the resource `created` made from the inputs `checked`, now declared
+ * with the inputs `news` (both as Check answered them).
+ */
+function diffRequest(urn: string, created: CreateResponse, checked: CheckResponse, news: CheckResponse) {
+  return new DiffRequest()
+    .setUrn(urn)
+    .setType(urn.split("::")[2] ?? "")
+    .setId(created.getId())
+    .setOlds(created.getProperties())
+    .setOldInputs(checked.getInputs())
+    .setNews(news.getInputs());
 }
 
 async function configure(args: Record<string, unknown>, variables: Record<string, string> = {}) {
@@ -261,15 +277,7 @@ describe("resources against the emulator", () => {
         inputs,
       ),
     );
-    const diff = await client.diff(
-      new DiffRequest()
-        .setUrn(KEY_URN)
-        .setType("broker:index:AccessKey")
-        .setId(created.getId())
-        .setOlds(created.getProperties())
-        .setOldInputs(checked.getInputs())
-        .setNews(rechecked.getInputs()),
-    );
+    const diff = await client.diff(diffRequest(KEY_URN, created, checked, rechecked));
     expect(diff.getChanges()).toBe(DiffResponse.DiffChanges.DIFF_SOME);
     expect(diff.getDiffsList()).toEqual(["permissions"]);
     expect(diff.getReplacesList()).toEqual([]);
@@ -344,15 +352,7 @@ describe("resources against the emulator", () => {
     );
     const diffTo = async (name: string) => {
       const news = await client.check(checkRequest(WORKSPACE_URN, { name }, plain(checked.getInputs())));
-      return client.diff(
-        new DiffRequest()
-          .setUrn(WORKSPACE_URN)
-          .setType("broker:index:Workspace")
-          .setId(created.getId())
-          .setOlds(created.getProperties())
-          .setOldInputs(checked.getInputs())
-          .setNews(news.getInputs()),
-      );
+      return client.diff(diffRequest(WORKSPACE_URN, created, checked, news));
     };
     const renamed = await diffTo("platform");
     expect(renamed.getReplacesList()).toEqual(["name"]);
@@ -518,15 +518,7 @@ describe("a key pair", () => {
     const rechecked = await client.check(
       checkRequest(PAIR_URN, { accessKey: secret(keyValue), rotationTriggers: { quarter: "q2" } }, inputs),
     );
-    const diff = await client.diff(
-      new DiffRequest()
-        .setUrn(PAIR_URN)
-        .setType("broker:index:ServiceKeyPair")
-        .setId(created.getId())
-        .setOlds(created.getProperties())
-        .setOldInputs(checked.getInputs())
-        .setNews(rechecked.getInputs()),
-    );
+    const diff = await client.diff(diffRequest(PAIR_URN, created, checked, rechecked));
     const detailed: Record<string, number> = {};
     diff.getDetaileddiffMap().forEach((entry, path) => (detailed[path] = entry.getKind()));
     expect(detailed).toEqual({ "rotationTriggers.quarter": PropertyDiff.Kind.UPDATE });
