@@ -27,6 +27,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { BROKER_RESOURCES } from "../../src/native/resources";
 import { startProviderServer } from "../../src/native/server";
 import {
+  checkedServiceKeyInputs,
   failure,
   providerClient,
   secret,
@@ -272,15 +273,7 @@ describe("an access key", () => {
       type: "SERVICE",
       permissions: { send: ["b/x", "a/x", "a/x"] },
     });
-    expect(inputs).toEqual({
-      name: "lifecycle-key",
-      type: "SERVICE",
-      permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
-      adopt: false,
-      onDelete: "revoke",
-      allowEndpointChange: false,
-      baseUrl: emulator.url,
-    });
+    expect(inputs).toEqual(checkedServiceKeyInputs("lifecycle-key", emulator.url));
     // Preview: the inputs; the server-made outputs are left out (the engine reads them as unknown).
     expect(await key.create(inputs, true)).toEqual({ id: "", properties: inputs });
 

@@ -28,6 +28,7 @@ import { BROKER_RESOURCES } from "../../src/native/resources";
 import type { ResourceAdapter } from "../../src/native/resource-adapter";
 import { startProviderServer, type RunningServer } from "../../src/native/server";
 import {
+  checkedServiceKeyInputs,
   failure,
   providerClient,
   secret,
@@ -237,15 +238,7 @@ describe("resources against the emulator", () => {
     );
     expect(checked.getFailuresList()).toEqual([]);
     const inputs = plain(checked.getInputs());
-    expect(inputs).toEqual({
-      name: "orders",
-      type: "SERVICE",
-      permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
-      adopt: false,
-      onDelete: "revoke",
-      allowEndpointChange: false,
-      baseUrl: emulator.url,
-    });
+    expect(inputs).toEqual(checkedServiceKeyInputs("orders", emulator.url));
 
     const preview = await client.create(
       new CreateRequest()

@@ -147,3 +147,19 @@ export function expectBrokerSchema(schemaJson: string, version: string): void {
     "broker:index:Workspace",
   ]);
 }
+
+/**
+ * What Check makes of a SERVICE key `name` declared to send to `b/x`, `a/x` and `a/x` for the broker
+ * at `baseUrl`: the permissions sorted and deduplicated, and every default filled in.
+ */
+export function checkedServiceKeyInputs(name: string, baseUrl: string): Record<string, unknown> {
+  return {
+    name,
+    type: "SERVICE",
+    permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
+    adopt: false,
+    onDelete: "revoke",
+    allowEndpointChange: false,
+    baseUrl,
+  };
+}
