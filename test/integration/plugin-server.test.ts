@@ -107,6 +107,24 @@ function diffRequest(urn: string, created: CreateResponse, checked: CheckRespons
     .setNews(news.getInputs());
 }
 
+/** The Update the engine sends after {@link diffRequest} with the same arguments found changes. */
+function updateRequest(
+  urn: string,
+  created: CreateResponse,
+  checked: CheckResponse,
+  news: CheckResponse,
+  preview: boolean,
+) {
+  return new UpdateRequest()
+    .setUrn(urn)
+    .setType(urn.split("::")[2] ?? "")
+    .setId(created.getId())
+    .setOlds(created.getProperties())
+    .setOldInputs(checked.getInputs())
+    .setNews(news.getInputs())
+    .setPreview(preview);
+}
+
 async function configure(args: Record<string, unknown>, variables: Record<string, string> = {}) {
   const request = new ConfigureRequest().setArgs(struct(args)).setAcceptsecrets(true);
   for (const [key, value] of Object.entries(variables)) request.getVariablesMap().set(key, value);
@@ -283,16 +301,7 @@ describe("resources against the emulator", () => {
     );
 
     const update = (preview: boolean) =>
-      client.update(
-        new UpdateRequest()
-          .setUrn(KEY_URN)
-          .setType("broker:index:AccessKey")
-          .setId(created.getId())
-          .setOlds(created.getProperties())
-          .setOldInputs(checked.getInputs())
-          .setNews(rechecked.getInputs())
-          .setPreview(preview),
-      );
+      client.update(updateRequest(KEY_URN, created, checked, rechecked, preview));
     const previewed = plain((await update(true)).getProperties()) as Record<string, unknown>;
     expect(previewed["accessKey"]).toEqual(outputs["accessKey"]);
     expect(previewed["publicKey"]).toEqual(outputs["publicKey"]);
@@ -519,16 +528,7 @@ describe("a key pair", () => {
     expect(diff.getStablesList()).toContain("accessKeyId");
     expect(diff.getStablesList()).not.toContain("privateKey");
 
-    const preview = await client.update(
-      new UpdateRequest()
-        .setUrn(PAIR_URN)
-        .setType("broker:index:ServiceKeyPair")
-        .setId(created.getId())
-        .setOlds(created.getProperties())
-        .setOldInputs(checked.getInputs())
-        .setNews(rechecked.getInputs())
-        .setPreview(true),
-    );
+    const preview = await client.update(updateRequest(PAIR_URN, created, checked, rechecked, true));
     const previewed = plain(preview.getProperties()) as Record<string, unknown>;
     expect(previewed["publicKey"]).toBe(UNKNOWN);
     expect(previewed["privateKey"]).toEqual(secret(UNKNOWN));
