@@ -94,35 +94,23 @@ function checkRequest(urn: string, news: Record<string, unknown>, olds: Record<s
 }
 
 /**
- * The Diff the engine sends for the resource `created` made from the inputs `checked`, now declared
- * with the inputs `news` (both as Check answered them).
+ * Fills in `request` (a Diff or an Update) as the engine does for the resource `created` made from
+ * the inputs `checked`, now declared with the inputs `news` (both as Check answered them).
  */
-function diffRequest(urn: string, created: CreateResponse, checked: CheckResponse, news: CheckResponse) {
-  return new DiffRequest()
-    .setUrn(urn)
-    .setType(urn.split("::")[2] ?? "")
-    .setId(created.getId())
-    .setOlds(created.getProperties())
-    .setOldInputs(checked.getInputs())
-    .setNews(news.getInputs());
-}
-
-/** The Update the engine sends after {@link diffRequest} with the same arguments found changes. */
-function updateRequest(
+function changeOf<R extends DiffRequest | UpdateRequest>(
+  request: R,
   urn: string,
   created: CreateResponse,
   checked: CheckResponse,
   news: CheckResponse,
-  preview: boolean,
-) {
-  return new UpdateRequest()
-    .setUrn(urn)
-    .setType(urn.split("::")[2] ?? "")
-    .setId(created.getId())
-    .setOlds(created.getProperties())
-    .setOldInputs(checked.getInputs())
-    .setNews(news.getInputs())
-    .setPreview(preview);
+): R {
+  request.setUrn(urn);
+  request.setType(urn.split("::")[2] ?? "");
+  request.setId(created.getId());
+  request.setOlds(created.getProperties());
+  request.setOldInputs(checked.getInputs());
+  request.setNews(news.getInputs());
+  return request;
 }
 
 async function configure(args: Record<string, unknown>, variables: Record<string, string> = {}) {
@@ -288,7 +276,7 @@ describe("resources against the emulator", () => {
         inputs,
       ),
     );
-    const diff = await client.diff(diffRequest(KEY_URN, created, checked, rechecked));
+    const diff = await client.diff(changeOf(new DiffRequest(), KEY_URN, created, checked, rechecked));
     expect(diff.getChanges()).toBe(DiffResponse.DiffChanges.DIFF_SOME);
     expect(diff.getDiffsList()).toEqual(["permissions"]);
     expect(diff.getReplacesList()).toEqual([]);
@@ -301,7 +289,7 @@ describe("resources against the emulator", () => {
     );
 
     const update = (preview: boolean) =>
-      client.update(updateRequest(KEY_URN, created, checked, rechecked, preview));
+      client.update(changeOf(new UpdateRequest(), KEY_URN, created, checked, rechecked).setPreview(preview));
     const previewed = plain((await update(true)).getProperties()) as Record<string, unknown>;
     expect(previewed["accessKey"]).toEqual(outputs["accessKey"]);
     expect(previewed["publicKey"]).toEqual(outputs["publicKey"]);
@@ -354,7 +342,7 @@ describe("resources against the emulator", () => {
     );
     const diffTo = async (name: string) => {
       const news = await client.check(checkRequest(WORKSPACE_URN, { name }, plain(checked.getInputs())));
-      return client.diff(diffRequest(WORKSPACE_URN, created, checked, news));
+      return client.diff(changeOf(new DiffRequest(), WORKSPACE_URN, created, checked, news));
     };
     const renamed = await diffTo("platform");
     expect(renamed.getReplacesList()).toEqual(["name"]);
@@ -520,7 +508,7 @@ describe("a key pair", () => {
     const rechecked = await client.check(
       checkRequest(PAIR_URN, { accessKey: secret(keyValue), rotationTriggers: { quarter: "q2" } }, inputs),
     );
-    const diff = await client.diff(diffRequest(PAIR_URN, created, checked, rechecked));
+    const diff = await client.diff(changeOf(new DiffRequest(), PAIR_URN, created, checked, rechecked));
     const detailed: Record<string, number> = {};
     diff.getDetaileddiffMap().forEach((entry, path) => (detailed[path] = entry.getKind()));
     expect(detailed).toEqual({ "rotationTriggers.quarter": PropertyDiff.Kind.UPDATE });
@@ -528,7 +516,9 @@ describe("a key pair", () => {
     expect(diff.getStablesList()).toContain("accessKeyId");
     expect(diff.getStablesList()).not.toContain("privateKey");
 
-    const preview = await client.update(updateRequest(PAIR_URN, created, checked, rechecked, true));
+    const preview = await client.update(
+      changeOf(new UpdateRequest(), PAIR_URN, created, checked, rechecked).setPreview(true),
+    );
     const previewed = plain(preview.getProperties()) as Record<string, unknown>;
     expect(previewed["publicKey"]).toBe(UNKNOWN);
     expect(previewed["privateKey"]).toEqual(secret(UNKNOWN));
