@@ -101,6 +101,34 @@ function scanProject(scan: SecretScan, name: string, project: PulumiProject): vo
   scan.project(name, project);
 }
 
+/** What one program's describe runs against; `stack` is set by its first test that makes it. */
+interface ReleaseProgram {
+  emulator: EmulatorHandle;
+  project: PulumiProject;
+  stack: Stack;
+  /** Looks for the emulator's admin key and every secret the tests add. */
+  scan: SecretScan;
+}
+
+/**
+ * Registers the hooks of one program's describe: before all, an emulator of its own (workspaces
+ * cannot be deleted, and each program makes the same ones) and the project `createProject` makes;
+ * after all, both are closed and removed. The returned object is filled in once the hooks ran.
+ */
+function useReleaseProgram(createProject: () => Promise<PulumiProject>): ReleaseProgram {
+  const program = { scan: new SecretScan() } as ReleaseProgram;
+  beforeAll(async () => {
+    program.emulator = await startEmulator({ controls: true });
+    program.scan.secrets(program.emulator.adminKey);
+    program.project = await createProject();
+  }, 300_000);
+  afterAll(async () => {
+    await program.emulator.close();
+    program.project.remove();
+  });
+  return program;
+}
+
 describe("the release directory", () => {
   it("checksums.txt holds the sha256 of every file, and sha256sum agrees", () => {
     const listed = fs
@@ -159,22 +187,14 @@ describe("the release directory", () => {
 });
 
 describe("Python: only the release wheel, no Node.js, the plugin downloaded by the CLI", () => {
-  let emulator: EmulatorHandle;
-  let project: PulumiProject;
-  let stack: Stack;
-  const scan = new SecretScan();
-
-  beforeAll(async () => {
-    // An API of its own: workspaces cannot be deleted, and each program makes the same ones.
-    emulator = await startEmulator({ controls: true });
-    scan.secrets(emulator.adminKey);
+  const program = useReleaseProgram(async () => {
     const venv = sdkVirtualenv(
       programsVenv(inject("pulumiVersion")),
       fs.mkdtempSync(path.join(scratch, "python-")),
       path.join(releaseDir, `pulumi_broker-${V}-py3-none-any.whl`),
     );
     const pulumiBin = inject("pulumiBin");
-    project = await PulumiProject.create({
+    const project = await PulumiProject.create({
       name: "release-python",
       programDir: path.join(programs, "python-native"),
       fixture: inject("packageFixture"),
@@ -198,21 +218,17 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
       },
     );
     expect(location).toContain(path.join(venv, "lib"));
-  }, 300_000);
-
-  afterAll(async () => {
-    await emulator.close();
-    project.remove();
+    return project;
   });
 
   it(
     "the language host names broker at the wheel's version and download URL: `pulumi plugin install` fetches it",
     { timeout: 300_000 },
     async () => {
-      expect(fs.readdirSync(project.homeDir)).toEqual([]);
+      expect(fs.readdirSync(program.project.homeDir)).toEqual([]);
       // Not `pulumi install`: the Python host built here would make a virtualenv of its own and fill
       // it from PyPI, where this wheel is not.
-      await expectRequiredPluginInstalled(project, ["plugin", "install"]);
+      await expectRequiredPluginInstalled(program.project, ["plugin", "install"]);
       expect(archiveFetches()).toBe(1);
     },
   );
@@ -221,30 +237,30 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
     "previews with no credentials and no request, with the plugin installed",
     { timeout: 300_000 },
     async () => {
-      stack = await project.stack("dev");
-      await emulator.controls!.clearRequests();
-      const preview = await stack.preview();
+      program.stack = await program.project.stack("dev");
+      await program.emulator.controls!.clearRequests();
+      const preview = await program.stack.preview();
       expect(preview.changeSummary).toEqual({ create: 6 });
-      expect(await emulator.controls!.requests()).toEqual([]);
+      expect(await program.emulator.controls!.requests()).toEqual([]);
       expect(archiveFetches()).toBe(1);
     },
   );
 
   it("up creates everything; the secret outputs are encrypted in the state", async () => {
-    await stack.setAllConfig(brokerConfig(emulator));
-    const up = await stack.up();
-    scan.text("up", up.stdout + up.stderr, "cli output");
+    await program.stack.setAllConfig(brokerConfig(program.emulator));
+    const up = await program.stack.up();
+    program.scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 6 });
-    const out = await stack.outputs();
-    const service = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    const out = await program.stack.outputs();
+    const service = keyById(await allKeys(program.emulator), number(out, "ordersServiceId"));
     expect(service).toMatchObject({ name: "orders-service", permissions: { send: ["orders/created"] } });
     expect(out["ordersKey"]).toEqual({ value: service?.["key"], secret: true });
-    scan.secrets(
+    program.scan.secrets(
       String(service?.["key"]),
       String(out["opsAdminKey"]?.value),
       String(out["ordersPrivateKey"]?.value),
     );
-    const stored = await exportedOutputs(project, "dev");
+    const stored = await exportedOutputs(program.project, "dev");
     for (const name of ["ordersKey", "opsAdminKey", "ordersPrivateKey"]) {
       const value = stored[name] as Record<string, unknown> | undefined;
       expect(value?.[SIG]).toBe("1b47061264138c4ac30d75fd1eb44270");
@@ -253,44 +269,38 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
   });
 
   it("a permissions change is an update in place", async () => {
-    const id = number(await stack.outputs(), "ordersServiceId");
-    await stack.setConfig("ordersSend", { value: JSON.stringify(["orders/created", "orders/cancelled"]) });
-    const up = await stack.up();
-    scan.text("permissions up", up.stdout + up.stderr, "cli output");
+    const id = number(await program.stack.outputs(), "ordersServiceId");
+    await program.stack.setConfig("ordersSend", {
+      value: JSON.stringify(["orders/created", "orders/cancelled"]),
+    });
+    const up = await program.stack.up();
+    program.scan.text("permissions up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
-    expect(number(await stack.outputs(), "ordersServiceId")).toBe(id);
-    expect(keyById(await allKeys(emulator), id)?.["permissions"]).toMatchObject({
+    expect(number(await program.stack.outputs(), "ordersServiceId")).toBe(id);
+    expect(keyById(await allKeys(program.emulator), id)?.["permissions"]).toMatchObject({
       send: ["orders/cancelled", "orders/created"],
     });
   });
 
   it("destroy; the archive was fetched once in all; no secret in plain text", async () => {
-    const destroy = await stack.destroy();
-    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    const destroy = await program.stack.destroy();
+    program.scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 6 });
     expect(archiveFetches()).toBe(1);
-    scanProject(scan, "python", project);
-    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
-    expect(scan.leaks()).toEqual([]);
+    scanProject(program.scan, "python", program.project);
+    expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(program.scan.leaks()).toEqual([]);
   });
 });
 
 describe("the plugin archive installed with --file, and the README's YAML program, without Node.js", () => {
-  let emulator: EmulatorHandle;
-  let project: PulumiProject;
-  let stack: Stack;
-  const scan = new SecretScan();
-
-  beforeAll(async () => {
-    // An API of its own: workspaces cannot be deleted, and each program makes the same ones.
-    emulator = await startEmulator({ controls: true });
-    scan.secrets(emulator.adminKey);
+  const program = useReleaseProgram(async () => {
     execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")], {
       cwd: REPO_ROOT,
       stdio: ["ignore", "ignore", "inherit"],
     });
     const pulumiBin = inject("pulumiBin");
-    project = await PulumiProject.create({
+    const project = await PulumiProject.create({
       name: "release-yaml",
       programDir: path.join(programs, "yaml-native"),
       fixture: inject("packageFixture"),
@@ -299,15 +309,11 @@ describe("the plugin archive installed with --file, and the README's YAML progra
       // Automatic plugin acquisition stays off: the plugin is the one installed from the file.
       env: { PATH: nodeFreePath(childPath(pulumiBin), path.join(scratch, "path-yaml")) },
     });
-  }, 300_000);
-
-  afterAll(async () => {
-    await emulator.close();
-    project.remove();
+    return project;
   });
 
   it("pulumi plugin install --file installs it; plugin ls lists it; it serves package get-schema", async () => {
-    await project.cli([
+    await program.project.cli([
       "plugin",
       "install",
       "resource",
@@ -316,14 +322,14 @@ describe("the plugin archive installed with --file, and the README's YAML progra
       "--file",
       path.join(releaseDir, ARCHIVE),
     ]);
-    const listed = JSON.parse((await project.cli(["plugin", "ls", "--json"])).stdout) as {
+    const listed = JSON.parse((await program.project.cli(["plugin", "ls", "--json"])).stdout) as {
       name: string;
       kind: string;
       version: string;
     }[];
     expect(listed).toEqual([expect.objectContaining({ name: "broker", kind: "resource", version: V })]);
     // `get-schema` starts the plugin and asks it `GetSchema`: the single executable, with no Node.js.
-    const schema = JSON.parse((await project.cli(["package", "get-schema", "broker"])).stdout) as {
+    const schema = JSON.parse((await program.project.cli(["package", "get-schema", "broker"])).stdout) as {
       name: string;
       version: string;
       resources: Record<string, unknown>;
@@ -341,58 +347,50 @@ describe("the plugin archive installed with --file, and the README's YAML progra
   });
 
   it("previews with no credentials and no request", async () => {
-    stack = await project.stack("dev");
-    await emulator.controls!.clearRequests();
-    const preview = await stack.preview();
+    program.stack = await program.project.stack("dev");
+    await program.emulator.controls!.clearRequests();
+    const preview = await program.stack.preview();
     expect(preview.changeSummary).toEqual({ create: 5 }); // the stack, 2 workspaces, a key, a pair
-    expect(await emulator.controls!.requests()).toEqual([]);
+    expect(await program.emulator.controls!.requests()).toEqual([]);
   });
 
   it("up creates the resources; secret outputs show as [secret] and are encrypted in the state", async () => {
-    await stack.setAllConfig(brokerConfig(emulator));
-    const up = await stack.up();
-    scan.text("up", up.stdout + up.stderr, "cli output");
+    await program.stack.setAllConfig(brokerConfig(program.emulator));
+    const up = await program.stack.up();
+    program.scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 5 });
-    const out = await stack.outputs();
+    const out = await program.stack.outputs();
     expect(out["ordersPath"]?.value).toBe("/platform/orders");
-    expect((await allWorkspaces(emulator)).some((w) => w["name"] === "orders")).toBe(true);
-    const key = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    expect((await allWorkspaces(program.emulator)).some((w) => w["name"] === "orders")).toBe(true);
+    const key = keyById(await allKeys(program.emulator), number(out, "ordersServiceId"));
     expect(out["ordersKey"]).toEqual({ value: key?.["key"], secret: true });
     expect(out["ordersPrivateKey"]?.secret).toBe(true);
-    scan.secrets(String(key?.["key"]), String(out["ordersPrivateKey"]?.value));
-    const shown = await project.cli(["stack", "output", "ordersKey", "--stack", "dev"]);
+    program.scan.secrets(String(key?.["key"]), String(out["ordersPrivateKey"]?.value));
+    const shown = await program.project.cli(["stack", "output", "ordersKey", "--stack", "dev"]);
     expect(shown.stdout.trim()).toBe("[secret]");
-    const stored = await exportedOutputs(project, "dev");
+    const stored = await exportedOutputs(program.project, "dev");
     expect((stored["ordersKey"] as Record<string, unknown>)[SIG]).toBe("1b47061264138c4ac30d75fd1eb44270");
   });
 
   it("destroy; no secret in plain text", async () => {
-    const destroy = await stack.destroy();
-    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    const destroy = await program.stack.destroy();
+    program.scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
-    scanProject(scan, "yaml", project);
-    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
-    expect(scan.leaks()).toEqual([]);
+    scanProject(program.scan, "yaml", program.project);
+    expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(program.scan.leaks()).toEqual([]);
   });
 });
 
 describe("Go: the SDK module from the release's GOPROXY directory, no replace", () => {
-  let emulator: EmulatorHandle;
-  let project: PulumiProject;
-  let stack: Stack;
-  const scan = new SecretScan();
-
-  beforeAll(async () => {
-    // An API of its own: workspaces cannot be deleted, and each program makes the same ones.
-    emulator = await startEmulator({ controls: true });
-    scan.secrets(emulator.adminKey);
+  const program = useReleaseProgram(async () => {
     execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh"), inject("pulumiVersion")], {
       cwd: REPO_ROOT,
       stdio: ["ignore", "ignore", "inherit"],
     });
     const goEnv = (name: string) => execFileSync("go", ["env", name], { encoding: "utf8" }).trim();
     const sdkModule = "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker";
-    project = await PulumiProject.create({
+    const project = await PulumiProject.create({
       name: "release-go",
       programDir: path.join(programs, "go-native"),
       fixture: inject("packageFixture"),
@@ -418,22 +416,18 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
     const text = fs.readFileSync(goMod, "utf8");
     expect(text).not.toContain("replace");
     fs.writeFileSync(goMod, text.replace(`${sdkModule} v0.0.0`, `${sdkModule} v${V}`));
-  }, 300_000);
-
-  afterAll(async () => {
-    await emulator.close();
-    project.remove();
+    return project;
   });
 
   it(
     "the language host names broker at the module's version and download URL: `pulumi install` fetches it",
     { timeout: 900_000 },
     async () => {
-      expect(fs.readdirSync(project.homeDir)).toEqual([]);
+      expect(fs.readdirSync(program.project.homeDir)).toEqual([]);
       const before = archiveFetches();
       // `pulumi install`: the Go host runs `go mod tidy`, which fetches the SDK's module (a host reads
       // pulumi-plugin.json only from a module on disk), then answers the program's required plugins.
-      await expectRequiredPluginInstalled(project, ["install"]);
+      await expectRequiredPluginInstalled(program.project, ["install"]);
       expect(archiveFetches()).toBe(before + 1);
     },
   );
@@ -443,32 +437,32 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
     { timeout: 900_000 },
     async () => {
       const before = archiveFetches();
-      stack = await project.stack("dev");
-      await emulator.controls!.clearRequests();
-      const preview = await stack.preview();
+      program.stack = await program.project.stack("dev");
+      await program.emulator.controls!.clearRequests();
+      const preview = await program.stack.preview();
       expect(preview.changeSummary).toEqual({ create: 4 });
-      expect(await emulator.controls!.requests()).toEqual([]);
+      expect(await program.emulator.controls!.requests()).toEqual([]);
       expect(archiveFetches()).toBe(before);
-      expect(fs.readFileSync(path.join(project.dir, "go.mod"), "utf8")).toContain(
+      expect(fs.readFileSync(path.join(program.project.dir, "go.mod"), "utf8")).toContain(
         `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker v${V}`,
       );
     },
   );
 
   it("up creates the workspaces and the key; destroy removes them; no secret in plain text", async () => {
-    await stack.setAllConfig(brokerConfig(emulator));
-    const up = await stack.up();
-    scan.text("up", up.stdout + up.stderr, "cli output");
+    await program.stack.setAllConfig(brokerConfig(program.emulator));
+    const up = await program.stack.up();
+    program.scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 4 });
-    const out = await stack.outputs();
-    const key = keyById(await allKeys(emulator), number(out, "ordersServiceId"));
+    const out = await program.stack.outputs();
+    const key = keyById(await allKeys(program.emulator), number(out, "ordersServiceId"));
     expect(out["ordersKey"]).toEqual({ value: key?.["key"], secret: true });
-    scan.secrets(String(key?.["key"]));
-    const destroy = await stack.destroy();
-    scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    program.scan.secrets(String(key?.["key"]));
+    const destroy = await program.stack.destroy();
+    program.scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
-    scanProject(scan, "go", project);
-    expect(scan.unread(CLI_TEST_SOURCES)).toEqual([]);
-    expect(scan.leaks()).toEqual([]);
+    scanProject(program.scan, "go", program.project);
+    expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(program.scan.leaks()).toEqual([]);
   });
 });
