@@ -9,7 +9,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
+import { GO_SDK_DIR, goSdkModule, PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 
 // Issue #32: where users start. For each `pulumi new` template (typescript, javascript, python, go,
 // yaml), the project is laid out exactly as `pulumi new <template>` writes it (the templates cannot
@@ -19,14 +19,6 @@ import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 // of objects made outside Pulumi (a workspace and a SERVICE key, made through the API first, as
 // another team's tooling would), then destroy. The `up` also checks what README, Look-ups says is
 // secret in each language.
-
-/** The Go SDK's module path (schema.json's `language.go.importBasePath` without its package). */
-const GO_SDK_MODULE = (() => {
-  const goMod = fs.readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8");
-  const found = /^module (\S+)$/mu.exec(goMod)?.[1];
-  if (found === undefined) throw new Error("sdk/go/go.mod names no module");
-  return found;
-})();
 
 const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 
@@ -360,16 +352,16 @@ ${program.slice(end)}`,
     creates: 4, // the stack, two workspaces and the key
     secrets: ["ordersKey"],
     install: (project) => {
-      // README, Go: from a clone, the SDK's module replaced by sdk/go; the plugin installed with
+      // README, Go: from a clone, the SDK's module replaced by sdk/go/broker; the plugin installed with
       // broker-config. The Go language host beside the CLI.
       execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh"), inject("pulumiVersion")], {
         cwd: REPO_ROOT,
         stdio: ["ignore", "ignore", "inherit"],
       });
-      const sdk = GO_SDK_MODULE;
+      const sdk = goSdkModule();
       for (const args of [
         ["mod", "edit", `-require=${sdk}@v0.0.0`],
-        ["mod", "edit", `-replace=${sdk}=${path.join(REPO_ROOT, "sdk", "go")}`],
+        ["mod", "edit", `-replace=${sdk}=${GO_SDK_DIR}`],
         ["mod", "tidy"],
       ])
         execFileSync("go", args, { cwd: project.dir, stdio: ["ignore", "ignore", "inherit"] });

@@ -1,7 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ACCESS_KEY, DYNAMIC_MODULE, secretFields } from "../../core/declarations";
+import type { AccessKeyType } from "../../client/types";
+import type { OnDelete } from "../impl/access-key";
 import * as accessKeyProvider from "../providers/access-key";
-import { dynamicProps, type DeclaredInput, type DeclaredOutput } from "./outputs";
+import { dynamicProps } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { AccessKeyInputs, AccessKeyOutputs, OnDelete } from "../impl/access-key";
@@ -29,17 +31,17 @@ export interface PermissionsArgs {
 /** The arguments of an {@link AccessKey}. */
 export interface AccessKeyArgs {
   /** The key's name. Changing it replaces the key (the API cannot rename keys). */
-  name: DeclaredInput<typeof ACCESS_KEY, "name">;
+  name: pulumi.Input<string>;
   /**
    * `"SERVICE"` for keys that connect clients to the broker, `"ACCOUNT"` for keys that call the
    * configuration API. Changing it replaces the key.
    */
-  type: DeclaredInput<typeof ACCESS_KEY, "type">;
+  type: pulumi.Input<AccessKeyType>;
   /**
    * What the key may publish and subscribe to. Changes are applied in place, read back and verified.
    * @default { send: [], receive: [], resources: {} }
    */
-  permissions?: DeclaredInput<typeof ACCESS_KEY, "permissions">;
+  permissions?: pulumi.Input<PermissionsArgs>;
   /**
    * Take over an existing key with the same name and type instead of creating a new one; its
    * permissions are then set to `permissions`. `pulumi import` does not work for dynamic resources.
@@ -47,18 +49,18 @@ export interface AccessKeyArgs {
    * add a {@link ServiceKeyPair} to get a known pair.
    * @default false
    */
-  adopt?: DeclaredInput<typeof ACCESS_KEY, "adopt">;
+  adopt?: pulumi.Input<boolean>;
   /**
    * What destroy (or a replacement) does with the key, which the API cannot delete: `"revoke"`
    * empties its `send`, `receive` and `resources` permissions; `"retain"` leaves it as it is.
    * @default "revoke"
    */
-  onDelete?: DeclaredInput<typeof ACCESS_KEY, "onDelete">;
+  onDelete?: pulumi.Input<OnDelete>;
   /**
    * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
    * @default false
    */
-  allowEndpointChange?: DeclaredInput<typeof ACCESS_KEY, "allowEndpointChange">;
+  allowEndpointChange?: pulumi.Input<boolean>;
 }
 
 /** Outputs of {@link AccessKey} that hold credentials and are always stored as Pulumi secrets. */
@@ -85,25 +87,29 @@ export const ACCESS_KEY_SECRET_OUTPUTS: readonly string[] = secretFields(ACCESS_
  */
 export class AccessKey extends pulumi.dynamic.Resource {
   /** The access key value (SECRET). */
-  declare readonly accessKey: DeclaredOutput<typeof ACCESS_KEY, "accessKey">;
+  declare readonly accessKey: pulumi.Output<string>;
   /** The numeric id of the key. */
-  declare readonly accessKeyId: DeclaredOutput<typeof ACCESS_KEY, "accessKeyId">;
+  declare readonly accessKeyId: pulumi.Output<number>;
   /** The key's name. */
-  declare readonly name: DeclaredOutput<typeof ACCESS_KEY, "name">;
+  declare readonly name: pulumi.Output<string>;
   /** `SERVICE` or `ACCOUNT`. */
-  declare readonly type: DeclaredOutput<typeof ACCESS_KEY, "type">;
+  declare readonly type: pulumi.Output<AccessKeyType>;
   /** The permissions the server holds, normalised: lists sorted, without repeats. */
-  declare readonly permissions: DeclaredOutput<typeof ACCESS_KEY, "permissions">;
+  declare readonly permissions: pulumi.Output<{
+    send: string[];
+    receive: string[];
+    resources: Record<string, unknown>;
+  }>;
   /** When the broker created the key (ISO 8601 UTC). */
-  declare readonly createdAt: DeclaredOutput<typeof ACCESS_KEY, "createdAt">;
+  declare readonly createdAt: pulumi.Output<string | undefined>;
   /** For a SERVICE key created by this stack: the public key of the pair returned at creation (base64). */
-  declare readonly publicKey: DeclaredOutput<typeof ACCESS_KEY, "publicKey">;
+  declare readonly publicKey: pulumi.Output<string | undefined>;
   /** For a SERVICE key created by this stack: the private key of that pair (base64, SECRET). */
-  declare readonly privateKey: DeclaredOutput<typeof ACCESS_KEY, "privateKey">;
+  declare readonly privateKey: pulumi.Output<string | undefined>;
   /** True when this stack adopted an existing key instead of creating it. */
-  declare readonly adopted: DeclaredOutput<typeof ACCESS_KEY, "adopted">;
+  declare readonly adopted: pulumi.Output<boolean>;
   /** The API endpoint the key lives at. */
-  declare readonly baseUrl: DeclaredOutput<typeof ACCESS_KEY, "baseUrl">;
+  declare readonly baseUrl: pulumi.Output<string>;
 
   /**
    * @param name The unique name of the resource in the stack.

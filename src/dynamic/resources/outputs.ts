@@ -1,7 +1,4 @@
-import type * as pulumi from "@pulumi/pulumi";
-import { fieldNames, type PERMISSIONS, type ResourceDeclaration } from "../../core/declarations";
-import type { ValueOf } from "../../core/declared";
-import type { PermissionsArgs } from "./access-key";
+import { fieldNames, type ResourceDeclaration } from "../../core/declarations";
 
 /**
  * The props a dynamic resource of `declaration` passes to `super()`: every field of the
@@ -18,28 +15,9 @@ export function dynamicProps<A extends object>(declaration: ResourceDeclaration,
   return { ...unset, ...args };
 }
 
-/**
- * The type of output `K` of a dynamic resource of `D`, as the package schema (and so every generated
- * SDK) types it: an output the declaration marks `optional` may be `undefined`. The classes type
- * their `declare readonly` outputs with it, so that a class cannot say more than the declaration.
- */
-export type DeclaredOutput<D extends ResourceDeclaration, K extends keyof D["fields"]> = pulumi.Output<
-  ValueOf<D["fields"][K]["type"]> | (D["fields"][K] extends { readonly optional: true } ? undefined : never)
->;
-
-/**
- * The type of input `K` of a dynamic resource of `D`, as a program passes it: a `pulumi.Input` of
- * the declared type, with the members of a list, a map or the permissions object inputs as well.
- */
-export type DeclaredInput<D extends ResourceDeclaration, K extends keyof D["fields"]> = pulumi.Input<
-  ArgValue<D["fields"][K]["type"]>
->;
-
-/** The value a program passes for a property of declared type `T`. */
-type ArgValue<T> = T extends { readonly $ref: `#/types/${typeof PERMISSIONS.token}` }
-  ? PermissionsArgs
-  : T extends { readonly type: "array"; readonly items: infer I }
-    ? pulumi.Input<ArgValue<I>>[]
-    : T extends { readonly type: "object"; readonly additionalProperties: infer V }
-      ? Record<string, pulumi.Input<ArgValue<V>>>
-      : ValueOf<T>;
+// The classes' args and outputs spell their types out (`pulumi.Output<string>`) instead of mapping
+// them from the declarations: a project without a `typescript` of its own (one copied from
+// examples/, say) is compiled by the TypeScript 3.8 that @pulumi/pulumi vendors, which reads a
+// mapped or template-literal type of a shipped declaration file as `any`. test/unit/dynamic-classes.test.ts
+// checks each spelled-out type, its optionality and its secrecy against the declaration, so they
+// cannot drift; test/e2e/examples.test.ts compiles the examples under that TypeScript.

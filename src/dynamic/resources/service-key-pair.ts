@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { SERVICE_KEY_PAIR, DYNAMIC_MODULE, secretFields } from "../../core/declarations";
 import * as serviceKeyPairProvider from "../providers/service-key-pair";
-import { dynamicProps, type DeclaredInput, type DeclaredOutput } from "./outputs";
+import { dynamicProps } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../impl/service-key-pair";
@@ -12,17 +12,17 @@ export interface ServiceKeyPairArgs {
    * The value of a SERVICE access key, e.g. an {@link AccessKey}'s `accessKey` output. It is always
    * stored as a secret, even when passed as a plain string. Changing it replaces this resource. An ACCOUNT key is rejected with a clear error.
    */
-  accessKey: DeclaredInput<typeof SERVICE_KEY_PAIR, "accessKey">;
+  accessKey: pulumi.Input<string>;
   /**
    * Any change to this map rotates the pair in place, e.g. `{ quarter: "2026-Q4" }`.
    * @default {}
    */
-  rotationTriggers?: DeclaredInput<typeof SERVICE_KEY_PAIR, "rotationTriggers">;
+  rotationTriggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
    * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
    * @default false
    */
-  allowEndpointChange?: DeclaredInput<typeof SERVICE_KEY_PAIR, "allowEndpointChange">;
+  allowEndpointChange?: pulumi.Input<boolean>;
 }
 
 /** Outputs of {@link ServiceKeyPair} that hold credentials and are always stored as Pulumi secrets. */
@@ -46,15 +46,15 @@ export const SERVICE_KEY_PAIR_SECRET_OUTPUTS: readonly string[] = secretFields(S
  */
 export class ServiceKeyPair extends pulumi.dynamic.Resource {
   /** The public key (base64 text), for encryption. */
-  declare readonly publicKey: DeclaredOutput<typeof SERVICE_KEY_PAIR, "publicKey">;
+  declare readonly publicKey: pulumi.Output<string>;
   /** The private key (base64 text), for decryption (SECRET). */
-  declare readonly privateKey: DeclaredOutput<typeof SERVICE_KEY_PAIR, "privateKey">;
+  declare readonly privateKey: pulumi.Output<string>;
   /** The numeric id of the SERVICE key the pair belongs to. */
-  declare readonly accessKeyId: DeclaredOutput<typeof SERVICE_KEY_PAIR, "accessKeyId">;
+  declare readonly accessKeyId: pulumi.Output<number>;
   /** When this stack last rotated the pair (ISO 8601 UTC). */
-  declare readonly rotatedAt: DeclaredOutput<typeof SERVICE_KEY_PAIR, "rotatedAt">;
+  declare readonly rotatedAt: pulumi.Output<string>;
   /** The API endpoint the key lives at. */
-  declare readonly baseUrl: DeclaredOutput<typeof SERVICE_KEY_PAIR, "baseUrl">;
+  declare readonly baseUrl: pulumi.Output<string>;
 
   /**
    * @param name The unique name of the resource in the stack.

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WORKSPACE, DYNAMIC_MODULE } from "../../core/declarations";
 import * as workspaceProvider from "../providers/workspace";
-import { dynamicProps, type DeclaredInput, type DeclaredOutput } from "./outputs";
+import { dynamicProps } from "./outputs";
 
 export type { WorkspaceInputs, WorkspaceOutputs } from "../impl/workspace";
 
@@ -11,27 +11,27 @@ export interface WorkspaceArgs {
    * The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters.
    * Changing it replaces the workspace (the API cannot rename one).
    */
-  name: DeclaredInput<typeof WORKSPACE, "name">;
+  name: pulumi.Input<string>;
   /**
    * The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a
    * top-level workspace. Changing it replaces the workspace.
    * @default 0
    */
-  parentId?: DeclaredInput<typeof WORKSPACE, "parentId">;
+  parentId?: pulumi.Input<number>;
   /**
    * Take over an existing workspace with the same name and parent instead of failing because it
    * exists. Use it to bring objects made outside Pulumi (or by an exported configuration) under
    * this stack; `pulumi import` does not work for dynamic resources.
    * @default false
    */
-  adopt?: DeclaredInput<typeof WORKSPACE, "adopt">;
+  adopt?: pulumi.Input<boolean>;
   /**
    * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
    * Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong
    * environment changes nothing.
    * @default false
    */
-  allowEndpointChange?: DeclaredInput<typeof WORKSPACE, "allowEndpointChange">;
+  allowEndpointChange?: pulumi.Input<boolean>;
 }
 
 /**
@@ -50,19 +50,19 @@ export interface WorkspaceArgs {
  */
 export class Workspace extends pulumi.dynamic.Resource {
   /** The workspace's numeric id; pass it as another workspace's `parentId`. */
-  declare readonly workspaceId: DeclaredOutput<typeof WORKSPACE, "workspaceId">;
+  declare readonly workspaceId: pulumi.Output<number>;
   /** The workspace's name. */
-  declare readonly name: DeclaredOutput<typeof WORKSPACE, "name">;
+  declare readonly name: pulumi.Output<string>;
   /** The parent's id, 0 for a top-level workspace. */
-  declare readonly parentId: DeclaredOutput<typeof WORKSPACE, "parentId">;
+  declare readonly parentId: pulumi.Output<number>;
   /** The full path, such as `/team/orders`. */
-  declare readonly path: DeclaredOutput<typeof WORKSPACE, "path">;
+  declare readonly path: pulumi.Output<string>;
   /** When the broker created the workspace (ISO 8601 UTC). */
-  declare readonly createdAt: DeclaredOutput<typeof WORKSPACE, "createdAt">;
+  declare readonly createdAt: pulumi.Output<string>;
   /** True when this stack adopted an existing workspace instead of creating it. */
-  declare readonly adopted: DeclaredOutput<typeof WORKSPACE, "adopted">;
+  declare readonly adopted: pulumi.Output<boolean>;
   /** The API endpoint the workspace lives at. */
-  declare readonly baseUrl: DeclaredOutput<typeof WORKSPACE, "baseUrl">;
+  declare readonly baseUrl: pulumi.Output<string>;
 
   /**
    * @param name The unique name of the resource in the stack.
