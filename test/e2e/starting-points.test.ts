@@ -461,13 +461,17 @@ describe.each(STARTING_POINTS)("`pulumi new $template`, then the README's quicks
     fs.rmSync(templateDir, { recursive: true, force: true });
   });
 
-  it("previews the quickstart with no credentials", async () => {
+  // A Go program's first run compiles it and the Pulumi Go SDK: minutes with an empty build cache on a
+  // loaded 2-core machine. The timeouts are bounds against a hang, not speed figures.
+  const CLI_RUN_TIMEOUT_MS = 600_000;
+
+  it("previews the quickstart with no credentials", { timeout: CLI_RUN_TIMEOUT_MS }, async () => {
     const { stdout } = await project.run(["preview", "--json"], env);
     const steps = (JSON.parse(stdout) as { steps: { op: string; urn: string }[] }).steps;
     expect(steps.map((s) => s.op)).toEqual(Array<string>(start.creates).fill("create"));
   });
 
-  it("up: the quickstart and the look-ups, secrets as secrets", async () => {
+  it("up: the quickstart and the look-ups, secrets as secrets", { timeout: CLI_RUN_TIMEOUT_MS }, async () => {
     start.addLookups(project.dir);
     // README, Quickstart: the settings, the key as a secret.
     await project.run(["config", "set", "broker:baseUrl", emulator.url], env);
@@ -491,7 +495,7 @@ describe.each(STARTING_POINTS)("`pulumi new $template`, then the README's quicks
     expect(team?.["parentId"]).toBe(made.sharedId);
   });
 
-  it("destroy empties the stack", async () => {
+  it("destroy empties the stack", { timeout: CLI_RUN_TIMEOUT_MS }, async () => {
     await project.run(["destroy", "--yes", "--skip-preview"], env);
     const { stdout } = await project.run(["stack", "export"], env);
     const resources = (JSON.parse(stdout) as { deployment: { resources?: unknown[] } }).deployment.resources;

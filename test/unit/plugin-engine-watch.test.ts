@@ -59,7 +59,9 @@ function watch(address: string, aliveChecks: number) {
   watches.push(
     watchEngine({
       address,
-      intervalMs: 20,
+      // Each check's deadline is the interval: a short one makes a busy machine's slow answer count
+      // as a failed check (two in a row: "gone"). Half a second holds with every core busy.
+      intervalMs: 500,
       onCheck: (ok) => {
         outcomes.push(ok);
         inARow = ok ? inARow + 1 : 0;
@@ -74,7 +76,7 @@ function watch(address: string, aliveChecks: number) {
 describe("watchEngine", () => {
   it("stays quiet while the engine answers, and reports it gone once it stops", async () => {
     const engine = await startEngine(true);
-    const watched = watch(engine.address, 10);
+    const watched = watch(engine.address, 4);
     await watched.alive;
     expect(watched.goneYet()).toBe(false);
     engine.stop();
@@ -85,7 +87,7 @@ describe("watchEngine", () => {
 
   it("takes an engine without the health service (UNIMPLEMENTED) for alive", async () => {
     const engine = await startEngine(false);
-    const watched = watch(engine.address, 5);
+    const watched = watch(engine.address, 3);
     await watched.alive;
     expect(watched.goneYet()).toBe(false);
     engine.stop();
