@@ -40,11 +40,10 @@ export interface EngineStandIn {
 }
 
 /**
- * `grpc.health.v1.Health/Check` answered `SERVING`, as the engine's Go server does. The request is
- * read as raw bytes (an empty service name asks for the whole server); the response is
- * `HealthCheckResponse{status: SERVING}`, field 1 (varint) = 1.
+ * The gRPC health service's `Check` (`grpc.health.v1.Health/Check`), with raw bytes for messages:
+ * the request is read as it comes (an empty service name asks for the whole server).
  */
-const HEALTH_SERVICE = {
+export const HEALTH_SERVICE = {
   check: {
     path: "/grpc.health.v1.Health/Check",
     requestStream: false,
@@ -55,7 +54,8 @@ const HEALTH_SERVICE = {
     responseDeserialize: (bytes: Buffer) => bytes,
   },
 };
-const SERVING = Buffer.from([0x08, 0x01]);
+/** `HealthCheckResponse{status: SERVING}` (field 1, varint 1): the engine's Go server's answer. */
+export const SERVING = Buffer.from([0x08, 0x01]);
 
 const SEVERITY_NAMES: Record<number, EngineLogMessage["severity"]> = {
   [engineMessages.LogSeverity.DEBUG]: "debug",

@@ -1,28 +1,14 @@
-import { Server, type ServiceDefinition } from "@grpc/grpc-js";
+import { Server } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { watchEngine, type EngineWatch } from "../../src/engine/engine-watch";
+import { HEALTH_SERVICE, SERVING } from "../../harness/engine-stand-in.mts";
 import { listenOnLoopback } from "../support/plugin-server";
-
-/** The gRPC health service's Check method, with raw bytes for messages (its answer: SERVING). */
-const HEALTH: ServiceDefinition = {
-  check: {
-    path: "/grpc.health.v1.Health/Check",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (bytes: Buffer) => bytes,
-    requestDeserialize: (bytes: Buffer) => bytes,
-    responseSerialize: (bytes: Buffer) => bytes,
-    responseDeserialize: (bytes: Buffer) => bytes,
-  },
-};
-/** HealthCheckResponse { status: SERVING (1) }. */
-const SERVING = Buffer.from([0x08, 0x01]);
 
 /** A stand-in for the engine's gRPC server: with the health service, or with no service at all. */
 async function startEngine(withHealth: boolean): Promise<{ address: string; stop: () => void }> {
   const server = new Server();
   if (withHealth) {
-    server.addService(HEALTH, {
+    server.addService(HEALTH_SERVICE, {
       check: (_call: unknown, callback: (error: null, response: Buffer) => void) => {
         callback(null, SERVING);
       },
