@@ -1,6 +1,7 @@
 import * as os from "node:os";
 import { defineConfig } from "vitest/config";
 import { ENGINE_LEGS } from "./harness/engine-matrix.mts";
+import LongestFirstSequencer from "./test/support/longest-first-sequencer.mts";
 
 // `npm test`: every test file with the Pulumi CLI and @pulumi/pulumi of our devDependencies (the
 // project "main"), and the end-to-end files of the engine matrix again with each other CLI and SDK
@@ -18,6 +19,8 @@ export default defineConfig({
     // which the worker only waits for; a second file beside it uses that time. Tests must pass with
     // every core busy (docs/offline-engine.md, "Timing").
     maxWorkers: Math.max(2, os.availableParallelism()),
+    // The longest files first, whatever their leg: the run ends when its last file does.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: ENGINE_LEGS.map((leg) => ({
       extends: true,
       test: { name: leg.name, include: [...leg.include], globalSetup: ["test/global-setup.ts"] },

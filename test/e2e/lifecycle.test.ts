@@ -3,7 +3,6 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { injectFaultMix, struckRequests } from "../support/fault-mix";
 import {
   emulatorConfig,
   NO_BROKER_ENV,
@@ -14,7 +13,8 @@ import {
 } from "../support/projects";
 
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
-// platform team would (issue #4). The steps share one stack and run in order.
+// platform team would (issue #4). The steps share one stack and run in order. Several stacks of
+// one program, and an up through injected faults, are in stacks-per-environment.test.ts.
 
 /** How either door says a run was cancelled: never in the output of a run that succeeded. */
 const RUN_CANCELLED = /run was cancelled/u;
@@ -190,68 +190,5 @@ describe("a stack's life through the Pulumi CLI", () => {
     expect(state.resources ?? []).toHaveLength(0);
     const text = project.producedText() + destroy.stdout + destroy.stderr;
     for (const secret of secrets) expect(text).not.toContain(secret);
-  });
-});
-
-describe("stacks per environment", () => {
-  let prodEmulator: EmulatorHandle;
-  const small: Spec = { keys: [{ name: "isolated", type: "SERVICE", permissions: { send: ["a/b"] } }] };
-
-  beforeAll(async () => {
-    prodEmulator = await startEmulator({ controls: true });
-  });
-  afterAll(async () => {
-    await prodEmulator.close();
-  });
-
-  it("9. two stacks of one program stay isolated; a stack pointed at another endpoint fails its preview", async () => {
-    const dev = await project.stack("iso-dev", { ...specConfig(small), ...emulatorConfig(emulator) });
-    const prod = await project.stack("iso-prod", { ...specConfig(small), ...emulatorConfig(prodEmulator) });
-    await dev.up();
-    await prod.up();
-    const devKeys = (await allKeys(emulator)).filter((k) => k["name"] === "isolated");
-    const prodKeys = (await allKeys(prodEmulator)).filter((k) => k["name"] === "isolated");
-    expect(devKeys).toHaveLength(1);
-    expect(prodKeys).toHaveLength(1);
-    expect(devKeys[0]?.["key"]).not.toBe(prodKeys[0]?.["key"]);
-
-    await dev.setAllConfig(emulatorConfig(prodEmulator));
-    const error = await dev.preview().catch((e: unknown) => e);
-    expect(String(error)).toMatch(/lives at .*now points to/su);
-    expect(String(error)).toContain(emulator.url);
-    await dev.setAllConfig(emulatorConfig(emulator));
-    await dev.destroy();
-    await prod.destroy();
-  });
-
-  it("10. up with faults injected still succeeds, without duplicates on the server", async () => {
-    const faulty = await project.stack("faulty", {
-      ...specConfig(baseSpec),
-      ...emulatorConfig(prodEmulator),
-    });
-    const mix = [
-      ["429", "before"],
-      ["503", "before"],
-      ["503", "after"],
-      ["reset", "after"],
-    ] as const;
-    await injectFaultMix(prodEmulator.controls!, mix, 11);
-    await prodEmulator.controls!.clearRequests();
-    const up = await faulty.up();
-    expect(up.summary.result).toBe("succeeded");
-    const { struck, applied } = await struckRequests(prodEmulator.controls!);
-    await prodEmulator.controls!.clearFaults();
-    // The faults really struck: the up succeeded through them, not past them.
-    expect(struck.length).toBeGreaterThan(0);
-    expect(struck).toHaveLength(applied);
-    expect(new Set(struck.map((r) => r.fault)).size, "more than one kind of fault struck").toBeGreaterThan(1);
-    const names = (await allKeys(prodEmulator)).map((k) => k["name"]);
-    for (const key of baseSpec.keys!) expect(names.filter((n) => n === key.name)).toHaveLength(1);
-    const workspaces = (
-      await apiGet(prodEmulator, "/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name")
-    )["results"] as { name: string }[];
-    expect(workspaces.map((w) => w.name).sort()).toEqual(["orders", "platform"]);
-    expect((await faulty.preview()).changeSummary).toEqual({ same: 6 });
-    await faulty.destroy();
   });
 });
