@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
 import { Pool } from "undici";
 
 import { normalizeBaseUrl } from "./base-url";
-import { cancellableTiming } from "./cancellation";
+import { CallQueue } from "./call-queue";
+import { Cancellation } from "./cancellation";
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
@@ -166,14 +167,8 @@ export class BrokerClient {
   readonly #keyReads: ReadCoalescer<AccessKeyRecord>;
   /** Reads of single workspaces, likewise from the workspace list. */
   readonly #workspaceReads: ReadCoalescer<WorkspaceRecord>;
-  /**
-   * The pool's connections, the calls holding one (sent, or waiting on the rate limit to be sent),
-   * the calls queued for one in order, and who waits for one to be free with none queued.
-   */
-  readonly #connections: number;
-  #inFlight = 0;
-  readonly #queuedCalls: (() => void)[] = [];
-  readonly #waitingForConnection: (() => void)[] = [];
+  /** The calls on the pool's connections, and those queued for one. */
+  readonly #calls: CallQueue;
 
   /** @throws BrokerSettingsError when an option is invalid. */
   constructor(options: BrokerClientOptions);
@@ -214,8 +209,7 @@ export class BrokerClient {
       bodyTimeout: timeoutMs,
     });
     const clock = internals.timing ?? REAL_TIMING;
-    // Every wait of the client (retries, pacing, coalesced reads) ends at once on cancellation.
-    const timing = cancellableTiming(clock, options.signal);
+    const cancellation = new Cancellation(options.signal);
     const baseDelayMs = internals.baseDelayMs ?? RETRY_BASE_DELAY_MS;
     const maxDelayMs = internals.maxDelayMs ?? RETRY_MAX_DELAY_MS;
     this.#ctx = {
@@ -226,10 +220,10 @@ export class BrokerClient {
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
       timeoutMs,
       retry: { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs },
-      timing,
+      timing: clock,
       notify: noticePath({ onRetry: options.onRetry, onRateLimitWait: options.onRateLimitWait }),
       settingNames,
-      signal: options.signal,
+      cancellation,
       rateLimit: {
         pacer:
           internals.pacer ??
@@ -239,15 +233,20 @@ export class BrokerClient {
       },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
+    // The waits of the create-once loop and of the coalescer end early on cancellation: what they
+    // wait for is a request, which the pipeline then refuses.
+    const waits = cancellation.waits(clock.sleep);
+    const timing: RequestTiming = { now: clock.now, random: clock.random, sleep: waits };
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
-    this.#connections = connections;
+    const calls = new CallQueue(connections);
+    this.#calls = calls;
     const { pacer } = this.#ctx.rateLimit;
     const readTiming = {
       nextSlotInMs: () => pacer.nextSlotInMs(quota),
       paced: () => pacer.pace(quota) !== undefined,
-      sleep: timing.sleep,
-      connectionFree: () => this.#connectionFree(),
-      freeConnections: () => this.#connections - this.#inFlight,
+      sleep: waits,
+      connectionFree: () => calls.whenFree(),
+      freeConnections: () => calls.free,
       connections,
     };
     this.#keyReads = new ReadCoalescer(
@@ -264,49 +263,9 @@ export class BrokerClient {
     );
   }
 
-  /**
-   * One call of an endpoint of `endpoints.ts`, on one of the pool's connections. Calls beyond the
-   * connections queue here, in order, before they take a slot of the rate limit: a slot is taken
-   * only by a request that can be sent when it comes. (Queued in the pool instead, a hundred creates
-   * made at once would all hold slots of "now" before the first 429 taught the pace, and each would
-   * be refused.)
-   */
-  async #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
-    await this.#takeConnection();
-    try {
-      return await request(this.#ctx, endpoint, input, hooks);
-    } finally {
-      this.#releaseConnection();
-    }
-  }
-
-  #takeConnection(): Promise<void> {
-    if (this.#inFlight < this.#connections) {
-      this.#inFlight++;
-      return Promise.resolve();
-    }
-    // Handed over by the call that ends (the count stays), so no newcomer can take it first.
-    return new Promise((resolve) => this.#queuedCalls.push(resolve));
-  }
-
-  #releaseConnection(): void {
-    const next = this.#queuedCalls.shift();
-    if (next !== undefined) {
-      next();
-      return;
-    }
-    this.#inFlight--;
-    for (const wake of this.#waitingForConnection.splice(0)) wake();
-  }
-
-  /**
-   * Resolves when a connection is free and no call is queued for one: the read coalescer decides
-   * after the calls queued before it (a create's read-back waits behind the `POST`s still queued,
-   * and the reads they answer join it).
-   */
-  #connectionFree(): Promise<void> {
-    if (this.#inFlight < this.#connections) return Promise.resolve();
-    return new Promise((resolve) => this.#waitingForConnection.push(resolve));
+  /** One call of an endpoint of `endpoints.ts`, on one of the pool's connections (see `call-queue.ts`). */
+  #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
+    return this.#calls.run(() => request(this.#ctx, endpoint, input, hooks));
   }
 
   /** A whole list, unfiltered, oldest first, as the read coalescers page through it. */

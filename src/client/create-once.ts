@@ -95,7 +95,13 @@ function createWithRecovery<T>(
     }
     if (found !== undefined) return { ok: true, value: found };
     // When no attempt is left, the create's own error says best what the caller must check.
-    return { ok: false, failure: { kind: "not-applied" }, fail: () => uncertain };
+    return {
+      ok: false,
+      failure: { kind: "not-applied" },
+      end: () => {
+        throw uncertain;
+      },
+    };
   });
 }
 

@@ -52,6 +52,7 @@ export interface CoalescerTiming {
    * arrive meanwhile join the next decision instead of queueing as single reads.
    */
   readonly paced: () => boolean;
+  /** Sleeps; ends early (without an error) when the run is cancelled. */
   readonly sleep: (ms: number) => Promise<void>;
   /**
    * Resolves when the client has a connection free for another request (at once when it has);
@@ -84,8 +85,6 @@ interface Waiter<R> {
   readonly missed: Set<number>;
   readonly single: () => void;
   readonly answer: (record: R) => void;
-  /** Ends the read with `error`, without a request (the run was cancelled while it waited). */
-  readonly fail: (error: unknown) => void;
 }
 
 /**
@@ -160,7 +159,6 @@ export class ReadCoalescer<R> {
           this.counts.singles++;
           single().then(resolve, reject);
         },
-        fail: reject,
       };
       this.#waiting.add(waiter);
       if (!this.#pumping) void this.#pump();
@@ -174,16 +172,10 @@ export class ReadCoalescer<R> {
       while (this.#waiting.size > 0) {
         await this.#timing.connectionFree();
         const waitMs = this.#timing.nextSlotInMs();
-        try {
-          await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
-          await this.#gather();
-        } catch (error) {
-          // The wait was cut short (the run was cancelled): every waiting read ends with it, as
-          // each would have had it from its own request's wait.
-          for (const waiter of this.#waiting) waiter.fail(error);
-          this.#waiting.clear();
-          return;
-        }
+        // When the run is cancelled these waits end early, and the requests decided next are
+        // refused where requests are sent (`cancellation.ts`): no read needs ending here.
+        await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
+        await this.#gather();
         this.#readsDecided = this.counts.reads;
         const choice = this.#choosePage();
         if (choice !== undefined) await this.#fetch(choice.page, choice.probe);
