@@ -7,33 +7,21 @@
  * `BROKER_CANCELLED`, naming the request it did not send, and nothing more is changed; a request
  * already on the wire is never abandoned, so its outcome is known and the engine records what
  * exists. The reads that learn what a create just made (a workspace's id, found by listing its
- * name) are part of that create: they run in {@link finishingWrite} and go on after cancellation,
- * since dropping them would leave an object nobody records. See docs/decisions.md, "Cancelled runs
- * stop sending, and finish what was sent".
+ * name) are part of that create: they go through the client's finishing lists
+ * (`CreateOnceApi.finishing`), whose calls have no cancellation, since dropping them would leave
+ * an object nobody records. See docs/decisions.md, "Cancelled runs stop sending, and finish what
+ * was sent".
  *
  * One mechanism applies the rule: a client's {@link Cancellation}, asked one question
  * ({@link Cancellation.stopped}). Its effect is where requests are sent: the pipeline of `request()`
  * composes its {@link Cancellation.refusing} layer above pacing (a cancelled call takes no slot and
  * sends nothing), and the call's waits are its {@link Cancellation.timing} (cut short with the same
- * error). Waits that are not a call's (the read coalescer's) merely end early
- * ({@link Cancellation.waits}): what comes next is a request, which the layer refuses.
+ * error). Waits that are not a call's (the read coalescer's, the create-once loop's) merely end
+ * early ({@link Cancellation.waits}): what comes next is a request, which the layer refuses.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-
 import { BrokerCancelledError } from "./errors";
 import type { RequestTiming } from "./retry";
 import type { Layer } from "./transport";
-
-/** Set while the follow-up reads of a write that reached the broker run. */
-const finishing = new AsyncLocalStorage<true>();
-
-/**
- * Runs `follow` (the reads that learn what a write that reached the broker made) so that a
- * cancellation does not stop it: its requests start and its waits run to their end.
- */
-export function finishingWrite<T>(follow: () => Promise<T>): Promise<T> {
-  return finishing.run(true, follow);
-}
 
 /** The error of a call stopped by cancellation before its request `method pathTemplate` was sent. */
 function cancelledError(method: string, pathTemplate: string): BrokerCancelledError {
@@ -42,7 +30,7 @@ function cancelledError(method: string, pathTemplate: string): BrokerCancelledEr
   );
 }
 
-/** The cancellation of one client's calls, by its `signal` (never, without one). */
+/** The cancellation of a client's calls, by its `signal` (never, without one). */
 export class Cancellation {
   readonly #signal: AbortSignal | undefined;
 
@@ -50,9 +38,9 @@ export class Cancellation {
     this.#signal = signal;
   }
 
-  /** Whether the current call must stop now: the run was cancelled and it is not finishing a write. */
+  /** Whether calls must stop now: the run was cancelled. */
   stopped(): boolean {
-    return this.#signal?.aborted === true && finishing.getStore() !== true;
+    return this.#signal?.aborted === true;
   }
 
   /**
@@ -67,8 +55,8 @@ export class Cancellation {
   }
 
   /**
-   * `timing` for the waits of the call `method pathTemplate`: a sleep that ends at once when the
-   * call is {@link stopped} before or during it, throwing the error {@link refusing} would. The
+   * `timing` for the waits of the call `method pathTemplate`: a sleep that ends at once when calls
+   * are {@link stopped} before or during it, throwing the error {@link refusing} would. The
    * clock and randomness are `timing`'s own.
    */
   timing(timing: RequestTiming, method: string, pathTemplate: string): RequestTiming {
@@ -77,7 +65,7 @@ export class Cancellation {
   }
 
   /**
-   * A sleep that ends early, without an error, when the current call is {@link stopped}: for waits
+   * A sleep that ends early, without an error, when calls are {@link stopped}: for waits
    * before a request is decided (the read coalescer's), whose next step meets {@link refusing}.
    */
   waits(sleep: RequestTiming["sleep"]): RequestTiming["sleep"] {
@@ -95,8 +83,7 @@ export class Cancellation {
           signal.addEventListener("abort", onAbort, { once: true });
         });
         try {
-          // Inside finishingWrite the wait runs to its end, whatever the signal says.
-          await (finishing.getStore() === true ? sleep(ms) : Promise.race([sleep(ms), aborted]));
+          await Promise.race([sleep(ms), aborted]);
         } finally {
           if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
         }

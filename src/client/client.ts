@@ -19,6 +19,7 @@ import {
 import {
   createAccessKeyOnce,
   createWorkspaceAndFind,
+  type CreateOnceApi,
   type CreateOnceBudget,
   type CreatedAccessKeyOnce,
 } from "./create-once";
@@ -161,6 +162,11 @@ export class BrokerClient {
   /** The normalised base URL, without a trailing slash. */
   readonly baseUrl: string;
   readonly #ctx: RequestContext;
+  /**
+   * What the create-once operations call: the client, with its lists also as `finishing` lists that
+   * the run's cancellation does not stop (the reads that learn what a sent create made).
+   */
+  readonly #createOnce: CreateOnceApi;
   readonly #pool: Pool;
   readonly #budget: CreateOnceBudget;
   /** Reads of single keys, answered from the key list's pages when that costs fewer requests. */
@@ -238,6 +244,19 @@ export class BrokerClient {
     const waits = cancellation.waits(clock.sleep);
     const timing: RequestTiming = { now: clock.now, random: clock.random, sleep: waits };
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
+    const finishing: RequestContext = { ...this.#ctx, cancellation: new Cancellation(undefined) };
+    this.#createOnce = {
+      createWorkspace: (input) => this.createWorkspace(input),
+      workspaces: (filter) => this.workspaces(filter),
+      createAccessKey: (input) => this.createAccessKey(input),
+      accessKeys: (filter) => this.accessKeys(filter),
+      getAccessKeyPermissions: (accessKey) => this.getAccessKeyPermissions(accessKey),
+      rotateServiceKeyPair: (accessKey) => this.rotateServiceKeyPair(accessKey),
+      finishing: {
+        workspaces: (filter = {}) => this.#all(ENDPOINTS.listWorkspaces, filter, finishing),
+        accessKeys: (filter = {}) => this.#all(ENDPOINTS.listAccessKeys, filter, finishing),
+      },
+    };
     const calls = new CallQueue(connections);
     this.#calls = calls;
     const { pacer } = this.#ctx.rateLimit;
@@ -263,9 +282,12 @@ export class BrokerClient {
     );
   }
 
-  /** One call of an endpoint of `endpoints.ts`, on one of the pool's connections (see `call-queue.ts`). */
-  #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
-    return this.#calls.run(() => request(this.#ctx, endpoint, input, hooks));
+  /**
+   * One call of an endpoint of `endpoints.ts`, on one of the pool's connections (see
+   * `call-queue.ts`), in the client's request context (or the finishing one, without cancellation).
+   */
+  #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks, ctx = this.#ctx): Promise<O> {
+    return this.#calls.run(() => request(ctx, endpoint, input, hooks));
   }
 
   /** A whole list, unfiltered, oldest first, as the read coalescers page through it. */
@@ -292,9 +314,23 @@ export class BrokerClient {
   #list<F extends ListOptions, R>(
     endpoint: Endpoint<F & ResolvedListOptions & { pageIndex: number }, Page<R>>,
     filter: F,
+    ctx = this.#ctx,
   ): { limit: number; page: (pageIndex: number) => Promise<Page<R>> } {
     const query = { ...filter, ...listDefaults(filter) };
-    return { limit: query.limit, page: (pageIndex) => this.#call(endpoint, { ...query, pageIndex }) };
+    return {
+      limit: query.limit,
+      page: (pageIndex) => this.#call(endpoint, { ...query, pageIndex }, undefined, ctx),
+    };
+  }
+
+  /** Every record of a list, page after page (fetched lazily), until a short page. */
+  #all<F extends ListOptions, R>(
+    endpoint: Endpoint<F & ResolvedListOptions & { pageIndex: number }, Page<R>>,
+    filter: F,
+    ctx = this.#ctx,
+  ): AsyncIterableIterator<R> {
+    const list = this.#list(endpoint, filter, ctx);
+    return allPages(list.limit, list.page);
   }
 
   /**
@@ -313,8 +349,7 @@ export class BrokerClient {
 
   /** Every access key, page after page (fetched lazily), until a short page. */
   accessKeys(options: AccessKeyFilter = {}): AsyncIterableIterator<AccessKeyRecord> {
-    const list = this.#list(ENDPOINTS.listAccessKeys, options);
-    return allPages(list.limit, list.page);
+    return this.#all(ENDPOINTS.listAccessKeys, options);
   }
 
   /**
@@ -373,8 +408,7 @@ export class BrokerClient {
 
   /** Every workspace matching the filters, page after page (fetched lazily), until a short page. */
   workspaces(options: WorkspaceFilter = {}): AsyncIterableIterator<WorkspaceRecord> {
-    const list = this.#list(ENDPOINTS.listWorkspaces, options);
-    return allPages(list.limit, list.page);
+    return this.#all(ENDPOINTS.listWorkspaces, options);
   }
 
   /**
@@ -395,12 +429,12 @@ export class BrokerClient {
     input: CreateWorkspaceInput,
     knownBefore?: readonly WorkspaceRecord[],
   ): Promise<WorkspaceRecord> {
-    return createWorkspaceAndFind(this, this.#budget, input, knownBefore);
+    return createWorkspaceAndFind(this.#createOnce, this.#budget, input, knownBefore);
   }
 
   /** Creates an access key and reads back its record, never creating it twice (see `create-once.ts`). */
   createAccessKeyOnce(input: CreateAccessKeyInput): Promise<CreatedAccessKeyOnce> {
-    return createAccessKeyOnce(this, this.#budget, input);
+    return createAccessKeyOnce(this.#createOnce, this.#budget, input);
   }
 
   /** Closes the connection pool after the requests in flight finish. */
