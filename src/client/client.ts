@@ -264,9 +264,7 @@ export class BrokerClient {
       nextSlotInMs: () => pacer.nextSlotInMs(quota),
       paced: () => pacer.pace(quota) !== undefined,
       sleep: waits,
-      connectionFree: () => calls.whenFree(),
-      freeConnections: () => calls.free,
-      connections,
+      calls,
     };
     this.#keyReads = new ReadCoalescer(
       this.#pages(
