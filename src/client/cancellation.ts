@@ -14,9 +14,9 @@
  *
  * One mechanism applies the rule: a client's {@link Cancellation}, asked one question
  * ({@link Cancellation.stopped}). Its effect is where requests are sent: the pipeline of `request()`
- * composes its {@link Cancellation.refusing} layer above pacing (a cancelled call takes no slot and
- * sends nothing), and the call's waits are its {@link Cancellation.timing} (cut short with the same
- * error). Waits that are not a call's (the read coalescer's, the create-once loop's) merely end
+ * composes its {@link Cancellation.refusing} layer above pacing (a cancelled call takes no slot)
+ * and below it (the last moment before the wire: a cancelled call sends nothing), and the call's
+ * waits are its {@link Cancellation.timing} (cut short with the same error). Waits that are not a call's (the read coalescer's, the create-once loop's) merely end
  * early ({@link Cancellation.waits}): what comes next is a request, which the layer refuses.
  */
 import { BrokerCancelledError } from "./errors";

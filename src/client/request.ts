@@ -5,11 +5,12 @@
  * (`Layer = (next: Send) => Send`, `transport.ts`), composed here alone, in one list:
  *
  * ```
- * retried (retry.ts)           decide, back off, honour Retry-After; stop within the budgets
- *   └ refusing (cancellation)  a cancelled call takes no slot and sends nothing
- *     └ paced (pacing.ts)      the shared pace and the call's rate-limit budget; 429s waited out
- *       └ counted (here)       every request sent is an attempt, in messages and events
- *         └ transport          one attempt on the wire (transport.ts, over undici)
+ * retried (retry.ts)              decide, back off, honour Retry-After; stop within the budgets
+ *   └ refusing (cancellation.ts)  a cancelled call takes no slot of the pace
+ *     └ paced (pacing.ts)         the shared pace and the call's rate-limit budget; 429s waited out
+ *       └ refusing                the last moment before the wire: a cancelled call sends nothing
+ *         └ counted (here)        every request sent is an attempt, in messages and events
+ *           └ transport           one attempt on the wire (transport.ts, over undici)
  * ```
  *
  * What comes out of the pipeline is the call's last response; `answer()` turns it into the decoded
@@ -170,21 +171,18 @@ export async function request<I, O>(
       notices.retry(delayMs, failureReason(failure));
     },
   };
-  // The last step before the wire: every request sent counts as an attempt.
+  // Every request sent counts as an attempt.
   const counted: Layer = (next) => () => {
     sent++;
     hooks.onAttempt?.();
     return next();
   };
 
-  // The pipeline, outermost first (see the module's comment).
+  // The pipeline, outermost first (see the module's comment). Refusing comes twice: before a slot
+  // of the pace is taken, and after pacing, which may send a 429's request again without a wait.
+  const refusing = ctx.cancellation.refusing(method, pathTemplate);
   const send = compose(
-    [
-      retried(loop, failureOf),
-      ctx.cancellation.refusing(method, pathTemplate),
-      paced(ctx.rateLimit, timing, notices),
-      counted,
-    ],
+    [retried(loop, failureOf), refusing, paced(ctx.rateLimit, timing, notices), refusing, counted],
     transport(ctx.dispatcher, wire),
   );
   const last = await send();
