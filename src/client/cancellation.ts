@@ -65,8 +65,9 @@ export class Cancellation {
   }
 
   /**
-   * A sleep that ends early, without an error, when calls are {@link stopped}: for waits
-   * before a request is decided (the read coalescer's), whose next step meets {@link refusing}.
+   * A sleep that ends early, without an error, when calls are {@link stopped}: for the waits that
+   * are not a call's (the read coalescer's, the create-once loop's back-off), whose next step is a
+   * call that meets {@link refusing}.
    */
   waits(sleep: RequestTiming["sleep"]): RequestTiming["sleep"] {
     return this.#sleep(sleep, undefined);
