@@ -4,44 +4,24 @@
  *
  * The rule: once the client's `signal` aborts, no request starts and no wait goes on (pace, 429
  * block, back-off), so every call that has not reached the broker fails at once with
- * `BROKER_CANCELLED` and nothing more is changed; a request already on the wire is never abandoned,
- * so its outcome is known and the engine records what exists. The reads that learn what a create
- * just made (a workspace's id, found by listing its name) are part of that create: they run in
- * {@link finishingWrite} and go on after cancellation, since dropping them would leave an object
- * nobody records. See docs/decisions.md, "Cancelled runs stop sending, and finish what was sent".
+ * `BROKER_CANCELLED`, naming the request it did not send, and nothing more is changed; a request
+ * already on the wire is never abandoned, so its outcome is known and the engine records what
+ * exists. The reads that learn what a create just made (a workspace's id, found by listing its
+ * name) are part of that create: they go through the client's finishing lists
+ * (`CreateOnceApi.finishing`), whose calls have no cancellation, since dropping them would leave
+ * an object nobody records. See docs/decisions.md, "Cancelled runs stop sending, and finish what
+ * was sent".
+ *
+ * One mechanism applies the rule: a client's {@link Cancellation}, asked one question
+ * ({@link Cancellation.stopped}). Its effect is where requests are sent: the pipeline of `request()`
+ * composes its {@link Cancellation.refusing} layer above pacing (a cancelled call takes no slot)
+ * and below it (the last moment before the wire: a cancelled call sends nothing), and the call's
+ * waits are its {@link Cancellation.timing} (cut short with the same error). Waits that are not a call's (the read coalescer's, the create-once loop's) merely end
+ * early ({@link Cancellation.waits}): what comes next is a request, which the layer refuses.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-
 import { BrokerCancelledError } from "./errors";
 import type { RequestTiming } from "./retry";
-
-/** Set while the follow-up reads of a write that reached the broker run. */
-const finishing = new AsyncLocalStorage<true>();
-
-/**
- * Runs `follow` (the reads that learn what a write that reached the broker made) so that a
- * cancellation does not stop it: its requests start and its waits run to their end.
- */
-export function finishingWrite<T>(follow: () => Promise<T>): Promise<T> {
-  return finishing.run(true, follow);
-}
-
-/** Whether the current call must stop now: the signal aborted and it is not finishing a write. */
-function mustStop(signal: AbortSignal | undefined): signal is AbortSignal {
-  return signal?.aborted === true && finishing.getStore() !== true;
-}
-
-/**
- * Throws {@link BrokerCancelledError} when `signal` has aborted, naming the request that was not
- * sent; called as each request is about to leave for the wire.
- */
-export function throwIfCancelled(
-  signal: AbortSignal | undefined,
-  method: string,
-  pathTemplate: string,
-): void {
-  if (mustStop(signal)) throw cancelledError(method, pathTemplate);
-}
+import type { Layer } from "./transport";
 
 /** The error of a call stopped by cancellation before its request `method pathTemplate` was sent. */
 function cancelledError(method: string, pathTemplate: string): BrokerCancelledError {
@@ -50,35 +30,66 @@ function cancelledError(method: string, pathTemplate: string): BrokerCancelledEr
   );
 }
 
-/**
- * `timing` with a `sleep` that ends at once, rejecting with {@link BrokerCancelledError}, when
- * `signal` aborts before or during it (except while a write is finished, see {@link finishingWrite}).
- * The clock and randomness are `timing`'s own.
- */
-export function cancellableTiming(timing: RequestTiming, signal: AbortSignal | undefined): RequestTiming {
-  if (signal === undefined) return timing;
-  const stopped = (): BrokerCancelledError =>
-    new BrokerCancelledError(
-      "a wait on the broker's rate limit or before a retry was cut short: the Pulumi run was cancelled. The request it was waiting to send was not sent; run `pulumi up` again to finish",
-    );
-  return {
-    now: timing.now,
-    random: timing.random,
-    sleep: async (ms) => {
-      if (finishing.getStore() === true) return timing.sleep(ms);
-      if (signal.aborted) throw stopped();
-      let onAbort: (() => void) | undefined;
-      const aborted = new Promise<never>((_, reject) => {
-        onAbort = () => {
-          reject(stopped());
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-      });
-      try {
-        await Promise.race([timing.sleep(ms), aborted]);
-      } finally {
-        if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
+/** The cancellation of a client's calls, by its `signal` (never, without one). */
+export class Cancellation {
+  readonly #signal: AbortSignal | undefined;
+
+  constructor(signal: AbortSignal | undefined) {
+    this.#signal = signal;
+  }
+
+  /** Whether calls must stop now: the run was cancelled. */
+  stopped(): boolean {
+    return this.#signal?.aborted === true;
+  }
+
+  /**
+   * The pipeline layer of the call `method pathTemplate`: once {@link stopped}, it sends nothing and
+   * throws {@link BrokerCancelledError} naming the request.
+   */
+  refusing(method: string, pathTemplate: string): Layer {
+    return (next) => async () => {
+      if (this.stopped()) throw cancelledError(method, pathTemplate);
+      return next();
+    };
+  }
+
+  /**
+   * `timing` for the waits of the call `method pathTemplate`: a sleep that ends at once when calls
+   * are {@link stopped} before or during it, throwing the error {@link refusing} would. The
+   * clock and randomness are `timing`'s own.
+   */
+  timing(timing: RequestTiming, method: string, pathTemplate: string): RequestTiming {
+    const sleep = this.#sleep(timing.sleep, () => cancelledError(method, pathTemplate));
+    return { now: timing.now, random: timing.random, sleep };
+  }
+
+  /**
+   * A sleep that ends early, without an error, when calls are {@link stopped}: for the waits that
+   * are not a call's (the read coalescer's, the create-once loop's back-off), whose next step is a
+   * call that meets {@link refusing}.
+   */
+  waits(sleep: RequestTiming["sleep"]): RequestTiming["sleep"] {
+    return this.#sleep(sleep, undefined);
+  }
+
+  #sleep(sleep: RequestTiming["sleep"], error: (() => Error) | undefined): RequestTiming["sleep"] {
+    const signal = this.#signal;
+    if (signal === undefined) return sleep;
+    return async (ms) => {
+      if (!this.stopped()) {
+        let onAbort: (() => void) | undefined;
+        const aborted = new Promise<void>((resolve) => {
+          onAbort = resolve;
+          signal.addEventListener("abort", onAbort, { once: true });
+        });
+        try {
+          await Promise.race([sleep(ms), aborted]);
+        } finally {
+          if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
+        }
       }
-    },
-  };
+      if (this.stopped() && error !== undefined) throw error();
+    };
+  }
 }

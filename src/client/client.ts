@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
 import { Pool } from "undici";
 
 import { normalizeBaseUrl } from "./base-url";
-import { cancellableTiming } from "./cancellation";
+import { CallQueue } from "./call-queue";
+import { Cancellation } from "./cancellation";
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
@@ -18,6 +19,7 @@ import {
 import {
   createAccessKeyOnce,
   createWorkspaceAndFind,
+  type CreateOnceApi,
   type CreateOnceBudget,
   type CreatedAccessKeyOnce,
 } from "./create-once";
@@ -160,20 +162,19 @@ export class BrokerClient {
   /** The normalised base URL, without a trailing slash. */
   readonly baseUrl: string;
   readonly #ctx: RequestContext;
+  /**
+   * What the create-once operations call: the client, with its lists also as `finishing` lists that
+   * the run's cancellation does not stop (the reads that learn what a sent create made).
+   */
+  readonly #createOnce: CreateOnceApi;
   readonly #pool: Pool;
   readonly #budget: CreateOnceBudget;
   /** Reads of single keys, answered from the key list's pages when that costs fewer requests. */
   readonly #keyReads: ReadCoalescer<AccessKeyRecord>;
   /** Reads of single workspaces, likewise from the workspace list. */
   readonly #workspaceReads: ReadCoalescer<WorkspaceRecord>;
-  /**
-   * The pool's connections, the calls holding one (sent, or waiting on the rate limit to be sent),
-   * the calls queued for one in order, and who waits for one to be free with none queued.
-   */
-  readonly #connections: number;
-  #inFlight = 0;
-  readonly #queuedCalls: (() => void)[] = [];
-  readonly #waitingForConnection: (() => void)[] = [];
+  /** The calls on the pool's connections, and those queued for one. */
+  readonly #calls: CallQueue;
 
   /** @throws BrokerSettingsError when an option is invalid. */
   constructor(options: BrokerClientOptions);
@@ -214,8 +215,7 @@ export class BrokerClient {
       bodyTimeout: timeoutMs,
     });
     const clock = internals.timing ?? REAL_TIMING;
-    // Every wait of the client (retries, pacing, coalesced reads) ends at once on cancellation.
-    const timing = cancellableTiming(clock, options.signal);
+    const cancellation = new Cancellation(options.signal);
     const baseDelayMs = internals.baseDelayMs ?? RETRY_BASE_DELAY_MS;
     const maxDelayMs = internals.maxDelayMs ?? RETRY_MAX_DELAY_MS;
     this.#ctx = {
@@ -226,10 +226,10 @@ export class BrokerClient {
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
       timeoutMs,
       retry: { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs },
-      timing,
+      timing: clock,
       notify: noticePath({ onRetry: options.onRetry, onRateLimitWait: options.onRateLimitWait }),
       settingNames,
-      signal: options.signal,
+      cancellation,
       rateLimit: {
         pacer:
           internals.pacer ??
@@ -239,16 +239,32 @@ export class BrokerClient {
       },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
+    // The waits of the create-once loop and of the coalescer end early on cancellation: what they
+    // wait for is a request, which the pipeline then refuses.
+    const waits = cancellation.waits(clock.sleep);
+    const timing: RequestTiming = { now: clock.now, random: clock.random, sleep: waits };
     this.#budget = { maxRetries, maxRetryTimeMs, baseDelayMs, maxDelayMs, timing, claims };
-    this.#connections = connections;
+    const finishing: RequestContext = { ...this.#ctx, cancellation: new Cancellation(undefined) };
+    this.#createOnce = {
+      createWorkspace: (input) => this.createWorkspace(input),
+      workspaces: (filter) => this.workspaces(filter),
+      createAccessKey: (input) => this.createAccessKey(input),
+      accessKeys: (filter) => this.accessKeys(filter),
+      getAccessKeyPermissions: (accessKey) => this.getAccessKeyPermissions(accessKey),
+      rotateServiceKeyPair: (accessKey) => this.rotateServiceKeyPair(accessKey),
+      finishing: {
+        workspaces: (filter = {}) => this.#all(ENDPOINTS.listWorkspaces, filter, finishing),
+        accessKeys: (filter = {}) => this.#all(ENDPOINTS.listAccessKeys, filter, finishing),
+      },
+    };
+    const calls = new CallQueue(connections);
+    this.#calls = calls;
     const { pacer } = this.#ctx.rateLimit;
     const readTiming = {
       nextSlotInMs: () => pacer.nextSlotInMs(quota),
       paced: () => pacer.pace(quota) !== undefined,
-      sleep: timing.sleep,
-      connectionFree: () => this.#connectionFree(),
-      freeConnections: () => this.#connections - this.#inFlight,
-      connections,
+      sleep: waits,
+      calls,
     };
     this.#keyReads = new ReadCoalescer(
       this.#pages(
@@ -265,48 +281,11 @@ export class BrokerClient {
   }
 
   /**
-   * One call of an endpoint of `endpoints.ts`, on one of the pool's connections. Calls beyond the
-   * connections queue here, in order, before they take a slot of the rate limit: a slot is taken
-   * only by a request that can be sent when it comes. (Queued in the pool instead, a hundred creates
-   * made at once would all hold slots of "now" before the first 429 taught the pace, and each would
-   * be refused.)
+   * One call of an endpoint of `endpoints.ts`, on one of the pool's connections (see
+   * `call-queue.ts`), in the client's request context (or the finishing one, without cancellation).
    */
-  async #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks): Promise<O> {
-    await this.#takeConnection();
-    try {
-      return await request(this.#ctx, endpoint, input, hooks);
-    } finally {
-      this.#releaseConnection();
-    }
-  }
-
-  #takeConnection(): Promise<void> {
-    if (this.#inFlight < this.#connections) {
-      this.#inFlight++;
-      return Promise.resolve();
-    }
-    // Handed over by the call that ends (the count stays), so no newcomer can take it first.
-    return new Promise((resolve) => this.#queuedCalls.push(resolve));
-  }
-
-  #releaseConnection(): void {
-    const next = this.#queuedCalls.shift();
-    if (next !== undefined) {
-      next();
-      return;
-    }
-    this.#inFlight--;
-    for (const wake of this.#waitingForConnection.splice(0)) wake();
-  }
-
-  /**
-   * Resolves when a connection is free and no call is queued for one: the read coalescer decides
-   * after the calls queued before it (a create's read-back waits behind the `POST`s still queued,
-   * and the reads they answer join it).
-   */
-  #connectionFree(): Promise<void> {
-    if (this.#inFlight < this.#connections) return Promise.resolve();
-    return new Promise((resolve) => this.#waitingForConnection.push(resolve));
+  #call<I, O>(endpoint: Endpoint<I, O>, input: I, hooks?: CallHooks, ctx = this.#ctx): Promise<O> {
+    return this.#calls.run(() => request(ctx, endpoint, input, hooks));
   }
 
   /** A whole list, unfiltered, oldest first, as the read coalescers page through it. */
@@ -333,9 +312,23 @@ export class BrokerClient {
   #list<F extends ListOptions, R>(
     endpoint: Endpoint<F & ResolvedListOptions & { pageIndex: number }, Page<R>>,
     filter: F,
+    ctx = this.#ctx,
   ): { limit: number; page: (pageIndex: number) => Promise<Page<R>> } {
     const query = { ...filter, ...listDefaults(filter) };
-    return { limit: query.limit, page: (pageIndex) => this.#call(endpoint, { ...query, pageIndex }) };
+    return {
+      limit: query.limit,
+      page: (pageIndex) => this.#call(endpoint, { ...query, pageIndex }, undefined, ctx),
+    };
+  }
+
+  /** Every record of a list, page after page (fetched lazily), until a short page. */
+  #all<F extends ListOptions, R>(
+    endpoint: Endpoint<F & ResolvedListOptions & { pageIndex: number }, Page<R>>,
+    filter: F,
+    ctx = this.#ctx,
+  ): AsyncIterableIterator<R> {
+    const list = this.#list(endpoint, filter, ctx);
+    return allPages(list.limit, list.page);
   }
 
   /**
@@ -354,8 +347,7 @@ export class BrokerClient {
 
   /** Every access key, page after page (fetched lazily), until a short page. */
   accessKeys(options: AccessKeyFilter = {}): AsyncIterableIterator<AccessKeyRecord> {
-    const list = this.#list(ENDPOINTS.listAccessKeys, options);
-    return allPages(list.limit, list.page);
+    return this.#all(ENDPOINTS.listAccessKeys, options);
   }
 
   /**
@@ -414,8 +406,7 @@ export class BrokerClient {
 
   /** Every workspace matching the filters, page after page (fetched lazily), until a short page. */
   workspaces(options: WorkspaceFilter = {}): AsyncIterableIterator<WorkspaceRecord> {
-    const list = this.#list(ENDPOINTS.listWorkspaces, options);
-    return allPages(list.limit, list.page);
+    return this.#all(ENDPOINTS.listWorkspaces, options);
   }
 
   /**
@@ -436,12 +427,12 @@ export class BrokerClient {
     input: CreateWorkspaceInput,
     knownBefore?: readonly WorkspaceRecord[],
   ): Promise<WorkspaceRecord> {
-    return createWorkspaceAndFind(this, this.#budget, input, knownBefore);
+    return createWorkspaceAndFind(this.#createOnce, this.#budget, input, knownBefore);
   }
 
   /** Creates an access key and reads back its record, never creating it twice (see `create-once.ts`). */
   createAccessKeyOnce(input: CreateAccessKeyInput): Promise<CreatedAccessKeyOnce> {
-    return createAccessKeyOnce(this, this.#budget, input);
+    return createAccessKeyOnce(this.#createOnce, this.#budget, input);
   }
 
   /** Closes the connection pool after the requests in flight finish. */

@@ -6,7 +6,6 @@
  * `request()` does not retry it and reports `outcomeUnknown`; these operations then look at the
  * server's state to learn whether the create happened, and create again only when it surely did not.
  */
-import { finishingWrite } from "./cancellation";
 import { CLOCK_SKEW_MARGIN_MS } from "./constants";
 import { BrokerResultError, isBrokerApiError, isBrokerResultError, type BrokerApiError } from "./errors";
 import { retrying, type AttemptOutcome, type RequestTiming } from "./retry";
@@ -21,14 +20,25 @@ import type {
   WorkspaceRecord,
 } from "./types";
 
-/** The client operations the create-once operations are built from. */
-export interface CreateOnceApi {
-  createWorkspace(input: CreateWorkspaceInput): Promise<void>;
+/** The lists the create-once operations read. */
+export interface CreateOnceLists {
   workspaces(options?: WorkspaceFilter): AsyncIterableIterator<WorkspaceRecord>;
-  createAccessKey(input: CreateAccessKeyInput): Promise<CreatedAccessKey>;
   accessKeys(options?: AccessKeyFilter): AsyncIterableIterator<AccessKeyRecord>;
+}
+
+/** The client operations the create-once operations are built from. */
+export interface CreateOnceApi extends CreateOnceLists {
+  createWorkspace(input: CreateWorkspaceInput): Promise<void>;
+  createAccessKey(input: CreateAccessKeyInput): Promise<CreatedAccessKey>;
   getAccessKeyPermissions(accessKey: string): Promise<AccessKeyRecord>;
   rotateServiceKeyPair(accessKey: string): Promise<ServiceKeyPair>;
+  /**
+   * The same lists, not stopped when the run is cancelled: the reads that learn what a create that
+   * may have reached the broker made (a workspace's id, a key whose response was lost). Dropping
+   * them would leave an object nobody records (docs/decisions.md, "Cancelled runs stop sending,
+   * and finish what was sent"). Without it, the lists above are used.
+   */
+  readonly finishing?: CreateOnceLists;
 }
 
 /** How often and how long to try creating again after a create that surely did not happen. */
@@ -95,7 +105,13 @@ function createWithRecovery<T>(
     }
     if (found !== undefined) return { ok: true, value: found };
     // When no attempt is left, the create's own error says best what the caller must check.
-    return { ok: false, failure: { kind: "not-applied" }, fail: () => uncertain };
+    return {
+      ok: false,
+      failure: { kind: "not-applied" },
+      end: () => {
+        throw uncertain;
+      },
+    };
   });
 }
 
@@ -111,7 +127,7 @@ function flatten(
   return into;
 }
 
-async function workspacesNamed(api: CreateOnceApi, name: string): Promise<WorkspaceRecord[]> {
+async function workspacesNamed(api: CreateOnceLists, name: string): Promise<WorkspaceRecord[]> {
   const all: WorkspaceRecord[] = [];
   for await (const record of api.workspaces({ name })) all.push(record);
   // The server's filter may match loosely (substring, case): only the exact name counts.
@@ -191,8 +207,9 @@ export async function createWorkspaceAndFind(
   // second one, and that create's own check would then report the misplacement.
   // The lists after a create that may have reached the broker are how its id is learnt: they go on
   // when the run is cancelled, or the workspace would exist with nobody recording it.
+  const finishing = api.finishing ?? api;
   const findNew = async (): Promise<WorkspaceRecord | undefined> => {
-    const found = (await finishingWrite(() => workspacesNamed(api, input.name)))
+    const found = (await workspacesNamed(finishing, input.name))
       .filter((w) => !isOld(w.id) && w.parentId === parentId)
       .sort(newestFirst)[0];
     return found === undefined ? undefined : claim(found);
@@ -201,7 +218,7 @@ export async function createWorkspaceAndFind(
     budget,
     async () => {
       await api.createWorkspace(input);
-      const named = await finishingWrite(() => workspacesNamed(api, input.name));
+      const named = await workspacesNamed(finishing, input.name);
       return claim(pickCreatedWorkspace(named, isOld, input.name, parentId));
     },
     findNew,
@@ -220,7 +237,7 @@ function sameList(a: readonly string[], b: readonly string[] = []): boolean {
  * one whose permissions match the input is preferred.
  */
 async function findRecentKey(
-  api: CreateOnceApi,
+  api: CreateOnceLists,
   input: CreateAccessKeyInput,
   notBefore: number,
   claimed: Set<number>,
@@ -320,7 +337,7 @@ export async function createAccessKeyOnce(
     async () => {
       // Looking for a key whose create may have reached the broker goes on after cancellation, so
       // that the key is returned (and recorded) rather than left for nobody.
-      const record = await finishingWrite(() => findRecentKey(api, input, notBefore, claimed));
+      const record = await findRecentKey(api.finishing ?? api, input, notBefore, claimed);
       if (record === undefined) return undefined;
       const created: CreatedAccessKey = { accessKey: record.key, accessKeyId: record.id };
       if (record.type === "SERVICE") {

@@ -11,7 +11,13 @@ export { BrokerClient, getBrokerClient, type BrokerClientOptions } from "./clien
 export { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 export { NETWORK_ERRORS, type NetworkErrorTraits, type NetworkFailureKind } from "./network-errors";
 export { createdAccessKeyOf } from "./create-once";
-export type { CreateOnceApi, CreateOnceBudget, CreateOnceClaims, CreatedAccessKeyOnce } from "./create-once";
+export type {
+  CreateOnceApi,
+  CreateOnceBudget,
+  CreateOnceClaims,
+  CreateOnceLists,
+  CreatedAccessKeyOnce,
+} from "./create-once";
 export type { RateLimitWaitEvent, RetryEvent } from "./notices";
 export {
   CLOCK_SKEW_MARGIN_MS,

@@ -8,7 +8,7 @@
 import type { CallNotices } from "./notices";
 import type { RatePacer } from "./rate-limit";
 import { parseRetryAfter, type RequestTiming } from "./retry";
-import { header, type Send, type Sent } from "./transport";
+import { header, type Layer, type Sent } from "./transport";
 
 /** How a client paces its calls. */
 export interface Pacing {
@@ -20,20 +20,6 @@ export interface Pacing {
   readonly timeoutMs: number;
 }
 
-/** What one paced attempt ends with. */
-export interface Paced {
-  /** The last response (or network failure); never a 429 unless `outOfTime` is set. */
-  readonly sent: Sent;
-  /**
-   * Set when `sent` is a 429 that is not waited out because the next wait (this many ms) would
-   * exceed the call's rate-limit budget. Such a 429 is final, whatever the retry policy says.
-   */
-  readonly outOfTime?: number;
-}
-
-/** An attempt that goes through the pacing layer. */
-export type PacedSend = () => Promise<Paced>;
-
 /**
  * The 429 a request held back by another request's 429 fails with, when it is not sent at all: the
  * server refuses everything until then, so this is what it would have answered.
@@ -41,12 +27,13 @@ export type PacedSend = () => Promise<Paced>;
 const HELD_BACK: Sent = { ok: true, status: 429, headers: {}, text: "" };
 
 /**
- * Paces `send` for one call: each attempt takes a slot and waits for it; a 429 blocks every request
- * to the API until its `Retry-After`, slows the pace, and is sent again at the end of the block,
- * as long as the call's rate-limit budget lasts. Waits are reported to `notices`, and each 429
- * waited out as a retry.
+ * The pacing layer of one call: each attempt takes a slot and waits for it; a 429 blocks every
+ * request to the API until its `Retry-After`, slows the pace, and is sent again at the end of the
+ * block, as long as the call's rate-limit budget lasts. What it gives back is never a 429 unless
+ * marked `outOfTime` (the budget would not cover the next wait). Waits are reported to `notices`,
+ * and each 429 waited out as a retry.
  */
-export function paced(pacing: Pacing, timing: RequestTiming, notices: CallNotices, send: Send): PacedSend {
+export function paced(pacing: Pacing, timing: RequestTiming, notices: CallNotices): Layer {
   const { pacer, maxRequestsPerSecond: quota, timeoutMs: budgetMs } = pacing;
   // Time spent waiting on the rate limit, over all attempts of this call.
   let spentMs = 0;
@@ -57,7 +44,7 @@ export function paced(pacing: Pacing, timing: RequestTiming, notices: CallNotice
     await timing.sleep(waitMs);
     spentMs += waitMs;
   };
-  return async () => {
+  return (send) => async () => {
     let slot = pacer.reserve(quota);
     let last: Sent | undefined;
     for (;;) {
@@ -65,7 +52,7 @@ export function paced(pacing: Pacing, timing: RequestTiming, notices: CallNotice
         // Held back by another request's 429 for longer than this call may wait: fail as that 429
         // would, without sending.
         if (slot.reason === "retry-after" && spentMs + slot.waitMs > budgetMs)
-          return { sent: last ?? HELD_BACK, outOfTime: slot.waitMs };
+          return { ...(last ?? HELD_BACK), outOfTime: slot.waitMs };
         await wait(slot.waitMs, slot.reason);
         // Another request was refused while this one slept: take a slot after the new block.
         if (pacer.generation !== slot.generation) {
@@ -75,10 +62,10 @@ export function paced(pacing: Pacing, timing: RequestTiming, notices: CallNotice
       }
       const sentAt = timing.now();
       last = await send();
-      if (!last.ok || last.status !== 429) return { sent: last };
+      if (!last.ok || last.status !== 429) return last;
       const retryAfterMs = parseRetryAfter(header(last.headers, "retry-after"), timing.now());
       const blockMs = pacer.rateLimited(sentAt, retryAfterMs, quota);
-      if (spentMs + blockMs > budgetMs) return { sent: last, outOfTime: blockMs };
+      if (spentMs + blockMs > budgetMs) return { ...last, outOfTime: blockMs };
       notices.retry(blockMs, "429");
       await wait(blockMs, "retry-after");
       // Back at the end of the block: take a slot at the pace, like every other request.

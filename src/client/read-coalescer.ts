@@ -27,6 +27,7 @@
  * under a rate limit). When more reads wait than the connections carry and more keep arriving (a
  * refresh at a high `--parallel`), it gathers them until they stop, so that each page is sent once.
  */
+import type { CallQueue } from "./call-queue";
 import type { CallHooks } from "./request";
 import type { Page } from "./types";
 
@@ -42,8 +43,18 @@ export interface PagedList<R> {
   identities(record: R): Iterable<string>;
 }
 
-/** When the coalescer may send its next request. */
+/**
+ * When the coalescer may send its next request: what it reads of the client's call queue and of the
+ * rate limiter, neither of which it changes (its requests go through the queue like any call).
+ */
 export interface CoalescerTiming {
+  /**
+   * The client's call queue (`call-queue.ts`): `whenFree` resolves when a call could take a
+   * connection with none queued before it (reads arriving meanwhile are decided together), `free`
+   * says how many more calls the connections carry now (at least 1 then), `connections` how many
+   * at once.
+   */
+  readonly calls: Pick<CallQueue, "whenFree" | "free" | "connections">;
   /** Milliseconds until a request would be sent, were it queued now (the rate limiter's next slot). */
   readonly nextSlotInMs: () => number;
   /**
@@ -52,16 +63,8 @@ export interface CoalescerTiming {
    * arrive meanwhile join the next decision instead of queueing as single reads.
    */
   readonly paced: () => boolean;
+  /** Sleeps; ends early (without an error) when the run is cancelled. */
   readonly sleep: (ms: number) => Promise<void>;
-  /**
-   * Resolves when the client has a connection free for another request (at once when it has);
-   * reads arriving meanwhile are decided together.
-   */
-  readonly connectionFree: () => Promise<void>;
-  /** How many more calls the client's connections can carry now (at least 1 after `connectionFree`). */
-  readonly freeConnections: () => number;
-  /** How many calls the client's connections carry at once. */
-  readonly connections: number;
 }
 
 /** What the coalescer counts, for benchmarks and tests. */
@@ -84,8 +87,6 @@ interface Waiter<R> {
   readonly missed: Set<number>;
   readonly single: () => void;
   readonly answer: (record: R) => void;
-  /** Ends the read with `error`, without a request (the run was cancelled while it waited). */
-  readonly fail: (error: unknown) => void;
 }
 
 /**
@@ -160,7 +161,6 @@ export class ReadCoalescer<R> {
           this.counts.singles++;
           single().then(resolve, reject);
         },
-        fail: reject,
       };
       this.#waiting.add(waiter);
       if (!this.#pumping) void this.#pump();
@@ -172,18 +172,12 @@ export class ReadCoalescer<R> {
     this.#pumping = true;
     try {
       while (this.#waiting.size > 0) {
-        await this.#timing.connectionFree();
+        await this.#timing.calls.whenFree();
         const waitMs = this.#timing.nextSlotInMs();
-        try {
-          await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
-          await this.#gather();
-        } catch (error) {
-          // The wait was cut short (the run was cancelled): every waiting read ends with it, as
-          // each would have had it from its own request's wait.
-          for (const waiter of this.#waiting) waiter.fail(error);
-          this.#waiting.clear();
-          return;
-        }
+        // When the run is cancelled these waits end early, and the requests decided next are
+        // refused where requests are sent (`cancellation.ts`): no read needs ending here.
+        await (waitMs > 0 ? this.#timing.sleep(waitMs) : nextTurn());
+        await this.#gather();
         this.#readsDecided = this.counts.reads;
         const choice = this.#choosePage();
         if (choice !== undefined) await this.#fetch(choice.page, choice.probe);
@@ -191,7 +185,7 @@ export class ReadCoalescer<R> {
           // The oldest reads take what can be sent now (one slot under a rate limit, else the free
           // connections); the others wait for the next decision, which the reads arriving meanwhile
           // join. Their requests reserve their slots before the next look at the pacer.
-          const now = this.#timing.paced() ? 1 : Math.max(1, this.#timing.freeConnections());
+          const now = this.#timing.paced() ? 1 : Math.max(1, this.#timing.calls.free);
           this.#singles([...this.#waiting].slice(0, now));
           await nextTurn();
         }
@@ -215,7 +209,7 @@ export class ReadCoalescer<R> {
     if (this.counts.reads === this.#readsDecided) return;
     for (let held = 0; held < GATHER_MAX_MS; held += GATHER_QUIET_MS) {
       const waiting = this.#waiting.size;
-      if (waiting <= this.#timing.connections || waiting === this.#burst) return;
+      if (waiting <= this.#timing.calls.connections || waiting === this.#burst) return;
       // More than the batch learned: that pause was not the end of a batch.
       if (waiting > this.#burst) this.#burst = Number.POSITIVE_INFINITY;
       const before = this.counts.reads;

@@ -1,40 +1,52 @@
 /**
  * The one function through which every API call goes. The endpoints (`endpoints.ts`) only declare
  * what differs; `request()` builds the request (URL, headers `X-API-KEY`, `User-Agent`, JSON) and
- * sends it through a pipeline of layers, each a module with one job, composed here alone:
+ * sends it through a pipeline of layers, each a module with one job and one shape
+ * (`Layer = (next: Send) => Send`, `transport.ts`), composed here alone, in one list:
  *
  * ```
- * retrying (retry.ts)        decide, back off, honour Retry-After; stop within the budgets
- *   └ interpret (here)       a response → the decoded value, or a failure and its error
- *     └ paced (pacing.ts)    the shared pace and the call's rate-limit budget; 429s waited out
- *       └ counted (here)     every request sent is an attempt, in messages and events
- *         └ transport        one attempt on the wire (transport.ts, over undici)
+ * retried (retry.ts)              decide, back off, honour Retry-After; stop within the budgets
+ *   └ refusing (cancellation.ts)  a cancelled call takes no slot of the pace
+ *     └ paced (pacing.ts)         the shared pace and the call's rate-limit budget; 429s waited out
+ *       └ refusing                the last moment before the wire: a cancelled call sends nothing
+ *         └ counted (here)        every request sent is an attempt, in messages and events
+ *           └ transport           one attempt on the wire (transport.ts, over undici)
  * ```
  *
- * Every layer reports through the call's notices (`notices.ts`), the client's one notice path.
+ * What comes out of the pipeline is the call's last response; `answer()` turns it into the decoded
+ * value or the error to throw. Every layer reports through the call's notices (`notices.ts`), the
+ * client's one notice path.
  */
 import type { Dispatcher } from "undici";
 
 import { ShapeError, type Decoder } from "./decode";
-import { throwIfCancelled } from "./cancellation";
+import type { Cancellation } from "./cancellation";
 import type { Endpoint } from "./endpoints";
 import type { BrokerApiError } from "./errors";
 import { badResponseError, networkError, statusError, type CallFacts } from "./error-mapping";
 import { callNotices, type Notify } from "./notices";
-import { paced, type Paced, type Pacing } from "./pacing";
+import { paced, type Pacing } from "./pacing";
 import {
   failureReason,
   isOutcomeUnknown,
   parseRetryAfter,
-  retrying,
+  retried,
   type AttemptFailure,
-  type AttemptOutcome,
   type RequestTiming,
   type RetryLoop,
   type RetryPolicy,
 } from "./retry";
 import type { SettingNames } from "./setting-names";
-import { header, networkCode, transport, type Received, type Send, type WireRequest } from "./transport";
+import {
+  compose,
+  header,
+  networkCode,
+  transport,
+  type Layer,
+  type Received,
+  type Sent,
+  type WireRequest,
+} from "./transport";
 
 /** Everything `request()` needs from the client that sends it. */
 export interface RequestContext {
@@ -55,8 +67,8 @@ export interface RequestContext {
   readonly settingNames: SettingNames;
   /** Pacing and the handling of 429s. */
   readonly rateLimit: Pacing;
-  /** Aborts when the run is cancelled: no request is sent after it (see `cancellation.ts`). */
-  readonly signal?: AbortSignal | undefined;
+  /** When the run is cancelled, no request is sent and no wait goes on (see `cancellation.ts`). */
+  readonly cancellation: Cancellation;
 }
 
 /** What a caller of `request()` may learn of the call as it goes. */
@@ -139,52 +151,60 @@ export async function request<I, O>(
     names: ctx.settingNames,
   });
   const notices = callNotices(ctx.notify, { method, pathTemplate }, () => sent);
-
-  // The pipeline, composed from the wire up (see the module's comment).
-  const onWire = transport(ctx.dispatcher, wire);
-  const counted: Send = () => {
-    // The last moment before the wire: a cancelled call sends nothing, even after a wait.
-    throwIfCancelled(ctx.signal, method, pathTemplate);
-    sent++;
-    hooks.onAttempt?.();
-    return onWire();
+  // The call's waits end at once, with the error of its refusing layer, when the run is cancelled.
+  const timing = ctx.cancellation.timing(ctx.timing, method, pathTemplate);
+  // How the last attempt failed, and the error to throw if the call ends with it.
+  let failed: Failed | undefined;
+  const failureOf = (attempt: Sent): AttemptFailure | undefined => {
+    failed = answers(attempt, endpoint)
+      ? undefined
+      : attempt.ok
+        ? statusFailure(attempt, repeatable, ctx.timing.now())
+        : networkFailure(attempt.error, repeatable);
+    return failed?.failure;
   };
-  const send = paced(ctx.rateLimit, ctx.timing, notices, counted);
   const loop: RetryLoop = {
     policy: ctx.retry,
-    timing: ctx.timing,
+    timing,
     repeatable,
     onRetry: (_attempt, delayMs, failure) => {
       notices.retry(delayMs, failureReason(failure));
     },
   };
-  return retrying(loop, async () => interpret(await send(), endpoint, facts, ctx.timing));
+  // Every request sent counts as an attempt.
+  const counted: Layer = (next) => () => {
+    sent++;
+    hooks.onAttempt?.();
+    return next();
+  };
+
+  // The pipeline, outermost first (see the module's comment). Refusing comes twice: before a slot
+  // of the pace is taken, and after pacing, which may send a 429's request again without a wait.
+  const refusing = ctx.cancellation.refusing(method, pathTemplate);
+  const send = compose(
+    [retried(loop, failureOf), refusing, paced(ctx.rateLimit, timing, notices), refusing, counted],
+    transport(ctx.dispatcher, wire),
+  );
+  const last = await send();
+  if (last.stop === undefined || failed === undefined) return answer(last, endpoint, facts());
+  // A 429 that outlasted the rate-limit budget says how long the next wait would have been.
+  const waited = last.outOfTime === undefined ? {} : { rateLimitWaitMs: last.outOfTime };
+  throw failed.fail({ ...facts(), stop: last.stop, ...waited });
 }
 
-/**
- * What one paced attempt means for the call: the decoded value, or a failure with the error to
- * throw if it is the last. A 429 that outlasted the rate-limit budget is final.
- */
-function interpret<O>(
-  paced: Paced,
-  endpoint: Endpoint<never, O>,
-  facts: () => CallFacts,
-  timing: RequestTiming,
-): AttemptOutcome<O> {
-  const { sent, outOfTime } = paced;
-  if (sent.ok && sent.status >= 200 && sent.status < 300)
-    return { ok: true, value: decodeBody(sent, endpoint.decode, facts()) };
-  if (sent.ok && endpoint.answers?.statuses.has(sent.status) === true)
-    return { ok: true, value: endpoint.answers.value };
-  const { failure, fail } = sent.ok
-    ? statusFailure(sent, endpoint.repeatable, timing.now())
-    : networkFailure(sent.error, endpoint.repeatable);
-  if (outOfTime !== undefined) {
-    // The rate limit outlasted its time budget: final, whatever maxRetries says.
-    const stop = { retry: false, why: "rate-limit" } as const;
-    return { ok: false, failure, stop, fail: () => fail({ ...facts(), stop, rateLimitWaitMs: outOfTime }) };
-  }
-  return { ok: false, failure, fail: (stop) => fail({ ...facts(), stop }) };
+/** Whether `attempt` answers the call: a 2xx, or a status the endpoint declares as an answer. */
+function answers(attempt: Sent, endpoint: Endpoint<never, unknown>): boolean {
+  if (!attempt.ok) return false;
+  if (attempt.status >= 200 && attempt.status < 300) return true;
+  return endpoint.answers?.statuses.has(attempt.status) === true;
+}
+
+/** The value of an attempt that {@link answers} the call: its decoded body, or the declared answer. */
+function answer<O>(attempt: Sent, endpoint: Endpoint<never, O>, facts: CallFacts): O {
+  if (attempt.ok && attempt.status >= 200 && attempt.status < 300)
+    return decodeBody(attempt, endpoint.decode, facts);
+  // Any other attempt the retry layer passes up unmarked is a status the endpoint declares.
+  return (endpoint.answers as NonNullable<typeof endpoint.answers>).value;
 }
 
 /** A failed attempt: what the retry policy needs, and how to build the error if it is the last. */

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import { RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "./constants";
 import { networkErrorTraits } from "./network-errors";
+import type { Layer, Sent } from "./transport";
 
 /** How one attempt failed, as far as retrying is concerned. */
 export type AttemptFailure =
@@ -128,6 +129,9 @@ export type RetryDecision =
       readonly why: "final" | "attempts" | "budget" | "retry-after" | "rate-limit";
     };
 
+/** A decision not to retry, and why. */
+export type RetryStop = RetryDecision & { retry: false };
+
 /**
  * Decides whether to retry after attempt number `attempts` (1-based) failed with `failure`,
  * `elapsedMs` after the call started. A 429 never gets here (see the module's comment).
@@ -174,10 +178,13 @@ export type AttemptOutcome<T> =
   | {
       readonly ok: false;
       readonly failure: AttemptFailure;
-      /** The error to throw when this failure is the last; `stop` says why retrying stopped. */
-      readonly fail: (stop: RetryDecision & { retry: false }) => Error;
+      /**
+       * What the operation ends with when this failure is the last (a value, or an error thrown);
+       * `stop` says why retrying stopped.
+       */
+      readonly end: (stop: RetryStop) => T;
       /** Set when the attempt already knows it must not be retried, and why. */
-      readonly stop?: RetryDecision & { retry: false };
+      readonly stop?: RetryStop;
     };
 
 /** How {@link retrying} runs: the limits, the clock, and whether the operation is safe to repeat. */
@@ -196,9 +203,9 @@ export interface RetryLoop {
 
 /**
  * The one retry loop of the client: runs `attempt` (numbered from 1) until it succeeds or
- * {@link decideRetry} says stop, waiting the decided delay in between, and then throws the last
- * attempt's error. `request()` runs each HTTP call through it, and the create-once operations their
- * creates, so both follow the same policy and budget.
+ * {@link decideRetry} says stop, waiting the decided delay in between, and then ends as the last
+ * attempt says. The retry layer of `request()` ({@link retried}) runs each HTTP call through it,
+ * and the create-once operations their creates, so both follow the same policy and budget.
  */
 export async function retrying<T>(
   loop: RetryLoop,
@@ -209,7 +216,7 @@ export async function retrying<T>(
   for (let attempts = 1; ; attempts++) {
     const outcome = await attempt(attempts);
     if (outcome.ok) return outcome.value;
-    if (outcome.stop !== undefined) throw outcome.fail(outcome.stop);
+    if (outcome.stop !== undefined) return outcome.end(outcome.stop);
     const decision = decideRetry(
       outcome.failure,
       loop.repeatable,
@@ -217,8 +224,29 @@ export async function retrying<T>(
       loop.timing.now() - started,
       policy,
     );
-    if (!decision.retry) throw outcome.fail(decision);
+    if (!decision.retry) return outcome.end(decision);
     loop.onRetry?.(attempts, decision.delayMs, outcome.failure);
     await loop.timing.sleep(decision.delayMs);
   }
+}
+
+/** A 429 the pacing layer did not wait out (`outOfTime`): final, whatever `maxRetries` says. */
+const RATE_LIMIT_STOP: RetryStop = { retry: false, why: "rate-limit" };
+
+/**
+ * The retry layer of one call: sends again what {@link decideRetry} allows, and gives back the
+ * first success or the failure the call ends with, marked with why it stopped (`stop`).
+ * `failureOf` says how an attempt failed, or `undefined` when it answered the call.
+ */
+export function retried(loop: RetryLoop, failureOf: (sent: Sent) => AttemptFailure | undefined): Layer {
+  return (next) => () =>
+    retrying(loop, async (): Promise<AttemptOutcome<Sent>> => {
+      const sent = await next();
+      const failure = failureOf(sent);
+      if (failure === undefined) return { ok: true, value: sent };
+      const end = (stop: RetryStop): Sent => ({ ...sent, stop });
+      return sent.outOfTime === undefined
+        ? { ok: false, failure, end }
+        : { ok: false, failure, end, stop: RATE_LIMIT_STOP };
+    });
 }

@@ -1,10 +1,12 @@
 /**
- * The bottom layer of `request()`: one attempt on the wire through the undici dispatcher, and what
- * came back. It neither waits, retries nor judges a status: the layers above do.
+ * The shape every layer of `request()` has, how layers are composed, and the bottom of the stack:
+ * one attempt on the wire through the undici dispatcher, and what came back. The transport neither
+ * waits, retries nor judges a status: the layers above do.
  */
 import type { Dispatcher } from "undici";
 
 import type { EndpointInfo } from "./endpoints";
+import type { RetryStop } from "./retry";
 
 /** A response, read in full. */
 export interface Received {
@@ -13,11 +15,34 @@ export interface Received {
   text: string;
 }
 
-/** The response of one attempt, or why none arrived. */
-export type Sent = ({ ok: true } & Received) | { ok: false; error: unknown };
+/**
+ * The response of one attempt, or why none arrived, as it travels up the layers. A layer may mark
+ * it with what it decided, for the layers above and for the error a failed call throws.
+ */
+export type Sent = (({ ok: true } & Received) | { ok: false; error: unknown }) & {
+  /**
+   * Set by the pacing layer on a 429 it did not wait out because the next wait (this many ms)
+   * would exceed the call's rate-limit budget. Such a 429 is final, whatever the retry policy says.
+   */
+  readonly outOfTime?: number;
+  /** Set by the retry layer on a failure the call ends with: why it was not sent again. */
+  readonly stop?: RetryStop;
+};
 
-/** Sends one attempt of a call; every layer of the pipeline takes one and gives one back. */
+/** Sends a call's request (again, on each call) and gives back what came of it. */
 export type Send = () => Promise<Sent>;
+
+/**
+ * A layer of the request pipeline: wraps the `Send` below it into the `Send` the layer above calls.
+ * Every layer has this one shape; a layer may call `next` several times (retry, pacing), not at all
+ * (cancellation), or once with something around it (counting).
+ */
+export type Layer = (next: Send) => Send;
+
+/** `layers` (outermost first) composed over `bottom`: the one way the pipeline is assembled. */
+export function compose(layers: readonly Layer[], bottom: Send): Send {
+  return layers.reduceRight<Send>((next, layer) => layer(next), bottom);
+}
 
 /** A request ready for the wire: the same for every attempt of a call. */
 export interface WireRequest {

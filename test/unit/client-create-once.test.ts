@@ -361,3 +361,53 @@ describe("createAccessKeyOnce", () => {
     );
   });
 });
+
+describe("the reads that finish a create", () => {
+  /** `api` whose finishing lists are its own, counted apart from the lists a caller may cancel. */
+  function withFinishing(api: FakeApi): FakeApi & { finishingReads: string[]; ownReads: string[] } {
+    const counted = Object.assign(api, { finishingReads: [] as string[], ownReads: [] as string[] });
+    const workspaces = api.workspaces.bind(api);
+    const accessKeys = api.accessKeys.bind(api);
+    counted.workspaces = (options) => {
+      counted.ownReads.push("workspaces");
+      return workspaces(options);
+    };
+    counted.accessKeys = (options) => {
+      counted.ownReads.push("accessKeys");
+      return accessKeys(options);
+    };
+    Object.assign(counted, {
+      finishing: {
+        workspaces: (options?: ListOptions & { name?: string }) => {
+          counted.finishingReads.push("workspaces");
+          return workspaces(options);
+        },
+        accessKeys: (options?: ListOptions) => {
+          counted.finishingReads.push("accessKeys");
+          return accessKeys(options);
+        },
+      },
+    });
+    return counted;
+  }
+
+  it("learn a workspace's id through the finishing lists; the list before the create is the caller's", async () => {
+    const api = withFinishing(new FakeApi(["lost-after"]));
+    const created = await createWorkspaceAndFind(api, budgetFor(api), { name: "orders" });
+    expect(created.name).toBe("orders");
+    expect(api.ownReads).toEqual(["workspaces"]);
+    expect(api.finishingReads).toEqual(["workspaces"]);
+  });
+
+  it("look for a key whose response was lost through the finishing lists", async () => {
+    const api = withFinishing(new FakeApi(["lost-after"]));
+    const result = await createAccessKeyOnce(api, budgetFor(api), {
+      name: "orders",
+      type: "ACCOUNT",
+      permissions: { send: [], receive: [] },
+    });
+    expect(result.recovered).toBe(true);
+    expect(api.ownReads).toEqual([]);
+    expect(api.finishingReads).toEqual(["accessKeys"]);
+  });
+});

@@ -75,8 +75,8 @@ describe("the pacing layer", () => {
     const timing = fakeTiming();
     const notices = recorder();
     const send = scripted(unavailable);
-    const result = await paced(pacing(new RatePacer(timing)), timing, notices, send)();
-    expect(result).toEqual({ sent: unavailable });
+    const result = await paced(pacing(new RatePacer(timing)), timing, notices)(send)();
+    expect(result).toEqual(unavailable);
     expect(send.sent).toBe(1);
     expect(timing.sleeps).toEqual([]);
     expect(notices.log).toEqual([]);
@@ -85,16 +85,16 @@ describe("the pacing layer", () => {
   it("hands a network failure straight up", async () => {
     const timing = fakeTiming();
     const failure: Sent = { ok: false, error: Object.assign(new Error("reset"), { code: "ECONNRESET" }) };
-    const result = await paced(pacing(new RatePacer(timing)), timing, recorder(), scripted(failure))();
-    expect(result).toEqual({ sent: failure });
+    const result = await paced(pacing(new RatePacer(timing)), timing, recorder())(scripted(failure))();
+    expect(result).toEqual(failure);
   });
 
   it("waits a 429 out for its Retry-After and sends again, reporting a retry and the wait", async () => {
     const timing = fakeTiming();
     const notices = recorder();
     const send = scripted(tooMany("3"), ok);
-    const result = await paced(pacing(new RatePacer(timing)), timing, notices, send)();
-    expect(result).toEqual({ sent: ok });
+    const result = await paced(pacing(new RatePacer(timing)), timing, notices)(send)();
+    expect(result).toEqual(ok);
     expect(send.sent).toBe(2);
     expect(timing.sleeps).toEqual([3000]);
     // The refused request admitted nothing: the pace drops to its floor of 1 request/s.
@@ -109,16 +109,16 @@ describe("the pacing layer", () => {
     const pacer = new RatePacer(timing);
     const budget = pacing(pacer, { timeoutMs: 5000 });
     const send = scripted(tooMany("3"), unavailable, tooMany("3"));
-    const attempt = paced(budget, timing, recorder(), send);
+    const attempt = paced(budget, timing, recorder())(send);
     // The first attempt waits 3 s of the 5 s on a 429, then ends with a 503 that the retry layer handles.
-    expect(await attempt()).toEqual({ sent: unavailable });
+    expect(await attempt()).toEqual(unavailable);
     // The retry waits a second for its slot at the new pace (1 request/s), and its 429 would need
     // 3 s more: 7 s in all is past the budget, so that 429 is final.
-    expect(await attempt()).toEqual({ sent: tooMany("3"), outOfTime: 3000 });
+    expect(await attempt()).toEqual({ ...tooMany("3"), outOfTime: 3000 });
     expect(timing.sleeps).toEqual([3000, 1000]);
     // Another call has the whole budget again: it waits the block out (3 s and jitter) and goes.
     timing.sleeps.length = 0;
-    expect(await paced(budget, timing, recorder(), scripted(ok))()).toEqual({ sent: ok });
+    expect(await paced(budget, timing, recorder())(scripted(ok))()).toEqual(ok);
     expect(timing.sleeps).toHaveLength(1);
     expect(timing.sleeps[0]).toBeGreaterThan(3000);
   });
@@ -129,10 +129,10 @@ describe("the pacing layer", () => {
     pacer.reserve();
     pacer.rateLimited(timing.now(), 3_600_000);
     const send = scripted(ok);
-    const result = await paced(pacing(pacer), timing, recorder(), send)();
+    const result = await paced(pacing(pacer), timing, recorder())(send)();
     expect(send.sent).toBe(0);
     expect(timing.sleeps).toEqual([]);
-    expect(result.sent).toMatchObject({ ok: true, status: 429 });
+    expect(result).toMatchObject({ ok: true, status: 429 });
     expect(result.outOfTime).toBeGreaterThanOrEqual(3_600_000);
   });
 
@@ -141,11 +141,11 @@ describe("the pacing layer", () => {
     const pacer = new RatePacer(timing);
     const notices = recorder();
     const send = scripted(ok, ok);
-    const attempt = paced(pacing(pacer, { maxRequestsPerSecond: 1 }), timing, notices, send);
+    const attempt = paced(pacing(pacer, { maxRequestsPerSecond: 1 }), timing, notices)(send);
     await attempt();
     // The next slot is a second away; while this request sleeps, another one is refused for 10 s.
     timing.during = () => pacer.rateLimited(timing.now(), 10_000, 1);
-    await paced(pacing(pacer, { maxRequestsPerSecond: 1 }), timing, notices, send)();
+    await paced(pacing(pacer, { maxRequestsPerSecond: 1 }), timing, notices)(send)();
     expect(send.sent).toBe(2);
     expect(timing.sleeps).toHaveLength(2);
     // 1 per second at KNOWN_QUOTA_SHARE of it: 1052.6 ms.
@@ -159,7 +159,7 @@ describe("the pacing layer", () => {
     const pacer = new RatePacer(timing);
     const notices = recorder();
     const quota = pacing(pacer, { maxRequestsPerSecond: 2 });
-    for (let i = 0; i < 3; i++) await paced(quota, timing, notices, scripted(ok))();
+    for (let i = 0; i < 3; i++) await paced(quota, timing, notices)(scripted(ok))();
     // 2 per second at KNOWN_QUOTA_SHARE of it: slots 526.3 ms apart, each wait rounded up.
     expect(timing.sleeps).toEqual([527, 526]);
     // The layer reports every wait; whether one is long enough to tell is the notices' decision.

@@ -9,6 +9,7 @@ import {
   DEFAULT_USER_AGENT,
   getBrokerClient,
   type BrokerClientOptions,
+  isBrokerCancelledError,
   isBrokerSettingsError,
   type RateLimitWaitEvent,
   type RetryEvent,
@@ -469,6 +470,25 @@ describe("retries", () => {
 });
 
 describe("rate limits", () => {
+  it("takes no slot of the pace for a call made once the run was cancelled, and sends nothing", async () => {
+    const { url, seen } = await serve((_s, res) => {
+      json(res, 200, { status: true });
+    });
+    const { timing } = fakeTiming();
+    const pacer = new RatePacer(timing);
+    const cancellation = new AbortController();
+    cancellation.abort();
+    const options = { baseUrl: url, apiKey: API_KEY, maxRequestsPerSecond: 1, signal: cancellation.signal };
+    const client = new BrokerClient(options, { timing, pacer });
+    const error = await client.verifyAccessKey("bka_x").catch((e: unknown) => e);
+    expect(isBrokerCancelledError(error)).toBe(true);
+    expect((error as Error).message).toContain("GET /access/verify/{accessKey} was not sent");
+    // A slot taken would put the next request a second (at the quota's pace) later.
+    expect(pacer.nextSlotInMs(1)).toBe(0);
+    expect(seen).toEqual([]);
+    await client.close();
+  });
+
   it("waits out a 429 on a create and sends it again, even with maxRetries 0: the server did not process it", async () => {
     const { url, seen } = await serve(
       flaky(

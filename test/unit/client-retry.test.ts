@@ -182,7 +182,9 @@ describe("the retry loop", () => {
     return {
       ok: false,
       failure,
-      fail: (stop: RetryDecision) => new Error(`stopped: ${stop.retry ? "" : stop.why}`),
+      end: (stop: RetryDecision) => {
+        throw new Error(`stopped: ${stop.retry ? "" : stop.why}`);
+      },
     };
   }
 

@@ -62,10 +62,8 @@ class FakeList implements PagedList<Item> {
 const UNPACED = {
   nextSlotInMs: () => 0,
   paced: () => false,
-  freeConnections: () => 8,
-  connections: 8,
+  calls: { whenFree: () => Promise.resolve(), free: 8, connections: 8 },
   sleep: () => Promise.resolve(),
-  connectionFree: () => Promise.resolve(),
 };
 
 function coalescerOf(list: FakeList): ReadCoalescer<Item> {
@@ -209,10 +207,8 @@ describe("read coalescer", () => {
     const sleeps: number[] = [];
     let wake!: () => void;
     const c = new ReadCoalescer(list, {
-      connectionFree: () => Promise.resolve(),
+      calls: { whenFree: () => Promise.resolve(), free: 8, connections: 8 },
       paced: () => true,
-      freeConnections: () => 8,
-      connections: 8,
       nextSlotInMs: () => 250,
       sleep: (ms) => {
         sleeps.push(ms);
