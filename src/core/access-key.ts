@@ -73,13 +73,13 @@ function accessKeyOutputs(settings: SettingsOf<typeof ACCESS_KEY>, facts: Access
 /** The facts a key's record gives. */
 function factsOf(record: AccessKeyRecord, adopted: boolean): AccessKeyFacts {
   return {
+    ...FIELDS.fromRecord(record),
     name: record.name,
     type: record.type,
     accessKey: record.key,
     accessKeyId: record.id,
     adopted,
     permissions: normalizePermissions(record.permissions),
-    createdAt: record.createdAt,
   };
 }
 

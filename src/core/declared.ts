@@ -33,6 +33,9 @@ type KeyOfKind<D extends ResourceDeclaration, Kind> = {
   [K in OwnKey<D>]: Fields<D>[K] extends { readonly kind: Kind } ? K : never;
 }[OwnKey<D>];
 type InputKey<D extends ResourceDeclaration> = KeyOfKind<D, "input">;
+type FromRecordKey<D extends ResourceDeclaration> = {
+  [K in OwnKey<D>]: Fields<D>[K] extends { readonly fromRecord: true } ? K : never;
+}[OwnKey<D>];
 type StackOnlyKey<D extends ResourceDeclaration> = {
   [K in InputKey<D>]: Fields<D>[K] extends { readonly stackOnly: true } ? K : never;
 }[InputKey<D>];
@@ -108,6 +111,11 @@ export type SettingsOf<D extends ResourceDeclaration> = PropertiesOf<D, StackOnl
 /** What the server says about an object, or what we know of it: its outputs without the stack's settings. */
 export type FactsOf<D extends ResourceDeclaration> = Omit<OutputsOf<D>, StackOnlyKey<D>>;
 
+/** The outputs the broker returns in an object's record (`fromRecord`), as the record holds them. */
+export type RecordFactsOf<D extends ResourceDeclaration> = {
+  [K in FromRecordKey<D>]?: TypeOf<Fields<D>[K]>;
+};
+
 /** A hand-written check of one input, in place of the check of its type. */
 export type CheckRule = (failures: CheckFailures, property: string, value: unknown) => void;
 
@@ -150,6 +158,8 @@ export interface Declared<D extends ResourceDeclaration> {
     news: InputsOf<D, NotKnown>,
     rules?: { [K in InputKey<D>]?: DiffRule<TypeOf<Fields<D>[K]>> },
   ): DiffResult;
+  /** The `fromRecord` outputs that `record` (an object as the client decoded it) holds. */
+  fromRecord(record: object): RecordFactsOf<D>;
   /** The outputs in declaration order, from `values` (other properties and `undefined` left out). */
   outputs(values: OutputsOf<D>): OutputsOf<D>;
   /** The inputs that would produce `outputs`. */
@@ -349,6 +359,14 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
         }
       }
       return builder.build();
+    },
+    fromRecord(record) {
+      const source = record as Record<string, unknown>;
+      const facts: Record<string, unknown> = {};
+      for (const { name, field } of own)
+        if (field.kind === "output" && field.fromRecord === true && source[name] !== undefined)
+          facts[name] = source[name];
+      return facts as RecordFactsOf<D>;
     },
     outputs,
     inputsOf: (recordedOutputs) => decoders.known(recordedOutputs),

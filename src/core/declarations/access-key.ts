@@ -53,6 +53,7 @@ export const ACCESS_KEY = {
       type: STRING,
       doc: "When the broker created the key (ISO 8601 UTC).",
       optional: true,
+      fromRecord: true,
     },
     publicKey: {
       kind: "output",

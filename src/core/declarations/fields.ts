@@ -103,6 +103,11 @@ export interface OutputField {
   readonly secret?: boolean;
   /** Absent in some states (say when in `doc`); otherwise every recorded state has it. */
   readonly optional?: boolean;
+  /**
+   * The broker returns it, under the same name, in the object's record (`src/client/types.ts`): the
+   * core copies it from every record it reads, so a field the API returns needs no core code.
+   */
+  readonly fromRecord?: boolean;
 }
 
 /** One field of a resource. */
