@@ -35,7 +35,7 @@ import {
   ProviderHandshakeResponse,
   ReadResponse,
   UpdateResponse,
-  type CheckRequest,
+  CheckRequest,
   type ConfigureRequest,
   type CreateRequest,
   type DeleteRequest,
@@ -56,7 +56,8 @@ import { toDiffResponse } from "./diff";
 import { invokeFunction } from "./functions";
 import { engineLog, type EngineLog } from "./engine-log";
 import { messageOf, toGrpcError, UnknownResourceTypeError, type ErrorContext } from "./errors";
-import type { OperationContext, ResourceAdapter } from "./resource-adapter";
+import type { CheckInput, OperationContext, ResourceAdapter } from "./resource-adapter";
+import type { AutonamingProposal } from "../core/autoname";
 import { packageSchema, packageVersion } from "./schema";
 
 /** The resource type of a request: its `type` field, or the type part of its URN (older engines). */
@@ -260,7 +261,7 @@ class BrokerProvider {
           .setAcceptSecrets(true)
           .setAcceptResources(false)
           .setAcceptOutputs(false)
-          .setSupportsAutonamingConfiguration(false);
+          .setSupportsAutonamingConfiguration(true);
       }),
 
       getSchema: this.unary<GetSchemaRequest, GetSchemaResponse>((request) => {
@@ -309,11 +310,15 @@ class BrokerProvider {
         );
         // Its client finishes the requests in flight before it closes.
         void previous.close();
-        return new ConfigureResponse()
-          .setAcceptsecrets(true)
-          .setSupportspreview(true)
-          .setAcceptresources(false)
-          .setAcceptoutputs(false);
+        return (
+          new ConfigureResponse()
+            .setAcceptsecrets(true)
+            .setSupportspreview(true)
+            .setAcceptresources(false)
+            .setAcceptoutputs(false)
+            // Check honours the engine's autonaming proposal (see namingOf): `pulumi:autonaming` works.
+            .setSupportsAutonamingConfiguration(true)
+        );
       }),
 
       invoke: this.operation<InvokeRequest, InvokeResponse>(async (request) => {
@@ -335,7 +340,7 @@ class BrokerProvider {
       check: this.operation<CheckRequest, CheckResponse>(async (request) => {
         const adapter = this.adapter(request.getType(), request.getUrn());
         const result = await adapter.check(
-          { olds: decode(request.getOlds()), news: decode(request.getNews()) },
+          { olds: decode(request.getOlds()), news: decode(request.getNews()), ...namingOf(request) },
           this.context(request.getUrn()),
         );
         const response = new CheckResponse().setInputs(encodeStruct(result.inputs));
@@ -461,5 +466,31 @@ export async function startProviderServer(options: ServerOptions): Promise<Runni
           void provider.closeConnections().then(resolve, resolve);
         });
       }),
+  };
+}
+
+const AUTONAMING_MODES: Readonly<Record<number, AutonamingProposal["mode"]>> = {
+  [CheckRequest.AutonamingOptions.Mode.PROPOSE]: "propose",
+  [CheckRequest.AutonamingOptions.Mode.ENFORCE]: "enforce",
+  [CheckRequest.AutonamingOptions.Mode.DISABLE]: "disable",
+};
+
+/**
+ * What a resource `Check` tells of naming: the logical name (the request's `name`, which newer
+ * engines send, else the URN's last part) and the engine's autonaming proposal. CLI 3.259 and 3.274
+ * both send a proposal when the stack config sets `pulumi:autonaming` (and the provider answered
+ * `supportsAutonamingConfiguration`); without that config they send none, and the name takes the
+ * default form.
+ */
+function namingOf(request: CheckRequest): Pick<CheckInput, "logicalName" | "autonaming"> {
+  const urnName = request.getUrn().split("::").at(-1);
+  const logicalName = request.getName() !== "" ? request.getName() : urnName;
+  const options = request.getAutonaming();
+  const mode = options === undefined ? undefined : AUTONAMING_MODES[options.getMode()];
+  return {
+    ...(logicalName === undefined || logicalName === "" ? {} : { logicalName }),
+    ...(options === undefined || mode === undefined
+      ? {}
+      : { autonaming: { mode, proposedName: options.getProposedName() } }),
   };
 }

@@ -30,7 +30,7 @@ type AccessKey struct {
 	BaseUrl pulumi.StringOutput `pulumi:"baseUrl"`
 	// When the broker created the key (ISO 8601 UTC).
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// The key's name. Changing it replaces the key (the API cannot rename keys).
+	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
 	OnDelete OnDeleteOutput `pulumi:"onDelete"`
@@ -51,9 +51,6 @@ func NewAccessKey(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.Name == nil {
-		return nil, errors.New("invalid value for required argument 'Name'")
-	}
 	if args.Type == nil {
 		return nil, errors.New("invalid value for required argument 'Type'")
 	}
@@ -108,8 +105,8 @@ type accessKeyArgs struct {
 	Adopt *bool `pulumi:"adopt"`
 	// Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
 	AllowEndpointChange *bool `pulumi:"allowEndpointChange"`
-	// The key's name. Changing it replaces the key (the API cannot rename keys).
-	Name string `pulumi:"name"`
+	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
+	Name *string `pulumi:"name"`
 	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
 	OnDelete *OnDelete `pulumi:"onDelete"`
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
@@ -124,8 +121,8 @@ type AccessKeyArgs struct {
 	Adopt pulumi.BoolPtrInput
 	// Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
 	AllowEndpointChange pulumi.BoolPtrInput
-	// The key's name. Changing it replaces the key (the API cannot rename keys).
-	Name pulumi.StringInput
+	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
+	Name pulumi.StringPtrInput
 	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
 	OnDelete OnDeletePtrInput
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
@@ -256,7 +253,7 @@ func (o AccessKeyOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// The key's name. Changing it replaces the key (the API cannot rename keys).
+// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
 func (o AccessKeyOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }

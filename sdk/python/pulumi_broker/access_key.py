@@ -22,23 +22,22 @@ __all__ = ['AccessKeyArgs', 'AccessKey']
 @pulumi.input_type
 class AccessKeyArgs:
     def __init__(__self__, *,
-                 name: pulumi.Input[_builtins.str],
                  type: pulumi.Input['AccessKeyType'],
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_endpoint_change: pulumi.Input[Optional[_builtins.bool]] = None,
+                 name: pulumi.Input[Optional[_builtins.str]] = None,
                  on_delete: pulumi.Input[Optional['OnDelete']] = None,
                  permissions: pulumi.Input[Optional['PermissionsArgs']] = None):
         """
         The set of arguments for constructing a AccessKey resource.
 
-        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys).
         :param pulumi.Input['AccessKeyType'] type: `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
+        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
         :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
         :param pulumi.Input['PermissionsArgs'] permissions: What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
         """
-        pulumi.set(__self__, "name", name)
         pulumi.set(__self__, "type", type)
         if adopt is None:
             adopt = False
@@ -48,24 +47,14 @@ class AccessKeyArgs:
             allow_endpoint_change = False
         if allow_endpoint_change is not None:
             pulumi.set(__self__, "allow_endpoint_change", allow_endpoint_change)
+        if name is not None:
+            pulumi.set(__self__, "name", name)
         if on_delete is None:
             on_delete = 'revoke'
         if on_delete is not None:
             pulumi.set(__self__, "on_delete", on_delete)
         if permissions is not None:
             pulumi.set(__self__, "permissions", permissions)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> pulumi.Input[_builtins.str]:
-        """
-        The key's name. Changing it replaces the key (the API cannot rename keys).
-        """
-        return pulumi.get(self, "name")
-
-    @name.setter
-    def name(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "name", value)
 
     @_builtins.property
     @pulumi.getter
@@ -102,6 +91,18 @@ class AccessKeyArgs:
     @allow_endpoint_change.setter
     def allow_endpoint_change(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "allow_endpoint_change", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "name", value)
 
     @_builtins.property
     @pulumi.getter(name="onDelete")
@@ -148,7 +149,7 @@ class AccessKey(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
-        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys).
+        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
         :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
         :param pulumi.Input[Union['PermissionsArgs', 'PermissionsArgsDict']] permissions: What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
         :param pulumi.Input['AccessKeyType'] type: `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
@@ -198,8 +199,6 @@ class AccessKey(pulumi.CustomResource):
             if allow_endpoint_change is None:
                 allow_endpoint_change = False
             __props__.__dict__["allow_endpoint_change"] = allow_endpoint_change
-            if name is None and not opts.urn:
-                raise TypeError("Missing required property 'name'")
             __props__.__dict__["name"] = name
             if on_delete is None:
                 on_delete = 'revoke'
@@ -314,7 +313,7 @@ class AccessKey(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The key's name. Changing it replaces the key (the API cannot rename keys).
+        The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
         """
         return pulumi.get(self, "name")
 

@@ -13,8 +13,8 @@ export const ACCESS_KEY = {
     name: {
       kind: "input",
       type: STRING,
-      doc: "The key's name. Changing it replaces the key (the API cannot rename keys).",
-      required: true,
+      doc: "The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.",
+      autonamed: true,
       replaceOnChange: true,
     },
     type: {
