@@ -1,0 +1,125 @@
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { allKeys, allWorkspaces, installBrokerPlugin, keyById } from "../../harness/broker-native.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { emulatorConfig, NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
+
+// Autonaming end-to-end through the real Pulumi CLI (every leg of the engine matrix: CLI 3.259 and
+// 3.274 both send the engine's `pulumi:autonaming` proposal to providers that accept it). One stack
+// of native and dynamic resources without names; the steps share it and run in order.
+
+const STACK = "dev";
+/** Pulumi's default form: the logical name, a dash, 7 lowercase hexadecimal characters. */
+const defaultForm = (logical: string): RegExp => new RegExp(`^${logical}-[0-9a-f]{7}$`, "u");
+
+let emulator: EmulatorHandle;
+let project: PulumiProject;
+let stack: Stack;
+
+interface Names {
+  orders: string;
+  ordersKey: string;
+  dynWorkspace: string;
+  dynKey: string;
+}
+
+async function outputs(): Promise<{ names: Names; ordersKeyId: number; extraNames: Record<string, string> }> {
+  const out = await stack.outputs();
+  return {
+    names: out["names"]?.value as Names,
+    ordersKeyId: out["ordersKeyId"]?.value as number,
+    extraNames: out["extraNames"]?.value as Record<string, string>,
+  };
+}
+
+async function setConfig(key: string, value: string, flags: string[] = []): Promise<void> {
+  await project.run(["config", "set", "--stack", STACK, ...flags, key, value]);
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ controls: true });
+  project = await testProject("broker-autonaming", path.join(PROGRAMS_DIR, "autonaming"), NO_BROKER_ENV);
+  installBrokerPlugin(project);
+  stack = await project.stack(STACK);
+});
+
+afterAll(async () => {
+  await emulator.close();
+  project.remove();
+});
+
+describe("resources without names, through the Pulumi CLI", () => {
+  it("previews without credentials: every resource a create, no request sent", async () => {
+    await emulator.controls!.clearRequests();
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ create: 5 }); // the stack, 2 workspaces, 2 keys
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
+  it("up names each object <logical name>-<7 hex> on the broker, in both doors; a second preview changes nothing", async () => {
+    await stack.setAllConfig(emulatorConfig(emulator));
+    await stack.up();
+    const { names, ordersKeyId } = await outputs();
+    expect(names.orders).toMatch(defaultForm("orders"));
+    expect(names.ordersKey).toMatch(defaultForm("orders-svc"));
+    expect(names.dynWorkspace).toMatch(defaultForm("dyn-team"));
+    expect(names.dynKey).toMatch(defaultForm("dyn-key"));
+    const workspaceNames = (await allWorkspaces(emulator)).map((w) => w["name"]);
+    expect(workspaceNames).toEqual(expect.arrayContaining([names.orders, names.dynWorkspace]));
+    expect(keyById(await allKeys(emulator), ordersKeyId)?.["name"]).toBe(names.ordersKey);
+
+    const again = await stack.preview();
+    expect(again.changeSummary).toEqual({ same: 5 });
+    expect((await outputs()).names).toEqual(names);
+  });
+
+  it("a replacement gets a new name, and creates the new key before revoking the old one", async () => {
+    const before = await outputs();
+    await setConfig("keyType", "ACCOUNT");
+    await emulator.controls!.clearRequests();
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 4, replace: 1 });
+    const after = await outputs();
+    expect(after.names.ordersKey).toMatch(defaultForm("orders-svc"));
+    expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
+    expect({ ...after.names, ordersKey: "" }).toEqual({ ...before.names, ordersKey: "" });
+
+    const routes = (await emulator.controls!.requests()).map((r) => r.route);
+    const created = routes.indexOf("POST /access-key");
+    const revoked = routes.indexOf("POST /access-key/{accessKey}/permissions");
+    expect(created).toBeGreaterThanOrEqual(0);
+    expect(revoked, `requests: ${routes.join(", ")}`).toBeGreaterThan(created);
+    const keys = await allKeys(emulator);
+    expect(keyById(keys, before.ordersKeyId)?.["permissions"]).toEqual({
+      send: [],
+      receive: [],
+      resources: {},
+    });
+    expect(keyById(keys, after.ordersKeyId)).toMatchObject({ name: after.names.ordersKey, type: "ACCOUNT" });
+  });
+
+  it("new native resources follow pulumi:autonaming (a pattern, then verbatim); existing ones keep their names", async () => {
+    const before = await outputs();
+    await setConfig("pulumi:autonaming.pattern", "${name}-dev-${alphanum(4)}", ["--path"]);
+    await setConfig("extraWorkspaces", "patterned");
+    await stack.up();
+    const patterned = await outputs();
+    expect(patterned.extraNames["patterned"]).toMatch(/^patterned-dev-[a-z0-9]{4}$/u);
+    expect(patterned.names).toEqual(before.names);
+
+    await project.run(["config", "rm", "--stack", STACK, "--path", "pulumi:autonaming.pattern"]);
+    await setConfig("pulumi:autonaming.mode", "verbatim", ["--path"]);
+    await setConfig("extraWorkspaces", "patterned,verbatim");
+    await stack.up();
+    const verbatim = await outputs();
+    expect(verbatim.extraNames).toEqual({
+      patterned: patterned.extraNames["patterned"],
+      verbatim: "verbatim",
+    });
+    expect(verbatim.names).toEqual(before.names);
+    const workspaceNames = (await allWorkspaces(emulator)).map((w) => w["name"]);
+    expect(workspaceNames).toEqual(expect.arrayContaining(["verbatim", patterned.extraNames["patterned"]]));
+  });
+});

@@ -1,0 +1,31 @@
+// The program of the autonaming end-to-end test: workspaces and access keys without names, through
+// both doors (the native SDK served by the `broker` plugin, and the dynamic resources). Stack config
+// `keyType` sets the native key's type (a change replaces it); `extraWorkspaces` lists logical names (comma-separated)
+// of more native workspaces, so a test can add resources after changing `pulumi:autonaming`.
+"use strict";
+const pulumi = require("@pulumi/pulumi");
+const native = require("pulumi-broker-config/native");
+const dynamic = require("pulumi-broker-config");
+
+const config = new pulumi.Config();
+
+const orders = new native.Workspace("orders", {});
+const ordersKey = new native.AccessKey("orders-svc", {
+  type: config.get("keyType") ?? "SERVICE",
+  permissions: { send: ["orders/created"] },
+});
+const dynWorkspace = new dynamic.Workspace("dyn-team", {});
+const dynKey = new dynamic.AccessKey("dyn-key", { type: "SERVICE" });
+
+const extra = {};
+for (const name of (config.get("extraWorkspaces") ?? "").split(",").filter((n) => n !== ""))
+  extra[name] = new native.Workspace(name, {});
+
+exports.names = {
+  orders: orders.name,
+  ordersKey: ordersKey.name,
+  dynWorkspace: dynWorkspace.name,
+  dynKey: dynKey.name,
+};
+exports.ordersKeyId = ordersKey.accessKeyId;
+exports.extraNames = pulumi.all(Object.fromEntries(Object.entries(extra).map(([n, w]) => [n, w.name])));
