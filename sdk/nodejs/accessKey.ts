@@ -8,7 +8,7 @@ import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
- * An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+ * An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
  */
 export class AccessKey extends pulumi.CustomResource {
     /**
@@ -86,6 +86,10 @@ export class AccessKey extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly publicKey: pulumi.Output<string | undefined>;
     /**
+     * Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+     */
+    declare public readonly rotationTriggers: pulumi.Output<{[key: string]: string}>;
+    /**
      * `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
      */
     declare public readonly type: pulumi.Output<enums.AccessKeyType>;
@@ -109,6 +113,7 @@ export class AccessKey extends pulumi.CustomResource {
             resourceInputs["name"] = args?.name;
             resourceInputs["onDelete"] = (args?.onDelete) ?? "revoke";
             resourceInputs["permissions"] = args?.permissions;
+            resourceInputs["rotationTriggers"] = args?.rotationTriggers;
             resourceInputs["type"] = args?.type;
             resourceInputs["accessKey"] = undefined /*out*/;
             resourceInputs["accessKeyId"] = undefined /*out*/;
@@ -130,6 +135,7 @@ export class AccessKey extends pulumi.CustomResource {
             resourceInputs["permissions"] = undefined /*out*/;
             resourceInputs["privateKey"] = undefined /*out*/;
             resourceInputs["publicKey"] = undefined /*out*/;
+            resourceInputs["rotationTriggers"] = undefined /*out*/;
             resourceInputs["type"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -163,6 +169,10 @@ export interface AccessKeyArgs {
      * What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
      */
     permissions?: pulumi.Input<inputs.PermissionsArgs | undefined>;
+    /**
+     * Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+     */
+    rotationTriggers?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
      * `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
      */

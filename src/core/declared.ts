@@ -361,9 +361,9 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
     settingsOf(old) {
       const settings: Record<string, unknown> = {};
       const source = (old ?? {}) as Record<string, unknown>;
-      for (const { name, field } of inputs)
+      for (const { name, field, shape } of inputs)
         if (field.kind === "input" && field.stackOnly === true)
-          settings[name] = source[name] ?? field.default;
+          settings[name] = source[name] ?? field.default ?? (shape.kind === "stringMap" ? {} : undefined);
       return settings as SettingsOf<D>;
     },
   };

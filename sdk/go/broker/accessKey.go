@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+// An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
 type AccessKey struct {
 	pulumi.CustomResourceState
 
@@ -40,6 +40,8 @@ type AccessKey struct {
 	PrivateKey pulumi.StringPtrOutput `pulumi:"privateKey"`
 	// For a SERVICE key created by this stack: the public key of the pair returned at creation (base64).
 	PublicKey pulumi.StringPtrOutput `pulumi:"publicKey"`
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	RotationTriggers pulumi.StringMapOutput `pulumi:"rotationTriggers"`
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyTypeOutput `pulumi:"type"`
 }
@@ -111,6 +113,8 @@ type accessKeyArgs struct {
 	OnDelete *OnDelete `pulumi:"onDelete"`
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions *Permissions `pulumi:"permissions"`
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	RotationTriggers map[string]string `pulumi:"rotationTriggers"`
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyType `pulumi:"type"`
 }
@@ -127,6 +131,8 @@ type AccessKeyArgs struct {
 	OnDelete OnDeletePtrInput
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions PermissionsPtrInput
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	RotationTriggers pulumi.StringMapInput
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyTypeInput
 }
@@ -276,6 +282,11 @@ func (o AccessKeyOutput) PrivateKey() pulumi.StringPtrOutput {
 // For a SERVICE key created by this stack: the public key of the pair returned at creation (base64).
 func (o AccessKeyOutput) PublicKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringPtrOutput { return v.PublicKey }).(pulumi.StringPtrOutput)
+}
+
+// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+func (o AccessKeyOutput) RotationTriggers() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *AccessKey) pulumi.StringMapOutput { return v.RotationTriggers }).(pulumi.StringMapOutput)
 }
 
 // `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.

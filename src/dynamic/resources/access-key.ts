@@ -62,6 +62,14 @@ export interface AccessKeyArgs {
    */
   onDelete?: pulumi.Input<OnDelete>;
   /**
+   * Any change to this map rotates the key: a new key is created (with a new value, and a new name
+   * when the name is generated), everything that uses it is updated, and only then is the old key
+   * revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store
+   * always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+   * @default {}
+   */
+  rotationTriggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /**
    * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
    * @default false
    */

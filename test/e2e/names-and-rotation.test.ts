@@ -2,13 +2,27 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { allKeys, allWorkspaces, installBrokerPlugin, keyById } from "../../harness/broker-native.mts";
+import {
+  allKeys,
+  allWorkspaces,
+  brokerApi,
+  installBrokerPlugin,
+  keyById,
+  NO_PERMISSIONS,
+} from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { emulatorConfig, NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
+import {
+  emulatorConfig,
+  NO_BROKER_ENV,
+  PROGRAMS_DIR,
+  testProject,
+  type StateResource,
+} from "../support/projects";
 
-// Autonaming end-to-end through the real Pulumi CLI (every leg of the engine matrix: CLI 3.259 and
-// 3.274 both send the engine's `pulumi:autonaming` proposal to providers that accept it). One stack
-// of native and dynamic resources without names; the steps share it and run in order.
+// Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
+// matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
+// accept it). One stack of native and dynamic resources without names; the steps share it and run
+// in order.
 
 const STACK = "dev";
 /** Pulumi's default form: the logical name, a dash, 7 lowercase hexadecimal characters. */
@@ -25,11 +39,17 @@ interface Names {
   dynKey: string;
 }
 
-async function outputs(): Promise<{ names: Names; ordersKeyId: number; extraNames: Record<string, string> }> {
+async function outputs(): Promise<{
+  names: Names;
+  ordersKeyId: number;
+  dynKeyId: number;
+  extraNames: Record<string, string>;
+}> {
   const out = await stack.outputs();
   return {
     names: out["names"]?.value as Names,
     ordersKeyId: out["ordersKeyId"]?.value as number,
+    dynKeyId: out["dynKeyId"]?.value as number,
     extraNames: out["extraNames"]?.value as Record<string, string>,
   };
 }
@@ -40,7 +60,7 @@ async function setConfig(key: string, value: string, flags: string[] = []): Prom
 
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
-  project = await testProject("broker-autonaming", path.join(PROGRAMS_DIR, "autonaming"), NO_BROKER_ENV);
+  project = await testProject("broker-names", path.join(PROGRAMS_DIR, "names-and-rotation"), NO_BROKER_ENV);
   installBrokerPlugin(project);
   stack = await project.stack(STACK);
 });
@@ -98,6 +118,35 @@ describe("resources without names, through the Pulumi CLI", () => {
       resources: {},
     });
     expect(keyById(keys, after.ordersKeyId)).toMatchObject({ name: after.names.ordersKey, type: "ACCOUNT" });
+  });
+
+  it("rotationTriggers rotates both keys: new keys created first, the old ones revoked last", async () => {
+    const before = await outputs();
+    await setConfig("rotation", "2");
+    await emulator.controls!.clearRequests();
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 3, replace: 2 });
+
+    const routes = (await emulator.controls!.requests()).map((r) => r.route);
+    const creates = routes.flatMap((route, index) => (route === "POST /access-key" ? [index] : []));
+    const firstRevoke = routes.indexOf("POST /access-key/{accessKey}/permissions");
+    expect(creates, `requests: ${routes.join(", ")}`).toHaveLength(2);
+    expect(firstRevoke, `requests: ${routes.join(", ")}`).toBeGreaterThan(Math.max(...creates));
+
+    const after = await outputs();
+    const keys = await allKeys(emulator);
+    for (const [oldId, newId] of [
+      [before.ordersKeyId, after.ordersKeyId],
+      [before.dynKeyId, after.dynKeyId],
+    ] as const) {
+      expect(newId).not.toBe(oldId);
+      expect(keyById(keys, oldId)?.["permissions"], "the old key is revoked").toEqual(NO_PERMISSIONS);
+      const value = encodeURIComponent(String(keyById(keys, newId)?.["key"]));
+      expect(await brokerApi(emulator, "GET", `/access/verify/${value}`)).toEqual({ status: true });
+      expect(keyById(keys, newId)?.["permissions"]).not.toEqual(NO_PERMISSIONS);
+    }
+    expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
+    expect(after.names.dynKey).toMatch(defaultForm("dyn-key"));
   });
 
   it("new native resources follow pulumi:autonaming (a pattern, then verbatim); existing ones keep their names", async () => {

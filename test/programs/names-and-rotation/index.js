@@ -1,6 +1,7 @@
-// The program of the autonaming end-to-end test: workspaces and access keys without names, through
-// both doors (the native SDK served by the `broker` plugin, and the dynamic resources). Stack config
-// `keyType` sets the native key's type (a change replaces it); `extraWorkspaces` lists logical names (comma-separated)
+// The program of test/e2e/names-and-rotation.test.ts: workspaces and access keys without names,
+// through both doors (the native SDK served by the `broker` plugin, and the dynamic resources).
+// Stack config: `keyType` sets the native key's type (a change replaces it); `rotation` is both keys'
+// rotation trigger (a change rotates them); `extraWorkspaces` lists logical names (comma-separated)
 // of more native workspaces, so a test can add resources after changing `pulumi:autonaming`.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
@@ -8,14 +9,20 @@ const native = require("pulumi-broker-config/native");
 const dynamic = require("pulumi-broker-config");
 
 const config = new pulumi.Config();
+const rotationTriggers = { generation: config.get("rotation") ?? "1" };
 
 const orders = new native.Workspace("orders", {});
 const ordersKey = new native.AccessKey("orders-svc", {
   type: config.get("keyType") ?? "SERVICE",
   permissions: { send: ["orders/created"] },
+  rotationTriggers,
 });
 const dynWorkspace = new dynamic.Workspace("dyn-team", {});
-const dynKey = new dynamic.AccessKey("dyn-key", { type: "SERVICE" });
+const dynKey = new dynamic.AccessKey("dyn-key", {
+  type: "SERVICE",
+  permissions: { receive: ["orders/*"] },
+  rotationTriggers,
+});
 
 const extra = {};
 for (const name of (config.get("extraWorkspaces") ?? "").split(",").filter((n) => n !== ""))
@@ -28,4 +35,5 @@ exports.names = {
   dynKey: dynKey.name,
 };
 exports.ordersKeyId = ordersKey.accessKeyId;
+exports.dynKeyId = dynKey.accessKeyId;
 exports.extraNames = pulumi.all(Object.fromEntries(Object.entries(extra).map(([n, w]) => [n, w.name])));
