@@ -4,12 +4,12 @@
  * (src/model/names.ts).
  */
 import { describe, expect, it } from "vitest";
-import { checkAccessKey } from "../../src/core/access-key";
+import { accessKeyOperations, checkAccessKey } from "../../src/core/access-key";
 import { withChosenName, type NameSource } from "../../src/core/autoname";
 import type { CheckContext } from "../../src/core/context";
 import type { PropertyBag } from "../../src/core/state";
 import { UNKNOWN } from "../../src/core/unknown";
-import { checkWorkspace } from "../../src/core/workspace";
+import { checkWorkspace, workspaceOperations } from "../../src/core/workspace";
 import { DEFAULT_SETTING_NAMES } from "../../src/client/setting-names";
 import { autoname, MAX_NAME_LENGTH, nameProblems } from "../../src/model";
 
@@ -132,5 +132,74 @@ describe("check chooses a name when the program gives none", () => {
     expect(checkWorkspace(ctx, {}, undefined, {}).failures).toEqual([
       { property: "name", reason: "is required" },
     ]);
+  });
+});
+
+describe("stacks written before autonaming and rotationTriggers", () => {
+  // Checked inputs exactly as the previous version recorded them: explicit names, no rotationTriggers.
+  const baseUrl = "http://broker.test/v1";
+  const oldKey = {
+    name: "orders-svc",
+    type: "SERVICE",
+    permissions: { send: ["orders/created"], receive: [], resources: {} },
+    adopt: false,
+    onDelete: "revoke",
+    allowEndpointChange: false,
+    baseUrl,
+  };
+  const oldWorkspace = { name: "orders", parentId: 0, adopt: false, allowEndpointChange: false, baseUrl };
+
+  it("see no change when the program still gives the same explicit names", () => {
+    const key = accessKeyOperations.check(
+      ctx,
+      { name: "orders-svc", type: "SERVICE", permissions: { send: ["orders/created"] } },
+      baseUrl,
+      { logicalName: "orders-svc", oldInputs: oldKey },
+    );
+    if (key.inputs === undefined) throw new Error(JSON.stringify(key.failures));
+    expect(accessKeyOperations.diff(accessKeyOperations.decodeInputs(oldKey), key.inputs).changes).toBe(
+      false,
+    );
+
+    const workspace = workspaceOperations.check(ctx, { name: "orders" }, baseUrl, {
+      logicalName: "orders",
+      oldInputs: oldWorkspace,
+    });
+    if (workspace.inputs === undefined) throw new Error(JSON.stringify(workspace.failures));
+    expect(
+      workspaceOperations.diff(workspaceOperations.decodeInputs(oldWorkspace), workspace.inputs).changes,
+    ).toBe(false);
+  });
+
+  it("keep the recorded name when the program drops it, so nothing is replaced", () => {
+    const key = accessKeyOperations.check(
+      ctx,
+      { type: "SERVICE", permissions: { send: ["orders/created"] } },
+      baseUrl,
+      {
+        logicalName: "orders-svc",
+        oldInputs: oldKey,
+      },
+    );
+    if (key.inputs === undefined) throw new Error(JSON.stringify(key.failures));
+    expect(key.inputs.name).toBe("orders-svc");
+    expect(accessKeyOperations.diff(accessKeyOperations.decodeInputs(oldKey), key.inputs).changes).toBe(
+      false,
+    );
+  });
+
+  it("replace the key when rotationTriggers change, creating the new key first", () => {
+    const news = accessKeyOperations.check(
+      ctx,
+      { ...oldKey, rotationTriggers: { generation: "2" } },
+      baseUrl,
+      {
+        oldInputs: oldKey,
+      },
+    );
+    if (news.inputs === undefined) throw new Error(JSON.stringify(news.failures));
+    const diff = accessKeyOperations.diff(accessKeyOperations.decodeInputs(oldKey), news.inputs);
+    expect(diff.replaces).toEqual(["rotationTriggers"]);
+    expect(diff.deleteBeforeReplace).toBe(false);
   });
 });

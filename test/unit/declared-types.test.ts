@@ -90,6 +90,7 @@ describe("declared: plain fields handled from the declaration", () => {
       permissions: { send: [], receive: [], resources: {} },
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
     });
   });
 
@@ -103,6 +104,7 @@ describe("declared: plain fields handled from the declaration", () => {
       type: "ACCOUNT",
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
       accessKey: "secret",
       accessKeyId: 3,
       adopted: false,
@@ -112,6 +114,7 @@ describe("declared: plain fields handled from the declaration", () => {
       "type",
       "adopt",
       "onDelete",
+      "rotationTriggers",
       "accessKey",
       "accessKeyId",
       "adopted",
