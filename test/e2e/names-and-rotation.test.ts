@@ -11,13 +11,7 @@ import {
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import {
-  emulatorConfig,
-  NO_BROKER_ENV,
-  PROGRAMS_DIR,
-  testProject,
-  type StateResource,
-} from "../support/projects";
+import { emulatorConfig, NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
 
 // Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
 // matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
