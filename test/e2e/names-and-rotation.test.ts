@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,13 @@ import {
   NO_PERMISSIONS,
 } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { emulatorConfig, NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
+import {
+  emulatorConfig,
+  NO_BROKER_ENV,
+  PROGRAMS_DIR,
+  testProject,
+  type StateResource,
+} from "../support/projects";
 
 // Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
 // matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
@@ -48,6 +55,29 @@ async function outputs(): Promise<{
   };
 }
 
+/** The stack output `currentKeyId` as the stack's checkpoint holds it now; `undefined` mid-write. */
+function currentKeyIdInState(): number | undefined {
+  try {
+    const state = JSON.parse(fs.readFileSync(project.stateFile(STACK), "utf8")) as {
+      checkpoint: { latest?: { resources?: StateResource[] } };
+    };
+    const root = state.checkpoint.latest?.resources?.find((r) => r.type === "pulumi:pulumi:Stack");
+    const id = root?.outputs?.["currentKeyId"];
+    return typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined; // read between the engine's writes: the next sample reads it whole
+  }
+}
+
+/** Whether the key `id` verifies (the API's verify endpoint) and still holds permissions (not revoked). */
+async function usable(id: number): Promise<boolean> {
+  const key = keyById(await allKeys(emulator), id);
+  if (key === undefined) return false;
+  const value = encodeURIComponent(String(key["key"]));
+  const verified = await brokerApi(emulator, "GET", `/access/verify/${value}`);
+  return verified["status"] === true && JSON.stringify(key["permissions"]) !== JSON.stringify(NO_PERMISSIONS);
+}
+
 async function setConfig(key: string, value: string, flags: string[] = []): Promise<void> {
   await project.run(["config", "set", "--stack", STACK, ...flags, key, value]);
 }
@@ -68,7 +98,7 @@ describe("resources without names, through the Pulumi CLI", () => {
   it("previews without credentials: every resource a create, no request sent", async () => {
     await emulator.controls!.clearRequests();
     const preview = await stack.preview();
-    expect(preview.changeSummary).toEqual({ create: 5 }); // the stack, 2 workspaces, 2 keys
+    expect(preview.changeSummary).toEqual({ create: 7 }); // the stack, 2 workspaces, 4 keys
     expect(await emulator.controls!.requests()).toEqual([]);
   });
 
@@ -85,7 +115,7 @@ describe("resources without names, through the Pulumi CLI", () => {
     expect(keyById(await allKeys(emulator), ordersKeyId)?.["name"]).toBe(names.ordersKey);
 
     const again = await stack.preview();
-    expect(again.changeSummary).toEqual({ same: 5 });
+    expect(again.changeSummary).toEqual({ same: 7 });
     expect((await outputs()).names).toEqual(names);
   });
 
@@ -94,7 +124,7 @@ describe("resources without names, through the Pulumi CLI", () => {
     await setConfig("keyType", "ACCOUNT");
     await emulator.controls!.clearRequests();
     const up = await stack.up();
-    expect(up.summary.resourceChanges).toEqual({ same: 4, replace: 1 });
+    expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
     const after = await outputs();
     expect(after.names.ordersKey).toMatch(defaultForm("orders-svc"));
     expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
@@ -114,17 +144,34 @@ describe("resources without names, through the Pulumi CLI", () => {
     expect(keyById(keys, after.ordersKeyId)).toMatchObject({ name: after.names.ordersKey, type: "ACCOUNT" });
   });
 
-  it("rotationTriggers rotates both keys: new keys created first, the old ones revoked last", async () => {
+  it("rotationTriggers rotates keys new-first; a consumer of the current/previous pair always holds a usable key", async () => {
     const before = await outputs();
     await setConfig("rotation", "2");
+    await setConfig("keyGeneration", "2");
     await emulator.controls!.clearRequests();
-    const up = await stack.up();
-    expect(up.summary.resourceChanges).toEqual({ same: 3, replace: 2 });
+    // A consumer polling the stack's `currentKeyId` all through the run, and once after it.
+    const seen: { id: number; usable: boolean }[] = [];
+    const run = { done: false };
+    const up = stack.up().finally(() => {
+      run.done = true;
+    });
+    do {
+      const id = currentKeyIdInState();
+      if (id !== undefined) seen.push({ id, usable: await usable(id) });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (!run.done);
+    const result = await up;
+    const lastId = currentKeyIdInState()!;
+    seen.push({ id: lastId, usable: await usable(lastId) });
+    // The orders key, the dynamic key and the older slot of the pair (pay-b).
+    expect(result.summary.resourceChanges).toEqual({ same: 4, replace: 3 });
+    expect(seen.filter((s) => !s.usable)).toEqual([]);
+    expect(lastId).toBe((await stack.outputs())["currentKeyId"]?.value);
 
     const routes = (await emulator.controls!.requests()).map((r) => r.route);
     const creates = routes.flatMap((route, index) => (route === "POST /access-key" ? [index] : []));
     const firstRevoke = routes.indexOf("POST /access-key/{accessKey}/permissions");
-    expect(creates, `requests: ${routes.join(", ")}`).toHaveLength(2);
+    expect(creates, `requests: ${routes.join(", ")}`).toHaveLength(3);
     expect(firstRevoke, `requests: ${routes.join(", ")}`).toBeGreaterThan(Math.max(...creates));
 
     const after = await outputs();
@@ -135,9 +182,7 @@ describe("resources without names, through the Pulumi CLI", () => {
     ] as const) {
       expect(newId).not.toBe(oldId);
       expect(keyById(keys, oldId)?.["permissions"], "the old key is revoked").toEqual(NO_PERMISSIONS);
-      const value = encodeURIComponent(String(keyById(keys, newId)?.["key"]));
-      expect(await brokerApi(emulator, "GET", `/access/verify/${value}`)).toEqual({ status: true });
-      expect(keyById(keys, newId)?.["permissions"]).not.toEqual(NO_PERMISSIONS);
+      expect(await usable(newId)).toBe(true);
     }
     expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
     expect(after.names.dynKey).toMatch(defaultForm("dyn-key"));
