@@ -35,7 +35,7 @@ import {
   ProviderHandshakeResponse,
   ReadResponse,
   UpdateResponse,
-  CheckRequest,
+  type CheckRequest,
   type ConfigureRequest,
   type CreateRequest,
   type DeleteRequest,
@@ -310,15 +310,17 @@ class BrokerProvider {
         );
         // Its client finishes the requests in flight before it closes.
         void previous.close();
-        return (
-          new ConfigureResponse()
-            .setAcceptsecrets(true)
-            .setSupportspreview(true)
-            .setAcceptresources(false)
-            .setAcceptoutputs(false)
-            // Check honours the engine's autonaming proposal (see namingOf): `pulumi:autonaming` works.
-            .setSupportsAutonamingConfiguration(true)
-        );
+        const response = new ConfigureResponse()
+          .setAcceptsecrets(true)
+          .setSupportspreview(true)
+          .setAcceptresources(false)
+          .setAcceptoutputs(false);
+        // Check honours the engine's autonaming proposal (see namingOf), so `pulumi:autonaming`
+        // works; the stubs of an older @pulumi/pulumi lack the field, and the engine then sends none.
+        (
+          response as Partial<Pick<ConfigureResponse, "setSupportsAutonamingConfiguration">>
+        ).setSupportsAutonamingConfiguration?.(true);
+        return response;
       }),
 
       invoke: this.operation<InvokeRequest, InvokeResponse>(async (request) => {
@@ -469,10 +471,14 @@ export async function startProviderServer(options: ServerOptions): Promise<Runni
   };
 }
 
+/**
+ * `CheckRequest.AutonamingOptions.Mode` by its protocol numbers (`provider.proto`), not the stubs'
+ * enum: the stubs of an older @pulumi/pulumi (3.139, the oldest we support) have no such type.
+ */
 const AUTONAMING_MODES: Readonly<Record<number, AutonamingProposal["mode"]>> = {
-  [CheckRequest.AutonamingOptions.Mode.PROPOSE]: "propose",
-  [CheckRequest.AutonamingOptions.Mode.ENFORCE]: "enforce",
-  [CheckRequest.AutonamingOptions.Mode.DISABLE]: "disable",
+  0: "propose",
+  1: "enforce",
+  2: "disable",
 };
 
 /**
@@ -483,9 +489,12 @@ const AUTONAMING_MODES: Readonly<Record<number, AutonamingProposal["mode"]>> = {
  * default form.
  */
 function namingOf(request: CheckRequest): Pick<CheckInput, "logicalName" | "autonaming"> {
+  // Older stubs have neither `name` nor `autonaming` (see AUTONAMING_MODES).
+  const newer = request as Partial<Pick<CheckRequest, "getName" | "getAutonaming">>;
   const urnName = request.getUrn().split("::").at(-1);
-  const logicalName = request.getName() !== "" ? request.getName() : urnName;
-  const options = request.getAutonaming();
+  const name = newer.getName?.() ?? "";
+  const logicalName = name !== "" ? name : urnName;
+  const options = newer.getAutonaming?.();
   const mode = options === undefined ? undefined : AUTONAMING_MODES[options.getMode()];
   return {
     ...(logicalName === undefined || logicalName === "" ? {} : { logicalName }),
