@@ -8,7 +8,7 @@ import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
- * An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+ * An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
  */
 export class AccessKey extends pulumi.CustomResource {
     /**
@@ -66,7 +66,7 @@ export class AccessKey extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * The key's name. Changing it replaces the key (the API cannot rename keys).
+     * The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -86,6 +86,10 @@ export class AccessKey extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly publicKey: pulumi.Output<string | undefined>;
     /**
+     * Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+     */
+    declare public readonly rotationTriggers: pulumi.Output<{[key: string]: string}>;
+    /**
      * `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
      */
     declare public readonly type: pulumi.Output<enums.AccessKeyType>;
@@ -101,9 +105,6 @@ export class AccessKey extends pulumi.CustomResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
-            if (args?.name === undefined && !opts.urn) {
-                throw new Error("Missing required property 'name'");
-            }
             if (args?.type === undefined && !opts.urn) {
                 throw new Error("Missing required property 'type'");
             }
@@ -112,6 +113,7 @@ export class AccessKey extends pulumi.CustomResource {
             resourceInputs["name"] = args?.name;
             resourceInputs["onDelete"] = (args?.onDelete) ?? "revoke";
             resourceInputs["permissions"] = args?.permissions;
+            resourceInputs["rotationTriggers"] = args?.rotationTriggers;
             resourceInputs["type"] = args?.type;
             resourceInputs["accessKey"] = undefined /*out*/;
             resourceInputs["accessKeyId"] = undefined /*out*/;
@@ -133,6 +135,7 @@ export class AccessKey extends pulumi.CustomResource {
             resourceInputs["permissions"] = undefined /*out*/;
             resourceInputs["privateKey"] = undefined /*out*/;
             resourceInputs["publicKey"] = undefined /*out*/;
+            resourceInputs["rotationTriggers"] = undefined /*out*/;
             resourceInputs["type"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -155,9 +158,9 @@ export interface AccessKeyArgs {
      */
     allowEndpointChange?: pulumi.Input<boolean | undefined>;
     /**
-     * The key's name. Changing it replaces the key (the API cannot rename keys).
+     * The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
      */
-    name: pulumi.Input<string>;
+    name?: pulumi.Input<string | undefined>;
     /**
      * What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
      */
@@ -166,6 +169,10 @@ export interface AccessKeyArgs {
      * What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
      */
     permissions?: pulumi.Input<inputs.PermissionsArgs | undefined>;
+    /**
+     * Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+     */
+    rotationTriggers?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
      * `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
      */

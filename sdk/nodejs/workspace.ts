@@ -55,7 +55,7 @@ export class Workspace extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
-     * The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
+     * The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
      */
     declare public readonly name: pulumi.Output<string>;
     /**
@@ -78,13 +78,10 @@ export class Workspace extends pulumi.CustomResource {
      * @param args The arguments to use to populate this resource's properties.
      * @param opts A bag of options that control this resource's behavior.
      */
-    constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) {
+    constructor(name: string, args?: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
-            if (args?.name === undefined && !opts.urn) {
-                throw new Error("Missing required property 'name'");
-            }
             resourceInputs["adopt"] = (args?.adopt) ?? false;
             resourceInputs["allowEndpointChange"] = (args?.allowEndpointChange) ?? false;
             resourceInputs["name"] = args?.name;
@@ -123,9 +120,9 @@ export interface WorkspaceArgs {
      */
     allowEndpointChange?: pulumi.Input<boolean | undefined>;
     /**
-     * The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
+     * The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
      */
-    name: pulumi.Input<string>;
+    name?: pulumi.Input<string | undefined>;
     /**
      * The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a top-level workspace. Changing it replaces the workspace.
      */

@@ -19,6 +19,7 @@ import {
   type OnDelete,
 } from "../model";
 import { nameRule } from "./validation";
+import { withChosenName, type NameSource } from "./autoname";
 import type { CoreContext } from "./context";
 import { ACCESS_KEY } from "./declarations";
 import { declared, type FactsOf, type InputsOf, type OutputsOf, type SettingsOf } from "./declared";
@@ -228,13 +229,15 @@ export const accessKeyOperations = withEndpointTracking<
   decodeOutputs: (bag: PropertyBag, id?: string): OwnOutputs =>
     FIELDS.decodeOutputs(bag, { accessKeyId: idNumber(id) }),
   /**
-   * Validates inputs and fills defaults. Makes no request.
+   * Validates inputs, fills defaults and chooses a name when the program gives none. Makes no request.
    * @param news the inputs as the program gave them.
+   * @param naming where a name the program leaves out comes from.
    */
-  check: (news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> =>
-    FIELDS.check(news, {
-      name: nameRule("Access key"),
-    }),
+  check: (news: PropertyBag, naming: NameSource): CheckResult<OwnInputsOf<NotKnown>> => {
+    const named = withChosenName(news, naming, "accessKey");
+    if (named.inputs === undefined) return named;
+    return FIELDS.check(named.inputs, { name: nameRule("Access key") });
+  },
   /**
    * A change of name or type replaces the key (the API cannot rename a key or change its type);
    * permissions update in place and compare as sets.

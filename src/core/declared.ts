@@ -67,11 +67,13 @@ type HasEmpty<T> = T extends { readonly type: "object" | "array" }
 /** Whether decoded inputs always hold the field: it is required, has a default or an empty value. */
 type Filled<F> = F extends { readonly required: true }
   ? true
-  : F extends { readonly default: string | number | boolean }
+  : F extends { readonly autonamed: true }
     ? true
-    : F extends { readonly type: infer T }
-      ? HasEmpty<T>
-      : false;
+    : F extends { readonly default: string | number | boolean }
+      ? true
+      : F extends { readonly type: infer T }
+        ? HasEmpty<T>
+        : false;
 
 /** Whether every recorded state holds the field. */
 type Recorded<F> = F extends { readonly kind: "input" }
@@ -277,7 +279,8 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
     .map(([name, field]) => ({ name, field, shape: shapeOf(field.type) }));
   const inputs = own.filter(({ field }) => field.kind === "input");
   const filled = ({ field, shape }: OwnField): boolean =>
-    field.kind === "input" && (field.required === true || field.default !== undefined || hasEmpty(shape));
+    field.kind === "input" &&
+    (field.required === true || field.autonamed === true || field.default !== undefined || hasEmpty(shape));
   const recorded = (entry: OwnField): boolean =>
     entry.field.kind === "input"
       ? entry.field.outputOptional !== true && filled(entry)
@@ -326,7 +329,10 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
         // Absent: fine unless required. A map given as `null` is an empty one; any other `null` is
         // checked (and refused) like a value.
         else if (value === undefined || (value === null && entry.shape.kind === "stringMap")) {
-          if (entry.field.kind === "input" && entry.field.required === true)
+          if (
+            entry.field.kind === "input" &&
+            (entry.field.required === true || entry.field.autonamed === true)
+          )
             checkField(failures, entry, undefined);
         } else checkField(failures, entry, value);
       }
@@ -373,9 +379,9 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
     settingsOf(old) {
       const settings: Record<string, unknown> = {};
       const source = (old ?? {}) as Record<string, unknown>;
-      for (const { name, field } of inputs)
+      for (const { name, field, shape } of inputs)
         if (field.kind === "input" && field.stackOnly === true)
-          settings[name] = source[name] ?? field.default;
+          settings[name] = source[name] ?? field.default ?? (shape.kind === "stringMap" ? {} : undefined);
       return settings as SettingsOf<D>;
     },
   };

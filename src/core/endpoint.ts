@@ -8,6 +8,7 @@
  * an existing object, and lets `allowEndpointChange` move a resource on purpose.
  */
 import type { BrokerClient } from "../client";
+import type { NameSource } from "./autoname";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, valueChanged } from "./diff";
 import type { ResourceOperations } from "./operations";
@@ -122,7 +123,8 @@ export interface ResourceDefinition<I, P, O, D extends DiffResult = DiffResult> 
   readonly decodeInputs: (bag: PropertyBag) => I;
   readonly decodeProposedInputs: (bag: PropertyBag) => P;
   readonly decodeOutputs: (bag: PropertyBag, id?: string) => O;
-  readonly check: (news: PropertyBag) => CheckResult<P>;
+  /** @param naming where a name the program leaves out comes from (see `./autoname.ts`). */
+  readonly check: (news: PropertyBag, naming: NameSource) => CheckResult<P>;
   readonly diff: (old: I, news: P) => D;
   readonly create: (ctx: CoreContext, inputs: I) => Promise<CreateResult<O>>;
   readonly read: (ctx: CoreContext, id: string, old: O | undefined) => Promise<ReadResult<I, O>>;
@@ -170,8 +172,8 @@ export function withEndpointTracking<I, P, O, D extends DiffResult>(
       ...definition.decodeOutputs(bag, id),
       ...decodeEndpointInputs(knownReader(bag, typeName)),
     }),
-    check: (ctx, news, recordedBaseUrl) => {
-      const own = definition.check(news);
+    check: (ctx, news, recordedBaseUrl, naming = {}) => {
+      const own = definition.check(news, naming);
       const failures = new CheckFailures();
       const baseUrl = checkEndpoint(ctx, failures, recordedBaseUrl, news["allowEndpointChange"]);
       if (own.inputs === undefined || failures.list.length > 0) {

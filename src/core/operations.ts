@@ -1,5 +1,6 @@
 import type { CheckContext, CoreContext } from "./context";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
+import type { NameSource } from "./autoname";
 import type { PropertyBag } from "./state";
 
 /**
@@ -24,11 +25,15 @@ export interface ResourceOperations<I, P, O> {
    * @param id the resource's id, which stands in for an id output the state lacks.
    */
   readonly decodeOutputs: (bag: PropertyBag, id?: string) => O;
-  /** Validates the program's inputs and fills defaults; makes no request. */
+  /**
+   * Validates the program's inputs and fills defaults; makes no request.
+   * @param naming where a name the program leaves out comes from (resources with an autonamed `name`).
+   */
   readonly check: (
     ctx: CheckContext,
     news: PropertyBag,
     recordedBaseUrl: string | undefined,
+    naming?: NameSource,
   ) => CheckResult<P>;
   /** Compares the recorded inputs with the proposed ones; makes no request. */
   readonly diff: (old: I, news: P) => DiffResult;

@@ -5,6 +5,7 @@
 import { isBrokerResultError, type BrokerClient } from "../client";
 import type { WorkspaceRecord } from "../client/types";
 import { CheckFailures, describe, nameRule } from "./validation";
+import { withChosenName, type NameSource } from "./autoname";
 import type { CoreContext } from "./context";
 import { WORKSPACE } from "./declarations";
 import { declared, type InputsOf, type OutputsOf, type SettingsOf } from "./declared";
@@ -102,14 +103,18 @@ export const workspaceOperations = withEndpointTracking<
   /** Decodes a workspace's own recorded state, as this or any earlier version of the package wrote it. */
   decodeOutputs: (bag: PropertyBag): OwnOutputs => FIELDS.decodeOutputs(bag),
   /**
-   * Validates inputs and fills defaults. Makes no request.
+   * Validates inputs, fills defaults and chooses a name when the program gives none. Makes no request.
    * @param news the inputs as the program gave them.
+   * @param naming where a name the program leaves out comes from.
    */
-  check: (news: PropertyBag): CheckResult<OwnInputsOf<NotKnown>> =>
-    FIELDS.check(news, {
+  check: (news: PropertyBag, naming: NameSource): CheckResult<OwnInputsOf<NotKnown>> => {
+    const named = withChosenName(news, naming, "workspace");
+    if (named.inputs === undefined) return named;
+    return FIELDS.check(named.inputs, {
       name: nameRule("Workspace"),
       parentId: checkParentId,
-    }),
+    });
+  },
   /** A change of name or parent replaces the workspace; `adopt` changes nothing on the server. */
   diff: (old: OwnInputsOf<never>, news: OwnInputsOf<NotKnown>): DiffResult => FIELDS.diff(old, news),
   /** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */

@@ -22,6 +22,8 @@ export {
 } from "./event-paths";
 export {
   apiNameProblems,
+  autoname,
+  AUTONAME_RANDOM_LENGTH,
   MAX_NAME_LENGTH,
   nameProblems,
   WORKSPACE_SLASH_PROBLEM,

@@ -69,3 +69,31 @@ export function nameProblems(name: string, kind: NameKind): string[] {
     kind === "workspace" && name.includes("/") && WORKSPACE_SLASH_PROBLEM,
   );
 }
+
+/**
+ * How many random characters end a name chosen from a resource's logical name: Pulumi's default
+ * form, `<logical name>-<7 random characters>` (lowercase hexadecimal digits).
+ */
+export const AUTONAME_RANDOM_LENGTH = 7;
+
+/**
+ * The name chosen for a resource the program gave no name: `logicalName`, made valid for `kind`,
+ * then `-` and `random` (which {@link AUTONAME_RANDOM_LENGTH} lowercase hexadecimal digits make).
+ *
+ * Valid for any logical name: whitespace around it and control characters are dropped, a
+ * workspace's `/` becomes `-` (a workspace name may not contain one), and the logical name is cut so
+ * that the whole fits {@link MAX_NAME_LENGTH}. An empty logical name leaves the random part alone.
+ *
+ * @example
+ * ```ts
+ * autoname("orders", "workspace", "1a2b3c4"); // "orders-1a2b3c4"
+ * autoname("team/orders", "workspace", "1a2b3c4"); // "team-orders-1a2b3c4"
+ * ```
+ */
+export function autoname(logicalName: string, kind: NameKind, random: string): string {
+  let prefix = logicalName.replace(new RegExp(CONTROL_CHARACTER.source, "gu"), "").trim();
+  if (kind === "workspace") prefix = prefix.replaceAll("/", "-");
+  const room = MAX_NAME_LENGTH - codePointLength(random) - 1;
+  prefix = Array.from(prefix).slice(0, room).join("").trim();
+  return prefix === "" ? random : `${prefix}-${random}`;
+}

@@ -3,6 +3,7 @@
  * property maps. One adapter per type lives in `resources/`; it turns property maps into the core's
  * plain values and back (see `codec.ts`), so the server knows nothing of any resource.
  */
+import type { AutonamingProposal } from "../core/autoname";
 import type { PropertyMap } from "./codec";
 import type { ProviderConfiguration } from "./config";
 import type { DiffResult } from "./diff";
@@ -29,6 +30,10 @@ export interface CheckFailure {
 export interface CheckInput {
   readonly olds: PropertyMap;
   readonly news: PropertyMap;
+  /** The resource's logical name, from which a name the program leaves out is made. */
+  readonly logicalName?: string;
+  /** The engine's autonaming proposal (`pulumi:autonaming`), when it sends one. */
+  readonly autonaming?: AutonamingProposal;
 }
 
 /** The validated inputs, with defaults, to record (secrets kept), or the failures. */

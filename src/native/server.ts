@@ -56,7 +56,8 @@ import { toDiffResponse } from "./diff";
 import { invokeFunction } from "./functions";
 import { engineLog, type EngineLog } from "./engine-log";
 import { messageOf, toGrpcError, UnknownResourceTypeError, type ErrorContext } from "./errors";
-import type { OperationContext, ResourceAdapter } from "./resource-adapter";
+import type { CheckInput, OperationContext, ResourceAdapter } from "./resource-adapter";
+import type { AutonamingProposal } from "../core/autoname";
 import { packageSchema, packageVersion } from "./schema";
 
 /** The resource type of a request: its `type` field, or the type part of its URN (older engines). */
@@ -260,7 +261,7 @@ class BrokerProvider {
           .setAcceptSecrets(true)
           .setAcceptResources(false)
           .setAcceptOutputs(false)
-          .setSupportsAutonamingConfiguration(false);
+          .setSupportsAutonamingConfiguration(true);
       }),
 
       getSchema: this.unary<GetSchemaRequest, GetSchemaResponse>((request) => {
@@ -309,11 +310,17 @@ class BrokerProvider {
         );
         // Its client finishes the requests in flight before it closes.
         void previous.close();
-        return new ConfigureResponse()
+        const response = new ConfigureResponse()
           .setAcceptsecrets(true)
           .setSupportspreview(true)
           .setAcceptresources(false)
           .setAcceptoutputs(false);
+        // Check honours the engine's autonaming proposal (see namingOf), so `pulumi:autonaming`
+        // works; the stubs of an older @pulumi/pulumi lack the field, and the engine then sends none.
+        (
+          response as Partial<Pick<ConfigureResponse, "setSupportsAutonamingConfiguration">>
+        ).setSupportsAutonamingConfiguration?.(true);
+        return response;
       }),
 
       invoke: this.operation<InvokeRequest, InvokeResponse>(async (request) => {
@@ -335,7 +342,7 @@ class BrokerProvider {
       check: this.operation<CheckRequest, CheckResponse>(async (request) => {
         const adapter = this.adapter(request.getType(), request.getUrn());
         const result = await adapter.check(
-          { olds: decode(request.getOlds()), news: decode(request.getNews()) },
+          { olds: decode(request.getOlds()), news: decode(request.getNews()), ...namingOf(request) },
           this.context(request.getUrn()),
         );
         const response = new CheckResponse().setInputs(encodeStruct(result.inputs));
@@ -461,5 +468,38 @@ export async function startProviderServer(options: ServerOptions): Promise<Runni
           void provider.closeConnections().then(resolve, resolve);
         });
       }),
+  };
+}
+
+/**
+ * `CheckRequest.AutonamingOptions.Mode` by its protocol numbers (`provider.proto`), not the stubs'
+ * enum: the stubs of an older @pulumi/pulumi (3.139, the oldest we support) have no such type.
+ */
+const AUTONAMING_MODES: Readonly<Record<number, AutonamingProposal["mode"]>> = {
+  0: "propose",
+  1: "enforce",
+  2: "disable",
+};
+
+/**
+ * What a resource `Check` tells of naming: the logical name (the request's `name`, which newer
+ * engines send, else the URN's last part) and the engine's autonaming proposal. CLI 3.259 and 3.274
+ * both send a proposal when the stack config sets `pulumi:autonaming` (and the provider answered
+ * `supportsAutonamingConfiguration`); without that config they send none, and the name takes the
+ * default form.
+ */
+function namingOf(request: CheckRequest): Pick<CheckInput, "logicalName" | "autonaming"> {
+  // Older stubs have neither `name` nor `autonaming` (see AUTONAMING_MODES).
+  const newer = request as Partial<Pick<CheckRequest, "getName" | "getAutonaming">>;
+  const urnName = request.getUrn().split("::").at(-1);
+  const name = newer.getName?.() ?? "";
+  const logicalName = name !== "" ? name : urnName;
+  const options = newer.getAutonaming?.();
+  const mode = options === undefined ? undefined : AUTONAMING_MODES[options.getMode()];
+  return {
+    ...(logicalName === undefined || logicalName === "" ? {} : { logicalName }),
+    ...(options === undefined || mode === undefined
+      ? {}
+      : { autonaming: { mode, proposedName: options.getProposedName() } }),
   };
 }

@@ -52,6 +52,7 @@ describe("dynamic adapter", () => {
         ...news,
         adopt: false,
         onDelete: "revoke",
+        rotationTriggers: {},
         allowEndpointChange: false,
         baseUrl: core().emulator.url,
       },

@@ -76,6 +76,7 @@ const pendingKey = {
   type: "SERVICE",
   adopt: false,
   onDelete: "revoke",
+  rotationTriggers: {},
   accessKey: "bks_0123456789abcdef",
   accessKeyId: 7,
   adopted: false,
@@ -94,6 +95,7 @@ const accessKey = {
     permissions,
     adopt: false,
     onDelete: "revoke",
+    rotationTriggers: {},
     allowEndpointChange: false,
     baseUrl: BASE_URL,
   },
@@ -106,6 +108,7 @@ const accessKey = {
     permissions,
     adopt: false,
     onDelete: "retain",
+    rotationTriggers: {},
     baseUrl: BASE_URL,
     allowEndpointChange: false,
     __provider: PROVIDER,
@@ -156,6 +159,7 @@ describe("today's state decodes, and builds back to the same bag", () => {
       allowEndpointChange: false,
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
       adopted: false,
     });
     const { allowEndpointChange: _p, ...oldPair } = serviceKeyPair.outputs;
@@ -225,6 +229,7 @@ describe("detailed diffs", () => {
         ...accessKey.inputs,
         permissions: { ...permissions, resources: { queue: "x" } },
         onDelete: "retain",
+        rotationTriggers: {},
       }),
     );
     expect(diff.replaces).toEqual([]);
@@ -257,6 +262,7 @@ describe("values not known yet (preview)", () => {
         permissions: NOT_KNOWN,
         adopt: false,
         onDelete: "revoke",
+        rotationTriggers: {},
         allowEndpointChange: false,
       },
     });
@@ -264,6 +270,7 @@ describe("values not known yet (preview)", () => {
       type: "SERVICE",
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
       allowEndpointChange: false,
     });
   });

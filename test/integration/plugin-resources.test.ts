@@ -370,6 +370,7 @@ describe("an access key", () => {
         "onDelete",
         "privateKey",
         "publicKey",
+        "rotationTriggers",
         "type",
       ],
       detailed: { "permissions.send[1]": "DELETE", "permissions.send[2]": "ADD" },
@@ -530,6 +531,7 @@ describe("import by id", () => {
       permissions: { send: [], receive: ["y/*", "z/*"], resources: {} },
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
       allowEndpointChange: false,
       baseUrl: emulator.url,
     };
@@ -663,6 +665,7 @@ describe("a create that fails after the object exists", () => {
       type: "SERVICE",
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
       allowEndpointChange: false,
       baseUrl: emulator.url,
       accessKey: secret(record.key),

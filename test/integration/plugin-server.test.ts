@@ -585,7 +585,7 @@ async function expectMessagesSentToEngineOf(
 }
 
 describe("handshake", () => {
-  it("declares what Configure does: secrets accepted, no resources, outputs or byte strings", async () => {
+  it("declares what Configure does: secrets accepted and autonaming honoured; no resources, outputs or byte strings", async () => {
     const response = await client.handshake(
       new ProviderHandshakeRequest()
         .setEngineAddress(engine.address)
@@ -595,7 +595,7 @@ describe("handshake", () => {
     expect(response.getAcceptSecrets()).toBe(true);
     expect(response.getAcceptResources()).toBe(false);
     expect(response.getAcceptOutputs()).toBe(false);
-    expect(response.getSupportsAutonamingConfiguration()).toBe(false);
+    expect(response.getSupportsAutonamingConfiguration()).toBe(true);
     expect(response.getAcceptsByteString()).toBe(false);
   });
 

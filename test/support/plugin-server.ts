@@ -159,6 +159,7 @@ export function checkedServiceKeyInputs(name: string, baseUrl: string): Record<s
     permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
     adopt: false,
     onDelete: "revoke",
+    rotationTriggers: {},
     allowEndpointChange: false,
     baseUrl,
   };

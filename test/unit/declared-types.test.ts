@@ -24,6 +24,7 @@ describe("types mapped from the declarations", () => {
       permissions: Permissions;
       adopt: boolean;
       onDelete: OnDelete;
+      rotationTriggers: Record<string, string>;
     }>();
     expectTypeOf<InputsOf<typeof ACCESS_KEY, NotKnown>["name"]>().toEqualTypeOf<string | NotKnown>();
     expectTypeOf<OutputsOf<typeof ACCESS_KEY>>().toEqualTypeOf<{
@@ -32,6 +33,7 @@ describe("types mapped from the declarations", () => {
       permissions?: Permissions;
       adopt: boolean;
       onDelete: OnDelete;
+      rotationTriggers: Record<string, string>;
       accessKey: string;
       accessKeyId: number;
       createdAt?: string;
@@ -39,7 +41,11 @@ describe("types mapped from the declarations", () => {
       privateKey?: string;
       adopted: boolean;
     }>();
-    expectTypeOf<SettingsOf<typeof ACCESS_KEY>>().toEqualTypeOf<{ adopt: boolean; onDelete: OnDelete }>();
+    expectTypeOf<SettingsOf<typeof ACCESS_KEY>>().toEqualTypeOf<{
+      adopt: boolean;
+      onDelete: OnDelete;
+      rotationTriggers: Record<string, string>;
+    }>();
     expectTypeOf<keyof FactsOf<typeof ACCESS_KEY>>().toEqualTypeOf<
       | "name"
       | "type"
@@ -84,6 +90,7 @@ describe("declared: plain fields handled from the declaration", () => {
       permissions: { send: [], receive: [], resources: {} },
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
     });
   });
 
@@ -97,6 +104,7 @@ describe("declared: plain fields handled from the declaration", () => {
       type: "ACCOUNT",
       adopt: false,
       onDelete: "revoke",
+      rotationTriggers: {},
       accessKey: "secret",
       accessKeyId: 3,
       adopted: false,
@@ -106,6 +114,7 @@ describe("declared: plain fields handled from the declaration", () => {
       "type",
       "adopt",
       "onDelete",
+      "rotationTriggers",
       "accessKey",
       "accessKeyId",
       "adopted",

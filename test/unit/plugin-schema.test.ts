@@ -125,6 +125,7 @@ describe("schema.json", () => {
     }
     expect(replacing.sort()).toEqual([
       "broker:index:AccessKey name",
+      "broker:index:AccessKey rotationTriggers",
       "broker:index:AccessKey type",
       "broker:index:ServiceKeyPair accessKey",
       "broker:index:Workspace name",

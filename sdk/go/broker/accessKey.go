@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+// An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
 type AccessKey struct {
 	pulumi.CustomResourceState
 
@@ -30,7 +30,7 @@ type AccessKey struct {
 	BaseUrl pulumi.StringOutput `pulumi:"baseUrl"`
 	// When the broker created the key (ISO 8601 UTC).
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// The key's name. Changing it replaces the key (the API cannot rename keys).
+	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
 	OnDelete OnDeleteOutput `pulumi:"onDelete"`
@@ -40,6 +40,8 @@ type AccessKey struct {
 	PrivateKey pulumi.StringPtrOutput `pulumi:"privateKey"`
 	// For a SERVICE key created by this stack: the public key of the pair returned at creation (base64).
 	PublicKey pulumi.StringPtrOutput `pulumi:"publicKey"`
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	RotationTriggers pulumi.StringMapOutput `pulumi:"rotationTriggers"`
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyTypeOutput `pulumi:"type"`
 }
@@ -51,9 +53,6 @@ func NewAccessKey(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.Name == nil {
-		return nil, errors.New("invalid value for required argument 'Name'")
-	}
 	if args.Type == nil {
 		return nil, errors.New("invalid value for required argument 'Type'")
 	}
@@ -108,12 +107,14 @@ type accessKeyArgs struct {
 	Adopt *bool `pulumi:"adopt"`
 	// Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
 	AllowEndpointChange *bool `pulumi:"allowEndpointChange"`
-	// The key's name. Changing it replaces the key (the API cannot rename keys).
-	Name string `pulumi:"name"`
+	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
+	Name *string `pulumi:"name"`
 	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
 	OnDelete *OnDelete `pulumi:"onDelete"`
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions *Permissions `pulumi:"permissions"`
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	RotationTriggers map[string]string `pulumi:"rotationTriggers"`
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyType `pulumi:"type"`
 }
@@ -124,12 +125,14 @@ type AccessKeyArgs struct {
 	Adopt pulumi.BoolPtrInput
 	// Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
 	AllowEndpointChange pulumi.BoolPtrInput
-	// The key's name. Changing it replaces the key (the API cannot rename keys).
-	Name pulumi.StringInput
+	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
+	Name pulumi.StringPtrInput
 	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
 	OnDelete OnDeletePtrInput
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions PermissionsPtrInput
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	RotationTriggers pulumi.StringMapInput
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyTypeInput
 }
@@ -256,7 +259,7 @@ func (o AccessKeyOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// The key's name. Changing it replaces the key (the API cannot rename keys).
+// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
 func (o AccessKeyOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
@@ -279,6 +282,11 @@ func (o AccessKeyOutput) PrivateKey() pulumi.StringPtrOutput {
 // For a SERVICE key created by this stack: the public key of the pair returned at creation (base64).
 func (o AccessKeyOutput) PublicKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringPtrOutput { return v.PublicKey }).(pulumi.StringPtrOutput)
+}
+
+// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+func (o AccessKeyOutput) RotationTriggers() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *AccessKey) pulumi.StringMapOutput { return v.RotationTriggers }).(pulumi.StringMapOutput)
 }
 
 // `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"reflect"
 
-	"errors"
 	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -26,7 +25,7 @@ type Workspace struct {
 	BaseUrl pulumi.StringOutput `pulumi:"baseUrl"`
 	// When the broker created the workspace (ISO 8601 UTC).
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
-	// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
+	// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a top-level workspace. Changing it replaces the workspace.
 	ParentId pulumi.IntOutput `pulumi:"parentId"`
@@ -40,12 +39,9 @@ type Workspace struct {
 func NewWorkspace(ctx *pulumi.Context,
 	name string, args *WorkspaceArgs, opts ...pulumi.ResourceOption) (*Workspace, error) {
 	if args == nil {
-		return nil, errors.New("missing one or more required arguments")
+		args = &WorkspaceArgs{}
 	}
 
-	if args.Name == nil {
-		return nil, errors.New("invalid value for required argument 'Name'")
-	}
 	if args.Adopt == nil {
 		args.Adopt = pulumi.BoolPtr(false)
 	}
@@ -92,8 +88,8 @@ type workspaceArgs struct {
 	Adopt *bool `pulumi:"adopt"`
 	// Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
 	AllowEndpointChange *bool `pulumi:"allowEndpointChange"`
-	// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
-	Name string `pulumi:"name"`
+	// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
+	Name *string `pulumi:"name"`
 	// The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a top-level workspace. Changing it replaces the workspace.
 	ParentId *int `pulumi:"parentId"`
 }
@@ -104,8 +100,8 @@ type WorkspaceArgs struct {
 	Adopt pulumi.BoolPtrInput
 	// Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
 	AllowEndpointChange pulumi.BoolPtrInput
-	// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
-	Name pulumi.StringInput
+	// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
+	Name pulumi.StringPtrInput
 	// The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a top-level workspace. Changing it replaces the workspace.
 	ParentId pulumi.IntPtrInput
 }
@@ -222,7 +218,7 @@ func (o WorkspaceOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *Workspace) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
-// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
+// The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
 func (o WorkspaceOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *Workspace) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }

@@ -22,23 +22,24 @@ __all__ = ['AccessKeyArgs', 'AccessKey']
 @pulumi.input_type
 class AccessKeyArgs:
     def __init__(__self__, *,
-                 name: pulumi.Input[_builtins.str],
                  type: pulumi.Input['AccessKeyType'],
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_endpoint_change: pulumi.Input[Optional[_builtins.bool]] = None,
+                 name: pulumi.Input[Optional[_builtins.str]] = None,
                  on_delete: pulumi.Input[Optional['OnDelete']] = None,
-                 permissions: pulumi.Input[Optional['PermissionsArgs']] = None):
+                 permissions: pulumi.Input[Optional['PermissionsArgs']] = None,
+                 rotation_triggers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
         """
         The set of arguments for constructing a AccessKey resource.
 
-        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys).
         :param pulumi.Input['AccessKeyType'] type: `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
+        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
         :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
         :param pulumi.Input['PermissionsArgs'] permissions: What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotation_triggers: Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
         """
-        pulumi.set(__self__, "name", name)
         pulumi.set(__self__, "type", type)
         if adopt is None:
             adopt = False
@@ -48,24 +49,16 @@ class AccessKeyArgs:
             allow_endpoint_change = False
         if allow_endpoint_change is not None:
             pulumi.set(__self__, "allow_endpoint_change", allow_endpoint_change)
+        if name is not None:
+            pulumi.set(__self__, "name", name)
         if on_delete is None:
             on_delete = 'revoke'
         if on_delete is not None:
             pulumi.set(__self__, "on_delete", on_delete)
         if permissions is not None:
             pulumi.set(__self__, "permissions", permissions)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> pulumi.Input[_builtins.str]:
-        """
-        The key's name. Changing it replaces the key (the API cannot rename keys).
-        """
-        return pulumi.get(self, "name")
-
-    @name.setter
-    def name(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "name", value)
+        if rotation_triggers is not None:
+            pulumi.set(__self__, "rotation_triggers", rotation_triggers)
 
     @_builtins.property
     @pulumi.getter
@@ -104,6 +97,18 @@ class AccessKeyArgs:
         pulumi.set(self, "allow_endpoint_change", value)
 
     @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
     @pulumi.getter(name="onDelete")
     def on_delete(self) -> pulumi.Input[Optional['OnDelete']]:
         """
@@ -127,6 +132,18 @@ class AccessKeyArgs:
     def permissions(self, value: pulumi.Input[Optional['PermissionsArgs']]):
         pulumi.set(self, "permissions", value)
 
+    @_builtins.property
+    @pulumi.getter(name="rotationTriggers")
+    def rotation_triggers(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
+        """
+        Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+        """
+        return pulumi.get(self, "rotation_triggers")
+
+    @rotation_triggers.setter
+    def rotation_triggers(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "rotation_triggers", value)
+
 
 @pulumi.type_token("broker:index:AccessKey")
 class AccessKey(pulumi.CustomResource):
@@ -139,18 +156,20 @@ class AccessKey(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  on_delete: pulumi.Input[Optional['OnDelete']] = None,
                  permissions: pulumi.Input[Optional[Union['PermissionsArgs', 'PermissionsArgsDict']]] = None,
+                 rotation_triggers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  type: pulumi.Input[Optional['AccessKeyType']] = None,
                  __props__=None):
         """
-        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
-        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys).
+        :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
         :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
         :param pulumi.Input[Union['PermissionsArgs', 'PermissionsArgsDict']] permissions: What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotation_triggers: Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
         :param pulumi.Input['AccessKeyType'] type: `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
         """
         ...
@@ -160,7 +179,7 @@ class AccessKey(pulumi.CustomResource):
                  args: AccessKeyArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
 
         :param str resource_name: The name of the resource.
         :param AccessKeyArgs args: The arguments to use to populate this resource's properties.
@@ -182,6 +201,7 @@ class AccessKey(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  on_delete: pulumi.Input[Optional['OnDelete']] = None,
                  permissions: pulumi.Input[Optional[Union['PermissionsArgs', 'PermissionsArgsDict']]] = None,
+                 rotation_triggers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  type: pulumi.Input[Optional['AccessKeyType']] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -198,13 +218,12 @@ class AccessKey(pulumi.CustomResource):
             if allow_endpoint_change is None:
                 allow_endpoint_change = False
             __props__.__dict__["allow_endpoint_change"] = allow_endpoint_change
-            if name is None and not opts.urn:
-                raise TypeError("Missing required property 'name'")
             __props__.__dict__["name"] = name
             if on_delete is None:
                 on_delete = 'revoke'
             __props__.__dict__["on_delete"] = on_delete
             __props__.__dict__["permissions"] = permissions
+            __props__.__dict__["rotation_triggers"] = rotation_triggers
             if type is None and not opts.urn:
                 raise TypeError("Missing required property 'type'")
             __props__.__dict__["type"] = type
@@ -251,6 +270,7 @@ class AccessKey(pulumi.CustomResource):
         __props__.__dict__["permissions"] = None
         __props__.__dict__["private_key"] = None
         __props__.__dict__["public_key"] = None
+        __props__.__dict__["rotation_triggers"] = None
         __props__.__dict__["type"] = None
         return AccessKey(resource_name, opts=opts, __props__=__props__)
 
@@ -314,7 +334,7 @@ class AccessKey(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The key's name. Changing it replaces the key (the API cannot rename keys).
+        The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
         """
         return pulumi.get(self, "name")
 
@@ -349,6 +369,14 @@ class AccessKey(pulumi.CustomResource):
         For a SERVICE key created by this stack: the public key of the pair returned at creation (base64).
         """
         return pulumi.get(self, "public_key")
+
+    @_builtins.property
+    @pulumi.getter(name="rotationTriggers")
+    def rotation_triggers(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
+        """
+        Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+        """
+        return pulumi.get(self, "rotation_triggers")
 
     @_builtins.property
     @pulumi.getter

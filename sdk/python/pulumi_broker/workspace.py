@@ -19,19 +19,18 @@ __all__ = ['WorkspaceArgs', 'Workspace']
 @pulumi.input_type
 class WorkspaceArgs:
     def __init__(__self__, *,
-                 name: pulumi.Input[_builtins.str],
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  allow_endpoint_change: pulumi.Input[Optional[_builtins.bool]] = None,
+                 name: pulumi.Input[Optional[_builtins.str]] = None,
                  parent_id: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a Workspace resource.
 
-        :param pulumi.Input[_builtins.str] name: The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing workspace with the same name and parent instead of failing because it exists.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
+        :param pulumi.Input[_builtins.str] name: The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
         :param pulumi.Input[_builtins.int] parent_id: The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a top-level workspace. Changing it replaces the workspace.
         """
-        pulumi.set(__self__, "name", name)
         if adopt is None:
             adopt = False
         if adopt is not None:
@@ -40,22 +39,12 @@ class WorkspaceArgs:
             allow_endpoint_change = False
         if allow_endpoint_change is not None:
             pulumi.set(__self__, "allow_endpoint_change", allow_endpoint_change)
+        if name is not None:
+            pulumi.set(__self__, "name", name)
         if parent_id is None:
             parent_id = 0
         if parent_id is not None:
             pulumi.set(__self__, "parent_id", parent_id)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> pulumi.Input[_builtins.str]:
-        """
-        The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
-        """
-        return pulumi.get(self, "name")
-
-    @name.setter
-    def name(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "name", value)
 
     @_builtins.property
     @pulumi.getter
@@ -80,6 +69,18 @@ class WorkspaceArgs:
     @allow_endpoint_change.setter
     def allow_endpoint_change(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "allow_endpoint_change", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "name", value)
 
     @_builtins.property
     @pulumi.getter(name="parentId")
@@ -112,14 +113,14 @@ class Workspace(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing workspace with the same name and parent instead of failing because it exists.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
-        :param pulumi.Input[_builtins.str] name: The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
+        :param pulumi.Input[_builtins.str] name: The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
         :param pulumi.Input[_builtins.int] parent_id: The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a top-level workspace. Changing it replaces the workspace.
         """
         ...
     @overload
     def __init__(__self__,
                  resource_name: str,
-                 args: WorkspaceArgs,
+                 args: Optional[WorkspaceArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A workspace of the broker: a node in the workspace tree. A change of `name` or `parentId` replaces it. The API has no delete endpoint: destroy only forgets the workspace, with a warning.
@@ -158,8 +159,6 @@ class Workspace(pulumi.CustomResource):
             if allow_endpoint_change is None:
                 allow_endpoint_change = False
             __props__.__dict__["allow_endpoint_change"] = allow_endpoint_change
-            if name is None and not opts.urn:
-                raise TypeError("Missing required property 'name'")
             __props__.__dict__["name"] = name
             if parent_id is None:
                 parent_id = 0
@@ -246,7 +245,7 @@ class Workspace(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).
+        The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.
         """
         return pulumi.get(self, "name")
 

@@ -1,20 +1,20 @@
 /** `broker:index:AccessKey`, declared once: see `fields.ts` for what is derived from it. */
 import { DEFAULT_ADOPT, DEFAULT_ON_DELETE } from "../../model";
 import { ALLOW_ENDPOINT_CHANGE, BASE_URL } from "./endpoint-fields";
-import { BOOLEAN, INTEGER, STRING, typeRef, type ResourceDeclaration } from "./fields";
+import { BOOLEAN, INTEGER, mapOf, STRING, typeRef, type ResourceDeclaration } from "./fields";
 import { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS } from "./types";
 
 /** An access key with its permissions; a SERVICE key's pair from its creation. */
 export const ACCESS_KEY = {
   token: "broker:index:AccessKey",
   name: "AccessKey",
-  doc: "An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name` or `type` changes replace the key. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.",
+  doc: "An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.",
   fields: {
     name: {
       kind: "input",
       type: STRING,
-      doc: "The key's name. Changing it replaces the key (the API cannot rename keys).",
-      required: true,
+      doc: "The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.",
+      autonamed: true,
       replaceOnChange: true,
     },
     type: {
@@ -43,6 +43,13 @@ export const ACCESS_KEY = {
       type: typeRef(ON_DELETE.token),
       doc: "What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.",
       default: DEFAULT_ON_DELETE,
+      stackOnly: true,
+    },
+    rotationTriggers: {
+      kind: "input",
+      type: mapOf(STRING),
+      doc: 'Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.',
+      replaceOnChange: true,
       stackOnly: true,
     },
     allowEndpointChange: ALLOW_ENDPOINT_CHANGE,

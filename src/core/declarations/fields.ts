@@ -74,6 +74,11 @@ export interface InputField {
   readonly outputDoc?: string;
   /** The program must set it. */
   readonly required?: boolean;
+  /**
+   * The program may leave it out, and `check` chooses it (`<logical name>-<7 random characters>`, or
+   * what the stack's `pulumi:autonaming` asks): the checked inputs always hold it, as if required.
+   */
+  readonly autonamed?: boolean;
   /** The engine keeps it encrypted and masks it in every output. */
   readonly secret?: boolean;
   /** A change replaces the resource. */

@@ -16,6 +16,14 @@ export { WORKSPACE } from "./workspace";
 /** The module of the dynamic resources' type names: `pulumi-nodejs:dynamic/<module>:<name>`. */
 export const DYNAMIC_MODULE = "broker";
 
+/**
+ * The input by which a dynamic resource class tells its provider its logical name, when the program
+ * gives it no `name`: the dynamic provider host passes `check` no URN, and the name is chosen there
+ * (`src/core/autoname.ts`). `__` keeps it out of the engine's displays; `check` drops it from the
+ * inputs it records.
+ */
+export const DYNAMIC_LOGICAL_NAME_INPUT = "__logicalName";
+
 /** The type token the engine records for the dynamic resource of `resource`. */
 export function dynamicTypeToken(resource: ResourceDeclaration): string {
   return `pulumi-nodejs:dynamic/${DYNAMIC_MODULE}:${resource.name}`;

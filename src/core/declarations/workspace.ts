@@ -12,8 +12,8 @@ export const WORKSPACE = {
     name: {
       kind: "input",
       type: STRING,
-      doc: "The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one).",
-      required: true,
+      doc: "The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters. Changing it replaces the workspace (the API cannot rename one). When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical name becomes `-`; or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new workspace is created before the old one is forgotten.",
+      autonamed: true,
       replaceOnChange: true,
     },
     parentId: {

@@ -3,6 +3,8 @@
  * dynamic provider host calls, so each `impl/<resource>.ts` only names its table.
  */
 import type { dynamic, ID } from "@pulumi/pulumi";
+import type { NameSource } from "../../core/autoname";
+import { DYNAMIC_LOGICAL_NAME_INPUT } from "../../core/declarations";
 import type { ResourceOperations } from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
@@ -32,6 +34,19 @@ export interface DynamicOperations {
 }
 
 /**
+ * Where a name the program leaves out comes from: the logical name the resource class passed along
+ * (the host gives `check` no URN), and the name the previous `check` recorded. The dynamic host
+ * carries no autonaming configuration.
+ */
+function namingOf(olds: PropertyBag, news: PropertyBag): NameSource {
+  const logicalName = news[DYNAMIC_LOGICAL_NAME_INPUT];
+  return {
+    oldInputs: olds,
+    ...(typeof logicalName === "string" ? { logicalName } : {}),
+  };
+}
+
+/**
  * Serves one resource type's core operations to the dynamic provider host: decodes the engine's
  * property bags, calls the core with the process's context, and maps typed results to `dynamic.*`
  * results (unknowns, `__provider` and partial failures are this door's business, not the core's).
@@ -41,7 +56,9 @@ export function dynamicOperations<I extends object, P extends object, O extends 
 ): DynamicOperations {
   return {
     check: (olds, news) =>
-      settle(() => toDynamicCheck(news, core.check(dynamicContext, news, recordedBaseUrl(olds)))),
+      settle(() =>
+        toDynamicCheck(news, core.check(dynamicContext, news, recordedBaseUrl(olds), namingOf(olds, news))),
+      ),
     diff: (_id, olds, news) =>
       settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news)))),
     create: (raw) => toDynamicCreate(raw, () => core.create(dynamicContext, core.decodeInputs(raw))),

@@ -1,5 +1,6 @@
 /** Maps the core's typed results to the dynamic provider host's `dynamic.*` results. */
 import type { dynamic } from "@pulumi/pulumi";
+import { DYNAMIC_LOGICAL_NAME_INPUT } from "../../core/declarations";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "../../core/results";
 import { toPropertyBag, type PropertyBag } from "../../core/state";
@@ -28,7 +29,8 @@ export function recordedBaseUrl(olds: PropertyBag): string | undefined {
  */
 export function toDynamicCheck(news: PropertyBag, result: CheckResult<object>): dynamic.CheckResult {
   if (result.inputs === undefined) return { inputs: news, failures: [...result.failures] };
-  return { inputs: { ...news, ...toPropertyBag(result.inputs) }, failures: [] };
+  const { [DYNAMIC_LOGICAL_NAME_INPUT]: _logicalName, ...program } = news;
+  return { inputs: { ...program, ...toPropertyBag(result.inputs) }, failures: [] };
 }
 
 /** The dynamic host forwards only `changes`, `replaces` and `deleteBeforeReplace`. */

@@ -30,8 +30,13 @@ export interface PermissionsArgs {
 
 /** The arguments of an {@link AccessKey}. */
 export interface AccessKeyArgs {
-  /** The key's name. Changing it replaces the key (the API cannot rename keys). */
-  name: pulumi.Input<string>;
+  /**
+   * The key's name. Changing it replaces the key (the API cannot rename keys).
+   *
+   * When absent, the key is named `<logical name>-<7 random characters>`, chosen once and kept across
+   * updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
+   */
+  name?: pulumi.Input<string>;
   /**
    * `"SERVICE"` for keys that connect clients to the broker, `"ACCOUNT"` for keys that call the
    * configuration API. Changing it replaces the key.
@@ -56,6 +61,14 @@ export interface AccessKeyArgs {
    * @default "revoke"
    */
   onDelete?: pulumi.Input<OnDelete>;
+  /**
+   * Any change to this map rotates the key: a new key is created (with a new value, and a new name
+   * when the name is generated), everything that uses it is updated, and only then is the old key
+   * revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store
+   * always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+   * @default {}
+   */
+  rotationTriggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
    * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
    * @default false
@@ -120,7 +133,7 @@ export class AccessKey extends pulumi.dynamic.Resource {
     super(
       accessKeyProvider,
       name,
-      dynamicProps(ACCESS_KEY, args),
+      dynamicProps(ACCESS_KEY, args, name),
       withSecretOutputs(opts, ACCESS_KEY_SECRET_OUTPUTS),
       DYNAMIC_MODULE,
       ACCESS_KEY.name,

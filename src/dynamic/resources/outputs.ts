@@ -1,4 +1,4 @@
-import { fieldNames, type ResourceDeclaration } from "../../core/declarations";
+import { DYNAMIC_LOGICAL_NAME_INPUT, fieldNames, type ResourceDeclaration } from "../../core/declarations";
 
 /**
  * The props a dynamic resource of `declaration` passes to `super()`: every field of the
@@ -9,10 +9,21 @@ import { fieldNames, type ResourceDeclaration } from "../../core/declarations";
  * (a Workspace's `parentId`) missing at run time whenever it was not passed, although its type says
  * `Output`. Taking the keys from the declaration makes every declared field an output; a class
  * that declares an output the declaration lacks fails the schema test.
+ *
+ * A resource with an autonamed field also passes its logical name (`logicalName`), from which its
+ * provider's `check` makes a name when the program gives none: the dynamic provider host gives
+ * `check` no URN. `check` drops it from the inputs it records.
  */
-export function dynamicProps<A extends object>(declaration: ResourceDeclaration, args: A): A {
+export function dynamicProps<A extends object>(
+  declaration: ResourceDeclaration,
+  args: A,
+  logicalName: string,
+): A {
   const unset = Object.fromEntries(fieldNames(declaration).map((name) => [name, undefined]));
-  return { ...unset, ...args };
+  const autonamed = Object.values(declaration.fields).some(
+    (field) => field.kind === "input" && field.autonamed === true,
+  );
+  return { ...unset, ...(autonamed ? { [DYNAMIC_LOGICAL_NAME_INPUT]: logicalName } : {}), ...args };
 }
 
 // The classes' args and outputs spell their types out (`pulumi.Output<string>`) instead of mapping

@@ -68,7 +68,7 @@ export class ServiceKeyPair extends pulumi.dynamic.Resource {
       // The key value is a credential however the caller got it (plain config, a literal, an
       // unsecret'ed output): made secret here, it is encrypted in the state's inputs as well as its
       // outputs, where additionalSecretOutputs alone would leave the inputs in plain text.
-      dynamicProps(SERVICE_KEY_PAIR, { ...args, accessKey: pulumi.secret(args.accessKey) }),
+      dynamicProps(SERVICE_KEY_PAIR, { ...args, accessKey: pulumi.secret(args.accessKey) }, name),
       withSecretOutputs(opts, SERVICE_KEY_PAIR_SECRET_OUTPUTS),
       DYNAMIC_MODULE,
       SERVICE_KEY_PAIR.name,

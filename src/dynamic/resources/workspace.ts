@@ -10,8 +10,12 @@ export interface WorkspaceArgs {
   /**
    * The workspace's name: non-empty, no leading or trailing whitespace, at most 200 characters.
    * Changing it replaces the workspace (the API cannot rename one).
+   *
+   * When absent, the workspace is named `<logical name>-<7 random characters>` (a `/` of the logical
+   * name becomes `-`), chosen once and kept across updates; a replacement chooses a new one, so the
+   * new workspace is created before the old one is forgotten.
    */
-  name: pulumi.Input<string>;
+  name?: pulumi.Input<string>;
   /**
    * The id of the parent workspace, e.g. another Workspace's `workspaceId`. Absent or 0 makes a
    * top-level workspace. Changing it replaces the workspace.
@@ -70,6 +74,6 @@ export class Workspace extends pulumi.dynamic.Resource {
    * @param opts Resource options.
    */
   constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) {
-    super(workspaceProvider, name, dynamicProps(WORKSPACE, args), opts, DYNAMIC_MODULE, WORKSPACE.name);
+    super(workspaceProvider, name, dynamicProps(WORKSPACE, args, name), opts, DYNAMIC_MODULE, WORKSPACE.name);
   }
 }

@@ -138,9 +138,13 @@ export function coreAdapter<I extends object, P extends object, O extends object
   return {
     token,
 
-    check({ olds, news }, context) {
+    check({ olds, news, logicalName, autonaming }, context) {
       const input = toCore(news);
-      const result = core.check(coreContext(context), input.values, recordedBaseUrl(olds));
+      const result = core.check(coreContext(context), input.values, recordedBaseUrl(olds), {
+        oldInputs: toCore(olds).values,
+        ...(logicalName === undefined ? {} : { logicalName }),
+        ...(autonaming === undefined ? {} : { autonaming }),
+      });
       // Even with failures, the engine stores what Check returns: a secret input must stay one.
       if (result.inputs === undefined) {
         return Promise.resolve({ inputs: withSecrets(news, secretInputs), failures: result.failures });

@@ -1,0 +1,230 @@
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import {
+  allKeys,
+  allWorkspaces,
+  brokerApi,
+  installBrokerPlugin,
+  keyById,
+  NO_PERMISSIONS,
+} from "../../harness/broker-native.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import {
+  emulatorConfig,
+  NO_BROKER_ENV,
+  PROGRAMS_DIR,
+  testProject,
+  type StateResource,
+} from "../support/projects";
+
+// Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
+// matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
+// accept it). One stack of native and dynamic resources without names; the steps share it and run
+// in order.
+
+const STACK = "dev";
+
+/**
+ * Whether the plugin can honour `pulumi:autonaming` in this leg: it speaks through the gRPC stubs of
+ * the `@pulumi/pulumi` installed beside it, and those of the oldest supported SDK (3.139) have no
+ * autonaming fields, so the plugin then claims no support and the engine sends no proposal.
+ */
+const stubsCarryAutonaming =
+  (
+    createRequire(path.join(inject("packageFixture"), "package.json"))(
+      "@pulumi/pulumi/proto/provider_pb",
+    ) as { CheckRequest: { AutonamingOptions?: unknown } }
+  ).CheckRequest.AutonamingOptions !== undefined;
+/** Pulumi's default form: the logical name, a dash, 7 lowercase hexadecimal characters. */
+const defaultForm = (logical: string): RegExp => new RegExp(`^${logical}-[0-9a-f]{7}$`, "u");
+
+let emulator: EmulatorHandle;
+let project: PulumiProject;
+let stack: Stack;
+
+interface Names {
+  orders: string;
+  ordersKey: string;
+  dynWorkspace: string;
+  dynKey: string;
+}
+
+async function outputs(): Promise<{
+  names: Names;
+  ordersKeyId: number;
+  dynKeyId: number;
+  extraNames: Record<string, string>;
+}> {
+  const out = await stack.outputs();
+  return {
+    names: out["names"]?.value as Names,
+    ordersKeyId: out["ordersKeyId"]?.value as number,
+    dynKeyId: out["dynKeyId"]?.value as number,
+    extraNames: out["extraNames"]?.value as Record<string, string>,
+  };
+}
+
+/** The stack output `currentKeyId` as the stack's checkpoint holds it now; `undefined` mid-write. */
+function currentKeyIdInState(): number | undefined {
+  try {
+    const state = JSON.parse(fs.readFileSync(project.stateFile(STACK), "utf8")) as {
+      checkpoint: { latest?: { resources?: StateResource[] } };
+    };
+    const root = state.checkpoint.latest?.resources?.find((r) => r.type === "pulumi:pulumi:Stack");
+    const id = root?.outputs?.["currentKeyId"];
+    return typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined; // read between the engine's writes: the next sample reads it whole
+  }
+}
+
+/** Whether the key `id` verifies (the API's verify endpoint) and still holds permissions (not revoked). */
+async function usable(id: number): Promise<boolean> {
+  const key = keyById(await allKeys(emulator), id);
+  if (key === undefined) return false;
+  const value = encodeURIComponent(String(key["key"]));
+  const verified = await brokerApi(emulator, "GET", `/access/verify/${value}`);
+  return verified["status"] === true && JSON.stringify(key["permissions"]) !== JSON.stringify(NO_PERMISSIONS);
+}
+
+async function setConfig(key: string, value: string, flags: string[] = []): Promise<void> {
+  await project.run(["config", "set", "--stack", STACK, ...flags, key, value]);
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ controls: true });
+  project = await testProject("broker-names", path.join(PROGRAMS_DIR, "names-and-rotation"), NO_BROKER_ENV);
+  installBrokerPlugin(project);
+  stack = await project.stack(STACK);
+});
+
+afterAll(async () => {
+  await emulator.close();
+  project.remove();
+});
+
+describe("resources without names, through the Pulumi CLI", () => {
+  it("previews without credentials: every resource a create, no request sent", async () => {
+    await emulator.controls!.clearRequests();
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ create: 7 }); // the stack, 2 workspaces, 4 keys
+    expect(await emulator.controls!.requests()).toEqual([]);
+  });
+
+  it("up names each object <logical name>-<7 hex> on the broker, in both doors; a second preview changes nothing", async () => {
+    await stack.setAllConfig(emulatorConfig(emulator));
+    await stack.up();
+    const { names, ordersKeyId } = await outputs();
+    expect(names.orders).toMatch(defaultForm("orders"));
+    expect(names.ordersKey).toMatch(defaultForm("orders-svc"));
+    expect(names.dynWorkspace).toMatch(defaultForm("dyn-team"));
+    expect(names.dynKey).toMatch(defaultForm("dyn-key"));
+    const workspaceNames = (await allWorkspaces(emulator)).map((w) => w["name"]);
+    expect(workspaceNames).toEqual(expect.arrayContaining([names.orders, names.dynWorkspace]));
+    expect(keyById(await allKeys(emulator), ordersKeyId)?.["name"]).toBe(names.ordersKey);
+
+    const again = await stack.preview();
+    expect(again.changeSummary).toEqual({ same: 7 });
+    expect((await outputs()).names).toEqual(names);
+  });
+
+  it("a replacement gets a new name, and creates the new key before revoking the old one", async () => {
+    const before = await outputs();
+    await setConfig("keyType", "ACCOUNT");
+    await emulator.controls!.clearRequests();
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
+    const after = await outputs();
+    expect(after.names.ordersKey).toMatch(defaultForm("orders-svc"));
+    expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
+    expect({ ...after.names, ordersKey: "" }).toEqual({ ...before.names, ordersKey: "" });
+
+    const routes = (await emulator.controls!.requests()).map((r) => r.route);
+    const created = routes.indexOf("POST /access-key");
+    const revoked = routes.indexOf("POST /access-key/{accessKey}/permissions");
+    expect(created).toBeGreaterThanOrEqual(0);
+    expect(revoked, `requests: ${routes.join(", ")}`).toBeGreaterThan(created);
+    const keys = await allKeys(emulator);
+    expect(keyById(keys, before.ordersKeyId)?.["permissions"]).toEqual({
+      send: [],
+      receive: [],
+      resources: {},
+    });
+    expect(keyById(keys, after.ordersKeyId)).toMatchObject({ name: after.names.ordersKey, type: "ACCOUNT" });
+  });
+
+  it("rotationTriggers rotates keys new-first; a consumer of the current/previous pair always holds a usable key", async () => {
+    const before = await outputs();
+    await setConfig("rotation", "2");
+    await setConfig("keyGeneration", "2");
+    await emulator.controls!.clearRequests();
+    // A consumer polling the stack's `currentKeyId` all through the run, and once after it.
+    const seen: { id: number; usable: boolean }[] = [];
+    const run = { done: false };
+    const up = stack.up().finally(() => {
+      run.done = true;
+    });
+    do {
+      const id = currentKeyIdInState();
+      if (id !== undefined) seen.push({ id, usable: await usable(id) });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (!run.done);
+    const result = await up;
+    const lastId = currentKeyIdInState()!;
+    seen.push({ id: lastId, usable: await usable(lastId) });
+    // The orders key, the dynamic key and the older slot of the pair (pay-b).
+    expect(result.summary.resourceChanges).toEqual({ same: 4, replace: 3 });
+    expect(seen.filter((s) => !s.usable)).toEqual([]);
+    expect(lastId).toBe((await stack.outputs())["currentKeyId"]?.value);
+
+    const routes = (await emulator.controls!.requests()).map((r) => r.route);
+    const creates = routes.flatMap((route, index) => (route === "POST /access-key" ? [index] : []));
+    const firstRevoke = routes.indexOf("POST /access-key/{accessKey}/permissions");
+    expect(creates, `requests: ${routes.join(", ")}`).toHaveLength(3);
+    expect(firstRevoke, `requests: ${routes.join(", ")}`).toBeGreaterThan(Math.max(...creates));
+
+    const after = await outputs();
+    const keys = await allKeys(emulator);
+    for (const [oldId, newId] of [
+      [before.ordersKeyId, after.ordersKeyId],
+      [before.dynKeyId, after.dynKeyId],
+    ] as const) {
+      expect(newId).not.toBe(oldId);
+      expect(keyById(keys, oldId)?.["permissions"], "the old key is revoked").toEqual(NO_PERMISSIONS);
+      expect(await usable(newId)).toBe(true);
+    }
+    expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
+    expect(after.names.dynKey).toMatch(defaultForm("dyn-key"));
+  });
+
+  it("new native resources follow pulumi:autonaming (a pattern, then verbatim) where the plugin supports it; existing ones keep their names", async () => {
+    const before = await outputs();
+    await setConfig("pulumi:autonaming.pattern", "${name}-dev-${alphanum(4)}", ["--path"]);
+    await setConfig("extraWorkspaces", "patterned");
+    await stack.up();
+    const patterned = await outputs();
+    expect(patterned.extraNames["patterned"]).toMatch(
+      stubsCarryAutonaming ? /^patterned-dev-[a-z0-9]{4}$/u : defaultForm("patterned"),
+    );
+    expect(patterned.names).toEqual(before.names);
+
+    await project.run(["config", "rm", "--stack", STACK, "--path", "pulumi:autonaming.pattern"]);
+    await setConfig("pulumi:autonaming.mode", "verbatim", ["--path"]);
+    await setConfig("extraWorkspaces", "patterned,verbatim");
+    await stack.up();
+    const verbatim = await outputs();
+    expect(verbatim.extraNames).toEqual({
+      patterned: patterned.extraNames["patterned"],
+      verbatim: stubsCarryAutonaming
+        ? "verbatim"
+        : (expect.stringMatching(defaultForm("verbatim")) as string),
+    });
+    expect(verbatim.names).toEqual(before.names);
+    const workspaceNames = (await allWorkspaces(emulator)).map((w) => w["name"]);
+    expect(workspaceNames).toEqual(expect.arrayContaining(Object.values(verbatim.extraNames)));
+  });
+});
