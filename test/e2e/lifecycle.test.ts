@@ -8,6 +8,7 @@ import {
   NO_BROKER_ENV,
   ordersSpec,
   PROGRAMS_DIR,
+  specConfig,
   testProject,
   type OrdersSpec,
 } from "../support/projects";
@@ -27,10 +28,6 @@ let emulator: EmulatorHandle;
 let project: PulumiProject;
 let stack: Stack;
 const secrets = new Set<string>();
-
-function specConfig(spec: Spec): Record<string, { value: string }> {
-  return { spec: { value: JSON.stringify(spec) } };
-}
 
 async function apiGet(target: EmulatorHandle, route: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${target.url}${route}`, { headers: { "X-API-KEY": target.adminKey } });

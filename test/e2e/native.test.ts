@@ -13,7 +13,7 @@ import {
 } from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { waitFor } from "../reliability/support/processes";
-import { emulatorConfig, ordersSpec, testProject } from "../support/projects";
+import { emulatorConfig, ordersSpec, specConfig, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
 // (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
@@ -58,10 +58,6 @@ const programDir = path.join(__dirname, "..", "programs", "native");
 let emulator: EmulatorHandle;
 let project: PulumiProject;
 const secrets = new Set<string>();
-
-function specConfig(spec: Spec): StackConfig {
-  return { spec: { value: JSON.stringify(spec) } };
-}
 
 /** A step of `pulumi preview --json`. */
 interface PreviewStep {

@@ -9,6 +9,7 @@ import {
   NO_BROKER_ENV,
   ordersSpec,
   PROGRAMS_DIR,
+  specConfig,
   testProject,
   type OrdersSpec,
 } from "../support/projects";
@@ -25,10 +26,6 @@ const baseSpec: Spec = ordersSpec();
 
 let emulator: EmulatorHandle;
 let project: PulumiProject;
-
-function specConfig(spec: Spec): Record<string, { value: string }> {
-  return { spec: { value: JSON.stringify(spec) } };
-}
 
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });

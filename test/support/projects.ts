@@ -49,6 +49,14 @@ export function emulatorConfig(target: { url: string; adminKey: string }): Stack
   };
 }
 
+/**
+ * The stack config that hands a test program its declared state: `spec` is read by the programs under
+ * `test/programs/` (`new pulumi.Config().requireObject("spec")`) as JSON.
+ */
+export function specConfig(spec: object): StackConfig {
+  return { spec: { value: JSON.stringify(spec) } };
+}
+
 /** The stack output `name`, which must be a number (fails the test with what it is otherwise). */
 export function numberOutput(outputs: Record<string, { value: unknown }>, name: string): number {
   const value = outputs[name]?.value;

@@ -1,5 +1,8 @@
 /** The declared state the reliability program deploys (passed as the stack config `spec`). */
 
+// The stack config that deploys a spec is the one every test program reads.
+export { specConfig } from "../../support/projects";
+
 /** A workspace: `parent` names another declared workspace. */
 export interface WorkspaceSpec {
   name: string;
@@ -38,11 +41,6 @@ export interface Spec {
   workspaces: WorkspaceSpec[];
   keys: KeySpec[];
   pairs: PairSpec[];
-}
-
-/** The stack config that deploys `spec`. */
-export function specConfig(spec: Spec): Record<string, { value: string }> {
-  return { spec: { value: JSON.stringify(spec) } };
 }
 
 /** The stack config that points the providers at an emulator, with generous retries. */
