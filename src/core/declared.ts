@@ -278,9 +278,12 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
     .filter(([name]) => !ENDPOINT_FIELDS.includes(name))
     .map(([name, field]) => ({ name, field, shape: shapeOf(field.type) }));
   const inputs = own.filter(({ field }) => field.kind === "input");
+  const recordFields = own.filter(({ field }) => field.kind === "output" && field.fromRecord === true);
+  // Checked inputs always hold it: the user gives it, or (autonamed) `check` chooses it.
+  const alwaysHeld = (field: FieldDeclaration): boolean =>
+    field.kind === "input" && (field.required === true || field.autonamed === true);
   const filled = ({ field, shape }: OwnField): boolean =>
-    field.kind === "input" &&
-    (field.required === true || field.autonamed === true || field.default !== undefined || hasEmpty(shape));
+    alwaysHeld(field) || (field.kind === "input" && (field.default !== undefined || hasEmpty(shape)));
   const recorded = (entry: OwnField): boolean =>
     entry.field.kind === "input"
       ? entry.field.outputOptional !== true && filled(entry)
@@ -329,11 +332,7 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
         // Absent: fine unless required. A map given as `null` is an empty one; any other `null` is
         // checked (and refused) like a value.
         else if (value === undefined || (value === null && entry.shape.kind === "stringMap")) {
-          if (
-            entry.field.kind === "input" &&
-            (entry.field.required === true || entry.field.autonamed === true)
-          )
-            checkField(failures, entry, undefined);
+          if (alwaysHeld(entry.field)) checkField(failures, entry, undefined);
         } else checkField(failures, entry, value);
       }
       if (failures.list.length > 0) return { inputs: undefined, failures: failures.list };
@@ -369,9 +368,7 @@ export function declared<D extends ResourceDeclaration>(declaration: D, what: st
     fromRecord(record) {
       const source = record as Record<string, unknown>;
       const facts: Record<string, unknown> = {};
-      for (const { name, field } of own)
-        if (field.kind === "output" && field.fromRecord === true && source[name] !== undefined)
-          facts[name] = source[name];
+      for (const { name } of recordFields) if (source[name] !== undefined) facts[name] = source[name];
       return facts as RecordFactsOf<D>;
     },
     outputs,
