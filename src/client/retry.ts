@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import { RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "./constants";
 import { networkErrorTraits } from "./network-errors";
-import type { Layer, Sent } from "./transport";
+import type { Layer, RetryStop, Sent } from "./transport";
 
 /** How one attempt failed, as far as retrying is concerned. */
 export type AttemptFailure =
@@ -116,21 +116,7 @@ export interface RetryPolicy {
 }
 
 /** What to do after a failed attempt. */
-export type RetryDecision =
-  | { readonly retry: true; readonly delayMs: number }
-  | {
-      readonly retry: false;
-      /**
-       * Why not: the failure is not retried for this request (`final`), attempts are used up
-       * (`attempts`), the next wait would not fit in the time budget (`budget`), the server's
-       * `Retry-After` alone exceeds what is left of it (`retry-after`), or waiting out a 429 would
-       * exceed the rate-limit time budget (`rate-limit`, decided by the pacing layer, `pacing.ts`).
-       */
-      readonly why: "final" | "attempts" | "budget" | "retry-after" | "rate-limit";
-    };
-
-/** A decision not to retry, and why. */
-export type RetryStop = RetryDecision & { retry: false };
+export type RetryDecision = { readonly retry: true; readonly delayMs: number } | RetryStop;
 
 /**
  * Decides whether to retry after attempt number `attempts` (1-based) failed with `failure`,

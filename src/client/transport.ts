@@ -6,7 +6,20 @@
 import type { Dispatcher } from "undici";
 
 import type { EndpointInfo } from "./endpoints";
-import type { RetryStop } from "./retry";
+
+/**
+ * Why a failed call was not sent again: the failure is not retried for this request (`final`),
+ * attempts are used up (`attempts`), the next wait would not fit in the time budget (`budget`), the
+ * server's `Retry-After` alone exceeds what is left of it (`retry-after`), or waiting out a 429 would
+ * exceed the rate-limit time budget (`rate-limit`, decided by the pacing layer, `pacing.ts`).
+ */
+export type StopReason = "final" | "attempts" | "budget" | "retry-after" | "rate-limit";
+
+/** A decision not to send a failed call again, and why; written by the retry layer (`retry.ts`). */
+export interface RetryStop {
+  readonly retry: false;
+  readonly why: StopReason;
+}
 
 /** A response, read in full. */
 export interface Received {
