@@ -9,18 +9,36 @@ import {
   diffAccessKey,
   readAccessKey,
   updateAccessKey,
-  type AccessKeyInputs,
   type AccessKeyOutputs,
 } from "../../src/core/access-key";
 import { isPartiallyCreatedError } from "../../src/core/partial-failure";
 import { toPropertyBag } from "../../src/core/state";
-import { checkedInputs, rejectionOf, useCoreEmulator, type TestContext } from "./support";
+import { checkerOf, rejectionOf, useCoreEmulator, type TestContext } from "./support";
 
 const core = useCoreEmulator();
 
 /** Check (as the engine does first), then the inputs create receives. */
-function checked(ctx: TestContext, news: Record<string, unknown>, recorded?: string): AccessKeyInputs {
-  return checkedInputs(checkAccessKey, accessKeyOperations.decodeInputs, ctx, news, recorded);
+const checked = checkerOf(checkAccessKey, accessKeyOperations.decodeInputs);
+
+/**
+ * A key's outputs: `fields` over what every key of these tests holds, each input left unset at its
+ * declared default, the emulator's URL, and not adopted.
+ */
+function keyOutputs(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    adopt: false,
+    onDelete: "revoke",
+    rotationTriggers: {},
+    allowEndpointChange: false,
+    baseUrl: core().emulator.url,
+    adopted: false,
+    ...fields,
+  };
+}
+
+/** Check, then create: a key made as the engine makes one. */
+function created(ctx: TestContext, news: Record<string, unknown>): ReturnType<typeof createAccessKey> {
+  return createAccessKey(ctx, checked(ctx, news));
 }
 
 /** A server that ignores the permissions sent with a create: the key starts with none. */
@@ -54,22 +72,18 @@ describe("AccessKey core", () => {
     });
     const key = await createAccessKey(ctx, inputs);
     expect(key.id).toBe(String(key.outputs.accessKeyId));
-    expect(key.outputs).toEqual({
-      name: "svc",
-      type: "SERVICE",
-      permissions: { send: ["audit/*", "orders/created"], receive: ["payments/*"], resources: {} },
-      adopt: false,
-      onDelete: "revoke",
-      rotationTriggers: {},
-      allowEndpointChange: false,
-      baseUrl: core().emulator.url,
-      accessKey: expect.stringMatching(/^bks_/u) as string,
-      accessKeyId: Number(key.id),
-      createdAt: expect.any(String) as string,
-      adopted: false,
-      publicKey: expect.any(String) as string,
-      privateKey: expect.any(String) as string,
-    });
+    expect(key.outputs).toEqual(
+      keyOutputs({
+        name: "svc",
+        type: "SERVICE",
+        permissions: { send: ["audit/*", "orders/created"], receive: ["payments/*"], resources: {} },
+        accessKey: expect.stringMatching(/^bks_/u) as string,
+        accessKeyId: Number(key.id),
+        createdAt: expect.any(String) as string,
+        publicKey: expect.any(String) as string,
+        privateKey: expect.any(String) as string,
+      }),
+    );
     const publicKey = crypto.createPublicKey(
       crypto.createPrivateKey({
         key: Buffer.from(key.outputs.privateKey ?? "", "base64"),
@@ -88,10 +102,7 @@ describe("AccessKey core", () => {
 
   it("diffs permissions as sets, entry by entry, and updates them in place, read back from the server", async () => {
     const ctx = core().context();
-    const key = await createAccessKey(
-      ctx,
-      checked(ctx, { name: "perm", type: "ACCOUNT", permissions: { send: ["a/b", "c/d"] } }),
-    );
+    const key = await created(ctx, { name: "perm", type: "ACCOUNT", permissions: { send: ["a/b", "c/d"] } });
     const reordered = accessKeyOperations.decodeProposedInputs(
       toPropertyBag(
         checked(ctx, { name: "perm", type: "ACCOUNT", permissions: { send: ["c/d", "a/b", "a/b"] } }),
@@ -133,10 +144,7 @@ describe("AccessKey core", () => {
 
   it("explains when the server merges permission updates instead of replacing them", async () => {
     const ctx = core().context();
-    const key = await createAccessKey(
-      ctx,
-      checked(ctx, { name: "merge", type: "ACCOUNT", permissions: { send: ["old/path"] } }),
-    );
+    const key = await created(ctx, { name: "merge", type: "ACCOUNT", permissions: { send: ["old/path"] } });
     await core().controls.setPermissionsMode("merge");
     const news = checked(ctx, { name: "merge", type: "ACCOUNT", permissions: { send: ["new/path"] } });
     const error = await rejectionOf(updateAccessKey(ctx, key.id, key.outputs, news));
@@ -168,20 +176,16 @@ describe("AccessKey core", () => {
     });
     const imported = await readAccessKey(ctx, String(made.accessKeyId), undefined);
     if (!imported.exists) throw new Error("the key was not found");
-    expect(imported.outputs).toEqual({
-      name: "outside",
-      type: "ACCOUNT",
-      permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
-      adopt: false,
-      onDelete: "revoke",
-      rotationTriggers: {},
-      allowEndpointChange: false,
-      baseUrl: ctx.broker.baseUrl,
-      accessKey: made.accessKey,
-      accessKeyId: made.accessKeyId,
-      createdAt: expect.any(String) as unknown,
-      adopted: false,
-    });
+    expect(imported.outputs).toEqual(
+      keyOutputs({
+        name: "outside",
+        type: "ACCOUNT",
+        permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
+        accessKey: made.accessKey,
+        accessKeyId: made.accessKeyId,
+        createdAt: expect.any(String) as unknown,
+      }),
+    );
     // The inputs are what check would return for them: diffing them against themselves is no change.
     const rechecked = checked(ctx, toPropertyBag(imported.inputs), imported.inputs.baseUrl);
     expect(diffAccessKey(imported.inputs, rechecked).changes).toBe(false);
@@ -198,14 +202,13 @@ describe("AccessKey core", () => {
 
   it("adopts an existing key by name and type and sets its permissions; several candidates are refused", async () => {
     const ctx = core().context();
-    const original = await createAccessKey(
-      ctx,
-      checked(ctx, { name: "adoptee", type: "SERVICE", permissions: { send: ["x/y"] } }),
-    );
-    const adopted = await createAccessKey(
-      ctx,
-      checked(ctx, { name: "adoptee", type: "SERVICE", adopt: true, permissions: { receive: ["z/*"] } }),
-    );
+    const original = await created(ctx, { name: "adoptee", type: "SERVICE", permissions: { send: ["x/y"] } });
+    const adopted = await created(ctx, {
+      name: "adoptee",
+      type: "SERVICE",
+      adopt: true,
+      permissions: { receive: ["z/*"] },
+    });
     expect(adopted.id).toBe(original.id);
     expect(adopted.outputs).toMatchObject({
       adopted: true,
@@ -215,10 +218,8 @@ describe("AccessKey core", () => {
     });
     expect(adopted.outputs).not.toHaveProperty("privateKey");
 
-    await createAccessKey(ctx, checked(ctx, { name: "adoptee", type: "SERVICE" }));
-    const error = await rejectionOf(
-      createAccessKey(ctx, checked(ctx, { name: "adoptee", type: "SERVICE", adopt: true })),
-    );
+    await created(ctx, { name: "adoptee", type: "SERVICE" });
+    const error = await rejectionOf(created(ctx, { name: "adoptee", type: "SERVICE", adopt: true }));
     expect(error.message).toMatch(/Cannot adopt access key "adoptee": 2 SERVICE keys have that name/u);
   });
 
@@ -232,20 +233,16 @@ describe("AccessKey core", () => {
         routes: ["GET /access-key/{accessKey}/permissions"],
       });
       const failure = await partialFailureOf(createAccessKey(ctx, inputs));
-      expect(failure.outputs).toEqual({
-        name: "partial",
-        type: "SERVICE",
-        adopt: false,
-        onDelete: "revoke",
-        rotationTriggers: {},
-        allowEndpointChange: false,
-        baseUrl: core().emulator.url,
-        accessKey: expect.stringMatching(/^bks_/u) as string,
-        accessKeyId: Number(failure.createdId),
-        adopted: false,
-        publicKey: expect.any(String) as string,
-        privateKey: expect.any(String) as string,
-      });
+      expect(failure.outputs).toEqual(
+        keyOutputs({
+          name: "partial",
+          type: "SERVICE",
+          accessKey: expect.stringMatching(/^bks_/u) as string,
+          accessKeyId: Number(failure.createdId),
+          publicKey: expect.any(String) as string,
+          privateKey: expect.any(String) as string,
+        }),
+      );
       expect(failure.reason).toMatch(/Access key "partial" was created \(id \d+\).*503/su);
       expect(failure.message).not.toMatch(/bks_|bka_/u);
 
@@ -294,17 +291,14 @@ describe("AccessKey core", () => {
 
     it("keeps an adopted key whose permissions could not be set", async () => {
       const ctx = core().context({ maxRetries: 0 });
-      const original = await createAccessKey(ctx, checked(ctx, { name: "taken", type: "ACCOUNT" }));
+      const original = await created(ctx, { name: "taken", type: "ACCOUNT" });
       await core().controls.injectFault({
         kind: "503",
         count: 1,
         routes: ["POST /access-key/{accessKey}/permissions"],
       });
       const failure = await partialFailureOf(
-        createAccessKey(
-          ctx,
-          checked(ctx, { name: "taken", type: "ACCOUNT", adopt: true, permissions: { send: ["q/*"] } }),
-        ),
+        created(ctx, { name: "taken", type: "ACCOUNT", adopt: true, permissions: { send: ["q/*"] } }),
       );
       expect(failure.createdId).toBe(original.id);
       expect(failure.reason).toMatch(/^Adopted access key "taken" was created/u);
@@ -321,9 +315,7 @@ describe("AccessKey core", () => {
         routes: ["POST /access-key"],
       });
       await core().controls.injectFault({ kind: "503", count: 1, routes: ["PUT /access/service-key-pair"] });
-      const failure = await partialFailureOf(
-        createAccessKey(ctx, checked(ctx, { name: "lost", type: "SERVICE" })),
-      );
+      const failure = await partialFailureOf(created(ctx, { name: "lost", type: "SERVICE" }));
       expect(failure.outputs).not.toHaveProperty("createdAt");
       expect(failure.outputs).not.toHaveProperty("privateKey");
       expect(await core().controls.stats()).toMatchObject({ accessKeys: 2 });
@@ -345,10 +337,7 @@ describe("AccessKey core", () => {
         ...(kind === "429" ? { retryAfter: "0" } : {}),
       });
     for (const name of ["f1", "f2", "f3", "f4"])
-      await createAccessKey(
-        ctx,
-        checked(ctx, { name, type: "SERVICE", permissions: { send: [`${name}/*`] } }),
-      );
+      await created(ctx, { name, type: "SERVICE", permissions: { send: [`${name}/*`] } });
     await core().controls.clearFaults();
     // The emulator's own admin key plus one per create.
     expect(await core().controls.stats()).toMatchObject({ accessKeys: 5 });
@@ -356,19 +345,18 @@ describe("AccessKey core", () => {
 
   it("revokes the key on delete by default, and retains it when asked, warning either way", async () => {
     const ctx = core().context();
-    const revoked = await createAccessKey(
-      ctx,
-      checked(ctx, { name: "rev", type: "SERVICE", permissions: { send: ["a/b"] } }),
-    );
+    const revoked = await created(ctx, { name: "rev", type: "SERVICE", permissions: { send: ["a/b"] } });
     await deleteAccessKey(ctx, revoked.id, revoked.outputs);
     const after = await readAccessKey(ctx, revoked.id, revoked.outputs);
     expect(after).toMatchObject({ outputs: { permissions: { send: [], receive: [], resources: {} } } });
     expect(ctx.warnings[0]).toMatch(/"rev".*revoked.*still exists/su);
 
-    const kept = await createAccessKey(
-      ctx,
-      checked(ctx, { name: "keep", type: "SERVICE", permissions: { send: ["a/b"] }, onDelete: "retain" }),
-    );
+    const kept = await created(ctx, {
+      name: "keep",
+      type: "SERVICE",
+      permissions: { send: ["a/b"] },
+      onDelete: "retain",
+    });
     await deleteAccessKey(ctx, kept.id, kept.outputs);
     expect(await readAccessKey(ctx, kept.id, kept.outputs)).toMatchObject({
       outputs: { permissions: { send: ["a/b"] } },

@@ -111,6 +111,17 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
 }
 
 /**
+ * `checkedInputs` bound to one resource's `check` and input decoder: `checked(ctx, news)` in that
+ * resource's tests.
+ */
+export function checkerOf<N, I>(
+  check: (ctx: TestContext, news: N, recorded: string | undefined) => CheckResult<object>,
+  decode: (bag: PropertyBag) => I,
+): (ctx: TestContext, news: N, recorded?: string) => I {
+  return (ctx, news, recorded) => checkedInputs(check, decode, ctx, news, recorded);
+}
+
+/**
  * Checks `news` as the engine does first and returns the inputs create then receives: the checked
  * inputs go to the engine as a property bag and come back decoded, as an adapter passes them. Fails
  * the test on any check failure.

@@ -10,17 +10,14 @@ import {
   diffWorkspace,
   readWorkspace,
   updateWorkspace,
-  type WorkspaceInputs,
   type WorkspaceOutputs,
 } from "../../src/core/workspace";
-import { checkedInputs, rejectionOf, useCoreEmulator, type TestContext } from "./support";
+import { checkerOf, rejectionOf, useCoreEmulator } from "./support";
 
 const core = useCoreEmulator();
 
 /** Check (as the engine does first), then the inputs create receives. */
-function checked(ctx: TestContext, news: Record<string, unknown>, recorded?: string): WorkspaceInputs {
-  return checkedInputs(checkWorkspace, workspaceOperations.decodeInputs, ctx, news, recorded);
-}
+const checked = checkerOf(checkWorkspace, workspaceOperations.decodeInputs);
 
 describe("Workspace core", () => {
   it("creates nested workspaces; create, read and update return the same shape", async () => {

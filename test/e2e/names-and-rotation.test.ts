@@ -4,14 +4,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import {
-  allKeys,
-  allWorkspaces,
-  brokerApi,
-  installBrokerPlugin,
-  keyById,
-  NO_PERMISSIONS,
-} from "../../harness/broker-native.mts";
+import * as broker from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import {
   emulatorConfig,
@@ -84,11 +77,14 @@ function currentKeyIdInState(): number | undefined {
 
 /** Whether the key `id` verifies (the API's verify endpoint) and still holds permissions (not revoked). */
 async function usable(id: number): Promise<boolean> {
-  const key = keyById(await allKeys(emulator), id);
+  const key = broker.keyById(await broker.allKeys(emulator), id);
   if (key === undefined) return false;
   const value = encodeURIComponent(String(key["key"]));
-  const verified = await brokerApi(emulator, "GET", `/access/verify/${value}`);
-  return verified["status"] === true && JSON.stringify(key["permissions"]) !== JSON.stringify(NO_PERMISSIONS);
+  const verified = await broker.brokerApi(emulator, "GET", `/access/verify/${value}`);
+  return (
+    verified["status"] === true &&
+    JSON.stringify(key["permissions"]) !== JSON.stringify(broker.NO_PERMISSIONS)
+  );
 }
 
 async function setConfig(key: string, value: string, flags: string[] = []): Promise<void> {
@@ -98,7 +94,7 @@ async function setConfig(key: string, value: string, flags: string[] = []): Prom
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   project = await testProject("broker-names", path.join(PROGRAMS_DIR, "names-and-rotation"), NO_BROKER_ENV);
-  installBrokerPlugin(project);
+  broker.installBrokerPlugin(project);
   stack = await project.stack(STACK);
 });
 
@@ -123,9 +119,9 @@ describe("resources without names, through the Pulumi CLI", () => {
     expect(names.ordersKey).toMatch(defaultForm("orders-svc"));
     expect(names.dynWorkspace).toMatch(defaultForm("dyn-team"));
     expect(names.dynKey).toMatch(defaultForm("dyn-key"));
-    const workspaceNames = (await allWorkspaces(emulator)).map((w) => w["name"]);
+    const workspaceNames = (await broker.allWorkspaces(emulator)).map((w) => w["name"]);
     expect(workspaceNames).toEqual(expect.arrayContaining([names.orders, names.dynWorkspace]));
-    expect(keyById(await allKeys(emulator), ordersKeyId)?.["name"]).toBe(names.ordersKey);
+    expect(broker.keyById(await broker.allKeys(emulator), ordersKeyId)?.["name"]).toBe(names.ordersKey);
 
     const again = await stack.preview();
     expect(again.changeSummary).toEqual({ same: 7 });
@@ -148,13 +144,16 @@ describe("resources without names, through the Pulumi CLI", () => {
     const revoked = routes.indexOf("POST /access-key/{accessKey}/permissions");
     expect(created).toBeGreaterThanOrEqual(0);
     expect(revoked, `requests: ${routes.join(", ")}`).toBeGreaterThan(created);
-    const keys = await allKeys(emulator);
-    expect(keyById(keys, before.ordersKeyId)?.["permissions"]).toEqual({
+    const keys = await broker.allKeys(emulator);
+    expect(broker.keyById(keys, before.ordersKeyId)?.["permissions"]).toEqual({
       send: [],
       receive: [],
       resources: {},
     });
-    expect(keyById(keys, after.ordersKeyId)).toMatchObject({ name: after.names.ordersKey, type: "ACCOUNT" });
+    expect(broker.keyById(keys, after.ordersKeyId)).toMatchObject({
+      name: after.names.ordersKey,
+      type: "ACCOUNT",
+    });
   });
 
   it("rotationTriggers rotates keys new-first; a consumer of the current/previous pair always holds a usable key", async () => {
@@ -188,13 +187,15 @@ describe("resources without names, through the Pulumi CLI", () => {
     expect(firstRevoke, `requests: ${routes.join(", ")}`).toBeGreaterThan(Math.max(...creates));
 
     const after = await outputs();
-    const keys = await allKeys(emulator);
+    const keys = await broker.allKeys(emulator);
     for (const [oldId, newId] of [
       [before.ordersKeyId, after.ordersKeyId],
       [before.dynKeyId, after.dynKeyId],
     ] as const) {
       expect(newId).not.toBe(oldId);
-      expect(keyById(keys, oldId)?.["permissions"], "the old key is revoked").toEqual(NO_PERMISSIONS);
+      expect(broker.keyById(keys, oldId)?.["permissions"], "the old key is revoked").toEqual(
+        broker.NO_PERMISSIONS,
+      );
       expect(await usable(newId)).toBe(true);
     }
     expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
@@ -224,7 +225,7 @@ describe("resources without names, through the Pulumi CLI", () => {
         : (expect.stringMatching(defaultForm("verbatim")) as string),
     });
     expect(verbatim.names).toEqual(before.names);
-    const workspaceNames = (await allWorkspaces(emulator)).map((w) => w["name"]);
+    const workspaceNames = (await broker.allWorkspaces(emulator)).map((w) => w["name"]);
     expect(workspaceNames).toEqual(expect.arrayContaining(Object.values(verbatim.extraNames)));
   });
 });

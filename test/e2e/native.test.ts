@@ -3,14 +3,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import {
-  allKeys,
-  allWorkspaces,
-  brokerApi,
-  installBrokerPlugin,
-  keyById,
-  NO_PERMISSIONS,
-} from "../../harness/broker-native.mts";
+import * as broker from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { waitFor } from "../reliability/support/processes";
 import { emulatorConfig, ordersSpec, specConfig, testProject } from "../support/projects";
@@ -106,7 +99,7 @@ beforeAll(async () => {
   secrets.add(emulator.adminKey);
   project = await testProject("broker-native", programDir);
   // The plugin goes into the project's own Pulumi home, with the command users run.
-  installBrokerPlugin(project);
+  broker.installBrokerPlugin(project);
 });
 
 afterAll(async () => {
@@ -133,21 +126,21 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const out = await stack.outputs();
     expect(out["workspacePaths"]?.value).toEqual({ platform: "/platform", orders: "/platform/orders" });
     const ids = out["keyIds"]?.value as Record<string, number>;
-    const keys = await allKeys(emulator);
-    expect(keyById(keys, ids["orders-svc"]!)).toMatchObject({
+    const keys = await broker.allKeys(emulator);
+    expect(broker.keyById(keys, ids["orders-svc"]!)).toMatchObject({
       name: "orders-svc",
       type: "SERVICE",
       permissions: { send: ["orders/created"], receive: ["payments/*"], resources: {} },
     });
-    expect(keyById(keys, ids["ops-admin"]!)).toMatchObject({ name: "ops-admin", type: "ACCOUNT" });
-    const orders = (await allWorkspaces(emulator)).find((w) => w["name"] === "orders");
+    expect(broker.keyById(keys, ids["ops-admin"]!)).toMatchObject({ name: "ops-admin", type: "ACCOUNT" });
+    const orders = (await broker.allWorkspaces(emulator)).find((w) => w["name"] === "orders");
     expect(orders?.["id"]).toBe((out["workspaceIds"]?.value as Record<string, number>)["orders"]);
 
     expect(out["keyValues"]?.secret).toBe(true);
     expect(out["privateKeys"]?.secret).toBe(true);
     const keyValues = out["keyValues"]?.value as Record<string, string>;
     const privateKeys = out["privateKeys"]?.value as Record<string, string>;
-    expect(keyValues["orders-svc"]).toBe(keyById(keys, ids["orders-svc"]!)?.["key"]);
+    expect(keyValues["orders-svc"]).toBe(broker.keyById(keys, ids["orders-svc"]!)?.["key"]);
     expect(privateKeys["orders-svc"]).toMatch(/\S{20}/u);
     for (const value of [...Object.values(keyValues), ...Object.values(privateKeys)]) secrets.add(value);
     expectNoSecretsIn(up.stdout, up.stderr);
@@ -175,7 +168,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
     const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
-    expect(keyById(await allKeys(emulator), ids["orders-svc"]!)?.["permissions"]).toEqual({
+    expect(broker.keyById(await broker.allKeys(emulator), ids["orders-svc"]!)?.["permissions"]).toEqual({
       send: ["orders/cancelled", "orders/created"],
       receive: ["payments/*"],
       resources: {},
@@ -197,9 +190,9 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const out = await stack.outputs();
     const after = out["keyIds"]?.value as Record<string, number>;
     expect(after["ops-admin"]).not.toBe(before["ops-admin"]);
-    const keys = await allKeys(emulator);
-    expect(keyById(keys, before["ops-admin"]!)?.["permissions"]).toEqual(NO_PERMISSIONS);
-    expect(keyById(keys, after["ops-admin"]!)?.["permissions"]).toEqual({
+    const keys = await broker.allKeys(emulator);
+    expect(broker.keyById(keys, before["ops-admin"]!)?.["permissions"]).toEqual(broker.NO_PERMISSIONS);
+    expect(broker.keyById(keys, after["ops-admin"]!)?.["permissions"]).toEqual({
       send: ["audit/replay"],
       receive: ["audit/*"],
       resources: {},
@@ -226,13 +219,13 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     ).toBe(0);
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
-    const keys = await allKeys(emulator);
-    expect(keyById(keys, ids["orders-svc"]!)?.["permissions"]).toEqual({
+    const keys = await broker.allKeys(emulator);
+    expect(broker.keyById(keys, ids["orders-svc"]!)?.["permissions"]).toEqual({
       send: ["orders/cancelled", "orders/created"],
       receive: ["payments/*"],
       resources: {},
     });
-    expect(keyById(keys, ids["audit-reader"]!)?.["permissions"]).toEqual({ ...drift, resources: {} });
+    expect(broker.keyById(keys, ids["audit-reader"]!)?.["permissions"]).toEqual({ ...drift, resources: {} });
   });
 
   it("e. pointing the default provider's broker:baseUrl at another server fails the preview with the endpoint message", async () => {
@@ -258,8 +251,9 @@ describe("a stack of native resources through the Pulumi CLI", () => {
       "a successful destroy says nothing of cancelling",
     ).toBe(0);
     expect(destroy.stdout).toMatch(/no delete endpoint/u);
-    const keys = await allKeys(emulator);
-    for (const id of Object.values(ids)) expect(keyById(keys, id)?.["permissions"]).toEqual(NO_PERMISSIONS);
+    const keys = await broker.allKeys(emulator);
+    for (const id of Object.values(ids))
+      expect(broker.keyById(keys, id)?.["permissions"]).toEqual(broker.NO_PERMISSIONS);
     expectNoSecretsIn(destroy.stdout, destroy.stderr);
   });
 });
@@ -298,7 +292,7 @@ describe("Ctrl-C while the run waits on the broker's rate limit", () => {
       // One notice, which the CLI shows as it comes and again among the diagnostics.
       expect(cancellationNoticesByPart(output), output).toEqual({ progress: 1, diagnostics: 1 });
       // Nothing was created: the create that waited was dropped, not sent.
-      expect((await allKeys(limited)).filter((k) => k["name"] === "held")).toEqual([]);
+      expect((await broker.allKeys(limited)).filter((k) => k["name"] === "held")).toEqual([]);
       expectNoSecretsIn(output);
     } finally {
       await limited.close();
@@ -308,14 +302,14 @@ describe("Ctrl-C while the run waits on the broker's rate limit", () => {
 
 describe("pulumi import of objects created outside Pulumi", () => {
   it("d. imports a workspace and an access key; the program declaring them previews with no changes", async () => {
-    await brokerApi(emulator, "POST", "/workspace", { name: "legacy" });
-    const workspace = (await allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
-    await brokerApi(emulator, "POST", "/access-key", {
+    await broker.brokerApi(emulator, "POST", "/workspace", { name: "legacy" });
+    const workspace = (await broker.allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
+    await broker.brokerApi(emulator, "POST", "/access-key", {
       name: "legacy-reader",
       type: "ACCOUNT",
       permissions: { send: [], receive: ["legacy/*"] },
     });
-    const key = (await allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
+    const key = (await broker.allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     secrets.add(String(key["key"]));
 
     const stack = await project.stack("imported", { ...specConfig({}), ...emulatorConfig(emulator) });
@@ -396,13 +390,13 @@ describe("two environments in one program, through explicit providers", () => {
     const keyIds = out["keyIds"]?.value as Record<string, number>;
     const keyValues = out["keyValues"]?.value as Record<string, string>;
     for (const value of Object.values(keyValues)) secrets.add(value);
-    expect(keyById(await allKeys(emulator), keyIds["shop-svc-dev"]!)?.["key"]).toBe(
+    expect(broker.keyById(await broker.allKeys(emulator), keyIds["shop-svc-dev"]!)?.["key"]).toBe(
       keyValues["shop-svc-dev"],
     );
-    expect(keyById(await allKeys(second), keyIds["shop-svc-prod"]!)?.["key"]).toBe(
+    expect(broker.keyById(await broker.allKeys(second), keyIds["shop-svc-prod"]!)?.["key"]).toBe(
       keyValues["shop-svc-prod"],
     );
-    expect((await allWorkspaces(second)).map((w) => w["name"])).toEqual(["shop"]);
+    expect((await broker.allWorkspaces(second)).map((w) => w["name"])).toEqual(["shop"]);
 
     await stack.setAllConfig(providerConfig(emulator, third));
     const error = await stack.preview().catch((e: unknown) => e);
@@ -434,7 +428,7 @@ describe("the engine's handshake with the plugin", () => {
     const fixture = inject("packageFixture");
     const local = await testProject("broker-handshake", programDir);
     try {
-      installBrokerPlugin(local);
+      broker.installBrokerPlugin(local);
       await local.initStack("dev", specConfig(quickstart));
       // The engine logs the handshake's outcome at verbosity 7 (no credentials in this stack: the
       // debug log may show what the program registers, and nothing here is secret).

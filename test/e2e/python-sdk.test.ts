@@ -4,14 +4,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import {
-  allKeys,
-  allWorkspaces,
-  brokerApi,
-  installBrokerPlugin,
-  keyById,
-  NO_PERMISSIONS,
-} from "../../harness/broker-native.mts";
+import * as broker from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
@@ -39,7 +32,7 @@ beforeAll(async () => {
   const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), venvRoot);
   // The Python language host runs the first `python` on PATH: this test's venv.
   project = await testProject("broker-python", programDir, { PATH: venvPath(venv) });
-  installBrokerPlugin(project);
+  broker.installBrokerPlugin(project);
 }, 300_000);
 
 afterAll(async () => {
@@ -64,7 +57,7 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
     expect(up.summary.resourceChanges).toEqual({ create: 6 });
 
     const out = await stack.outputs();
-    const workspaces = await allWorkspaces(emulator);
+    const workspaces = await broker.allWorkspaces(emulator);
     expect(workspaces.find((w) => w["name"] === "platform")?.["id"]).toBe(numberOutput(out, "platformId"));
     expect(workspaces.find((w) => w["name"] === "orders")).toMatchObject({
       id: numberOutput(out, "ordersId"),
@@ -72,9 +65,9 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
     });
     expect(out["ordersPath"]?.value).toBe("/platform/orders");
 
-    const keys = await allKeys(emulator);
-    const service = keyById(keys, numberOutput(out, "ordersServiceId"));
-    const account = keyById(keys, numberOutput(out, "opsAdminId"));
+    const keys = await broker.allKeys(emulator);
+    const service = broker.keyById(keys, numberOutput(out, "ordersServiceId"));
+    const account = broker.keyById(keys, numberOutput(out, "opsAdminId"));
     expect(service).toMatchObject({
       name: "orders-service",
       type: "SERVICE",
@@ -108,7 +101,7 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
     scan.text("permissions up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
     expect(numberOutput(await stack.outputs(), "ordersServiceId")).toBe(before);
-    expect(keyById(await allKeys(emulator), before)?.["permissions"]).toEqual({
+    expect(broker.keyById(await broker.allKeys(emulator), before)?.["permissions"]).toEqual({
       send: ["orders/cancelled", "orders/created"],
       receive: ["payments/*"],
       resources: {},
@@ -116,12 +109,12 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
   });
 
   it("pulumi import takes over a key created through the API; its value is a secret in the state", async () => {
-    await brokerApi(emulator, "POST", "/access-key", {
+    await broker.brokerApi(emulator, "POST", "/access-key", {
       name: "legacy-reader",
       type: "ACCOUNT",
       permissions: { send: [], receive: ["legacy/*"] },
     });
-    const key = (await allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
+    const key = (await broker.allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     scan.secrets(String(key["key"]));
 
     await project.run([
@@ -151,18 +144,18 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
 
   it("destroy revokes every key, the imported one too, and leaves no secret in plain text", async () => {
     const out = await stack.outputs();
-    const legacy = (await allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
+    const legacy = (await broker.allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     const destroy = await stack.destroy();
     scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 7 });
     expect(destroy.stdout).toMatch(/was revoked/u);
-    const keys = await allKeys(emulator);
+    const keys = await broker.allKeys(emulator);
     for (const id of [
       numberOutput(out, "ordersServiceId"),
       numberOutput(out, "opsAdminId"),
       legacy["id"] as number,
     ])
-      expect(keyById(keys, id)?.["permissions"]).toEqual(NO_PERMISSIONS);
+      expect(broker.keyById(keys, id)?.["permissions"]).toEqual(broker.NO_PERMISSIONS);
 
     scan.text("pulumi import", project.transcript.join("\n"), "cli output");
     scan.project("python stack after destroy", project);

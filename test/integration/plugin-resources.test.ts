@@ -6,18 +6,7 @@
  */
 import { STACK_SETTING_NAMES } from "../../src/settings/connection";
 import { status } from "@grpc/grpc-js";
-import {
-  CheckRequest,
-  ConfigureRequest,
-  CreateRequest,
-  DeleteRequest,
-  DiffRequest,
-  DiffResponse,
-  ErrorResourceInitFailed,
-  PropertyDiff,
-  ReadRequest,
-  UpdateRequest,
-} from "@pulumi/pulumi/proto/provider_pb";
+import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -64,7 +53,7 @@ afterAll(async () => {
 /** Points the provider at the emulator (no retries, so one injected fault is one failure). */
 async function configure(on: Client = client, args: Plain = {}): Promise<void> {
   await on.configure(
-    new ConfigureRequest()
+    new rpc.ConfigureRequest()
       .setArgs(struct({ baseUrl: emulator.url, apiKey: secret(emulator.adminKey), maxRetries: "0", ...args }))
       .setAcceptsecrets(true),
   );
@@ -83,7 +72,7 @@ function resource(type: string, name: string, on: Client = client) {
     urn,
     async check(news: Plain, olds: Plain = {}) {
       const response = await on.check(
-        new CheckRequest().setUrn(urn).setType(type).setNews(struct(news)).setOlds(struct(olds)),
+        new rpc.CheckRequest().setUrn(urn).setType(type).setNews(struct(news)).setOlds(struct(olds)),
       );
       return {
         inputs: plain(response.getInputs()),
@@ -99,13 +88,17 @@ function resource(type: string, name: string, on: Client = client) {
     },
     async create(properties: Plain, preview = false) {
       const response = await on.create(
-        new CreateRequest().setUrn(urn).setType(type).setProperties(struct(properties)).setPreview(preview),
+        new rpc.CreateRequest()
+          .setUrn(urn)
+          .setType(type)
+          .setProperties(struct(properties))
+          .setPreview(preview),
       );
       return { id: response.getId(), properties: plain(response.getProperties()) };
     },
     async diff(id: string, olds: Plain, oldInputs: Plain, news: Plain) {
       const response = await on.diff(
-        new DiffRequest()
+        new rpc.DiffRequest()
           .setUrn(urn)
           .setType(type)
           .setId(id)
@@ -114,7 +107,7 @@ function resource(type: string, name: string, on: Client = client) {
           .setNews(struct(news)),
       );
       const detailed: Record<string, string> = {};
-      const kinds = Object.fromEntries(Object.entries(PropertyDiff.Kind).map(([k, v]) => [v, k]));
+      const kinds = Object.fromEntries(Object.entries(rpc.PropertyDiff.Kind).map(([k, v]) => [v, k]));
       response.getDetaileddiffMap().forEach((entry, path) => {
         detailed[path] = kinds[entry.getKind()] ?? "?";
       });
@@ -129,7 +122,7 @@ function resource(type: string, name: string, on: Client = client) {
     },
     async update(id: string, olds: Plain, oldInputs: Plain, news: Plain, preview = false) {
       const response = await on.update(
-        new UpdateRequest()
+        new rpc.UpdateRequest()
           .setUrn(urn)
           .setType(type)
           .setId(id)
@@ -142,7 +135,7 @@ function resource(type: string, name: string, on: Client = client) {
     },
     async read(id: string, properties: Plain = {}, inputs: Plain = {}) {
       const response = await on.read(
-        new ReadRequest()
+        new rpc.ReadRequest()
           .setUrn(urn)
           .setType(type)
           .setId(id)
@@ -157,7 +150,7 @@ function resource(type: string, name: string, on: Client = client) {
     },
     delete(id: string, properties: Plain) {
       return on.delete(
-        new DeleteRequest().setUrn(urn).setType(type).setId(id).setProperties(struct(properties)),
+        new rpc.DeleteRequest().setUrn(urn).setType(type).setId(id).setProperties(struct(properties)),
       );
     },
   };
@@ -199,7 +192,7 @@ describe("a workspace", () => {
     const news = await ws.checked({ name: "lifecycle", adopt: true }, inputs);
     const diff = await ws.diff(created.id, created.properties, inputs, news);
     expect(diff).toEqual({
-      changes: DiffResponse.DiffChanges.DIFF_SOME,
+      changes: rpc.DiffResponse.DiffChanges.DIFF_SOME,
       diffs: ["adopt"],
       replaces: [],
       stables: [
@@ -249,7 +242,7 @@ describe("a workspace", () => {
       await ws.checked({ name: "after-rename" }, inputs),
     );
     expect(renamed).toMatchObject({
-      changes: DiffResponse.DiffChanges.DIFF_SOME,
+      changes: rpc.DiffResponse.DiffChanges.DIFF_SOME,
       diffs: ["name"],
       replaces: ["name"],
       stables: [],
@@ -349,13 +342,13 @@ describe("an access key", () => {
       ["a/x", "b/x", "b/x", "c/x", "a/x"],
     ]) {
       const diff = await diffTo(same);
-      expect(diff.changes).toBe(DiffResponse.DiffChanges.DIFF_NONE);
+      expect(diff.changes).toBe(rpc.DiffResponse.DiffChanges.DIFF_NONE);
       expect(diff.detailed).toEqual({});
     }
 
     // Old (normalised) [a, b, c], new [a, c, d]: b goes at old index 1, d comes at new index 2.
     expect(await diffTo(["d/x", "c/x", "a/x", "d/x"])).toEqual({
-      changes: DiffResponse.DiffChanges.DIFF_SOME,
+      changes: rpc.DiffResponse.DiffChanges.DIFF_SOME,
       diffs: ["permissions"],
       replaces: [],
       stables: [
@@ -397,7 +390,7 @@ describe("an access key", () => {
     const pairNews = await pair.checked({ accessKey: previewed["accessKey"] }, pairInputs);
     expect(pairNews).toEqual(pairInputs);
     const diff = await pair.diff(createdPair.id, createdPair.properties, pairInputs, pairNews);
-    expect(diff.changes).toBe(DiffResponse.DiffChanges.DIFF_NONE);
+    expect(diff.changes).toBe(rpc.DiffResponse.DiffChanges.DIFF_NONE);
   });
 });
 
@@ -443,7 +436,7 @@ describe("a service key pair", () => {
       inputs,
     );
     expect(await pair.diff(created.id, created.properties, inputs, news)).toEqual({
-      changes: DiffResponse.DiffChanges.DIFF_SOME,
+      changes: rpc.DiffResponse.DiffChanges.DIFF_SOME,
       diffs: ["rotationTriggers"],
       replaces: [],
       stables: ["accessKey", "accessKeyId", "allowEndpointChange", "baseUrl"],
@@ -514,7 +507,7 @@ describe("import by id", () => {
     const checked = await ws.checked(imported.inputs, imported.inputs);
     expect(checked).toEqual(imported.inputs);
     const diff = await ws.diff(imported.id, imported.properties, imported.inputs, checked);
-    expect(diff.changes).toBe(DiffResponse.DiffChanges.DIFF_NONE);
+    expect(diff.changes).toBe(rpc.DiffResponse.DiffChanges.DIFF_NONE);
   });
 
   it("rebuilds an access key made outside Pulumi with its value as a secret; Check and Diff are clean", async () => {
@@ -549,7 +542,7 @@ describe("import by id", () => {
     const checked = await key.checked(imported.inputs, imported.inputs);
     expect(checked).toEqual(imported.inputs);
     const diff = await key.diff(imported.id, imported.properties, imported.inputs, checked);
-    expect(diff.changes).toBe(DiffResponse.DiffChanges.DIFF_NONE);
+    expect(diff.changes).toBe(rpc.DiffResponse.DiffChanges.DIFF_NONE);
   });
 
   it("answers an empty id for an id nothing has, and a clear error for an id that is not a number", async () => {
@@ -616,7 +609,7 @@ describe("provider instances", () => {
     const otherClient = providerClient(viaEnv.port);
     const check = new BrokerClient({ baseUrl: second.url, apiKey: second.adminKey });
     try {
-      await otherClient.configure(new ConfigureRequest().setArgs(struct({})).setAcceptsecrets(true));
+      await otherClient.configure(new rpc.ConfigureRequest().setArgs(struct({})).setAcceptsecrets(true));
       const ws = resource(WORKSPACE, "second", otherClient);
       const created = await ws.create(await ws.checked({ name: "only-on-second" }));
       expect(created.properties["baseUrl"]).toBe(second.url);
@@ -635,7 +628,7 @@ describe("provider instances", () => {
 });
 
 describe("a create that fails after the object exists", () => {
-  it("reaches the engine as ErrorResourceInitFailed with the key's secrets and secret inputs kept", async () => {
+  it("reaches the engine as rpc.ErrorResourceInitFailed with the key's secrets and secret inputs kept", async () => {
     const key = resource(ACCESS_KEY, "partial");
     const inputs = await key.checked({
       name: secret("partial-key"),
@@ -655,7 +648,7 @@ describe("a create that fails after the object exists", () => {
     if (!(bytes instanceof Buffer)) throw new Error("no status details");
     const detail = Status.deserializeBinary(new Uint8Array(bytes))
       .getDetailsList()[0]
-      ?.unpack((b) => ErrorResourceInitFailed.deserializeBinary(b), "pulumirpc.ErrorResourceInitFailed");
+      ?.unpack((b) => rpc.ErrorResourceInitFailed.deserializeBinary(b), "pulumirpc.ErrorResourceInitFailed");
     const id = detail?.getId() ?? "";
     const record = await outside.findAccessKeyById(Number(id));
     if (record === undefined) throw new Error("the key was not created");

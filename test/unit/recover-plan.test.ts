@@ -388,6 +388,28 @@ describe("revealed", () => {
   });
 });
 
+/** `pending` recovered as the key `orders-svc` of `type`, found with id `id` and value `accessKey`. */
+function recoveredOrdersSvc(pending: PendingCreate, id: number, type: string, accessKey: string): Recovered {
+  return {
+    pending,
+    id,
+    inputs: { name: "orders-svc", type },
+    outputs: { name: "orders-svc", accessKeyId: id, accessKey },
+  };
+}
+
+/** The inputs and outputs read back for the key `orders-svc` (id 5) that {@link recoveredKey} recovers. */
+const ORDERS_SVC_INPUTS = { name: "orders-svc", type: "SERVICE", baseUrl: BASE_URL, onDelete: "revoke" };
+const ORDERS_SVC_OUTPUTS = {
+  name: "orders-svc",
+  type: "SERVICE",
+  baseUrl: BASE_URL,
+  accessKeyId: 5,
+  accessKey: "AK-SECRET",
+  publicKey: "PUB",
+  privateKey: "PRIV",
+};
+
 /** A pending create of an access key `orders-svc` through `door`, and the state read for id 5. */
 function recoveredKey(door: "native" | "dynamic", fields: Partial<StateResource> = {}): Recovered {
   const type = door === "native" ? NATIVE.AccessKey : DYNAMIC.AccessKey;
@@ -401,20 +423,7 @@ function recoveredKey(door: "native" | "dynamic", fields: Partial<StateResource>
       ...fields,
     }),
   );
-  return {
-    pending,
-    id: 5,
-    inputs: { name: "orders-svc", type: "SERVICE", baseUrl: BASE_URL, onDelete: "revoke" },
-    outputs: {
-      name: "orders-svc",
-      type: "SERVICE",
-      baseUrl: BASE_URL,
-      accessKeyId: 5,
-      accessKey: "AK-SECRET",
-      publicKey: "PUB",
-      privateKey: "PRIV",
-    },
-  };
+  return { pending, id: 5, inputs: ORDERS_SVC_INPUTS, outputs: ORDERS_SVC_OUTPUTS };
 }
 
 describe("recoveredResource", () => {
@@ -429,21 +438,11 @@ describe("recoveredResource", () => {
       provider: NATIVE_PROVIDER_REF,
       dependencies: [urnOf(NATIVE.AccessKey, "platform")],
       id: "5",
-      inputs: { name: "orders-svc", type: "SERVICE", baseUrl: BASE_URL, onDelete: "revoke" },
+      inputs: ORDERS_SVC_INPUTS,
       outputs: {
-        name: "orders-svc",
-        type: "SERVICE",
-        baseUrl: BASE_URL,
-        accessKeyId: 5,
-        accessKey: {
-          "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
-          plaintext: '"AK-SECRET"',
-        },
-        publicKey: "PUB",
-        privateKey: {
-          "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
-          plaintext: '"PRIV"',
-        },
+        ...ORDERS_SVC_OUTPUTS,
+        accessKey: shownSecret("AK-SECRET"),
+        privateKey: shownSecret("PRIV"),
       },
     });
     expect(revealed(recorded.outputs?.accessKey)).toBe("AK-SECRET");
@@ -528,12 +527,7 @@ describe("recoveredState", () => {
   it("records the recovered creates after the resources, drops the resolved pending creates, keeps every other operation", () => {
     const { exported, operations } = killedStack();
     const [ordersKey] = pendingCreates(exported).ours;
-    const recovered: Recovered = {
-      pending: ordersKey!,
-      id: 5,
-      inputs: { name: "orders-svc", type: "SERVICE" },
-      outputs: { name: "orders-svc", accessKeyId: 5, accessKey: "AK-SECRET" },
-    };
+    const recovered = recoveredOrdersSvc(ordersKey!, 5, "SERVICE", "AK-SECRET");
     // orders-svc recovered, orders-pair dropped, billing-svc left for the user.
     const resolved = new Set([ordersKey!.urn, urnOf(NATIVE.ServiceKeyPair, "orders-pair")]);
     const written = recoveredState(exported, [recovered], resolved);
@@ -550,12 +544,7 @@ describe("recoveredState", () => {
     });
     const exported = exportOf([stackResource, old], [creating(pendingNew)]);
     const [replacement] = pendingCreates(exported).ours;
-    const recovered: Recovered = {
-      pending: replacement!,
-      id: 9,
-      inputs: { name: "orders-svc", type: "ACCOUNT" },
-      outputs: { name: "orders-svc", accessKeyId: 9, accessKey: "AK-NEW" },
-    };
+    const recovered = recoveredOrdersSvc(replacement!, 9, "ACCOUNT", "AK-NEW");
     const written = recoveredState(exported, [recovered], new Set([replacement!.urn]));
     expect(written.deployment.resources).toEqual([
       stackResource,
