@@ -3,7 +3,8 @@ import { ACCESS_KEY, DYNAMIC_MODULE, secretFields } from "../../core/declaration
 import * as accessKeyProvider from "../providers/access-key";
 // The args and outputs are generated from the declaration (`npm run gen:dynamic`); this file keeps
 // the behaviour.
-import { AccessKeyBase, type AccessKeyArgs } from "./generated/access-key";
+import { AccessKeyBase } from "./generated/access-key";
+import type { AccessKeyArgs } from "./generated/access-key";
 import { dynamicProps } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 

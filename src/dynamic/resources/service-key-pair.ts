@@ -3,7 +3,8 @@ import { SERVICE_KEY_PAIR, DYNAMIC_MODULE, secretFields } from "../../core/decla
 import * as serviceKeyPairProvider from "../providers/service-key-pair";
 // The args and outputs are generated from the declaration (`npm run gen:dynamic`); this file keeps
 // the behaviour.
-import { ServiceKeyPairBase, type ServiceKeyPairArgs } from "./generated/service-key-pair";
+import { ServiceKeyPairBase } from "./generated/service-key-pair";
+import type { ServiceKeyPairArgs } from "./generated/service-key-pair";
 import { dynamicProps } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 

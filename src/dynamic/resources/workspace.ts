@@ -3,7 +3,8 @@ import { WORKSPACE, DYNAMIC_MODULE } from "../../core/declarations";
 import * as workspaceProvider from "../providers/workspace";
 // The args and outputs are generated from the declaration (`npm run gen:dynamic`); this file keeps
 // the behaviour.
-import { WorkspaceBase, type WorkspaceArgs } from "./generated/workspace";
+import { WorkspaceBase } from "./generated/workspace";
+import type { WorkspaceArgs } from "./generated/workspace";
 import { dynamicProps } from "./outputs";
 
 export type { WorkspaceInputs, WorkspaceOutputs } from "../impl/workspace";
