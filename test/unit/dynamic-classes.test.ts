@@ -1,7 +1,10 @@
 /**
  * The dynamic classes' args and outputs agree with the resource declarations in type, optionality
- * and secrecy, not only in name. The type assertions below are checked by the TypeScript compiler:
- * by `npm run typecheck`, and by the first test here, which compiles this file, so that a class that
+ * and secrecy, not only in name. They are generated from the declarations
+ * (scripts/gen-dynamic-types.mts into src/dynamic/resources/generated/): the first test fails when
+ * a generated file is stale or edited by hand. The type assertions below restate, independently of
+ * the generator, what each type must be; they are checked by the TypeScript compiler: by
+ * `npm run typecheck`, and by the second test here, which compiles this file, so that a class that
  * drifts from its declaration (say, an optional output typed `Output<string>`) fails `vitest` too.
  */
 import * as fs from "node:fs";
@@ -9,9 +12,12 @@ import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import * as ts from "typescript";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { GENERATED_DIR, renderDynamicTypes } from "../../scripts/lib/dynamic-types.mts";
 import {
   ACCESS_KEY,
+  RESOURCES,
   SERVICE_KEY_PAIR,
+  SHARED_TYPES,
   WORKSPACE,
   type ResourceDeclaration,
 } from "../../src/core/declarations";
@@ -63,14 +69,22 @@ expectTypeOf<ClassOutputs<ServiceKeyPair, typeof SERVICE_KEY_PAIR>>().toEqualTyp
 expectTypeOf<Flat<AccessKeyArgs>>().toEqualTypeOf<Flat<ExpectedArgs<typeof ACCESS_KEY>>>();
 expectTypeOf<Flat<WorkspaceArgs>>().toEqualTypeOf<Flat<ExpectedArgs<typeof WORKSPACE>>>();
 expectTypeOf<Flat<ServiceKeyPairArgs>>().toEqualTypeOf<Flat<ExpectedArgs<typeof SERVICE_KEY_PAIR>>>();
+// Every field of a declaration is an output of its class, as the engine records it (dynamicProps).
+expectTypeOf<Exclude<keyof (typeof ACCESS_KEY)["fields"], keyof AccessKey>>().toEqualTypeOf<never>();
+expectTypeOf<Exclude<keyof (typeof WORKSPACE)["fields"], keyof Workspace>>().toEqualTypeOf<never>();
+expectTypeOf<
+  Exclude<keyof (typeof SERVICE_KEY_PAIR)["fields"], keyof ServiceKeyPair>
+>().toEqualTypeOf<never>();
 // The drift this test was written for: AccessKey's createdAt is optional.
 expectTypeOf<AccessKey["createdAt"]>().toEqualTypeOf<pulumi.Output<string | undefined>>();
 
-const RESOURCES_DIR = path.join(__dirname, "../../src/dynamic/resources");
+const ROOT = path.join(__dirname, "../..");
+const RESOURCES_DIR = path.join(ROOT, "src/dynamic/resources");
+/** Each class's generated base, which declares its outputs. */
 const CLASSES: readonly { file: string; className: string; declaration: ResourceDeclaration }[] = [
-  { file: "access-key.ts", className: "AccessKey", declaration: ACCESS_KEY },
-  { file: "workspace.ts", className: "Workspace", declaration: WORKSPACE },
-  { file: "service-key-pair.ts", className: "ServiceKeyPair", declaration: SERVICE_KEY_PAIR },
+  { file: "generated/access-key.ts", className: "AccessKeyBase", declaration: ACCESS_KEY },
+  { file: "generated/workspace.ts", className: "WorkspaceBase", declaration: WORKSPACE },
+  { file: "generated/service-key-pair.ts", className: "ServiceKeyPairBase", declaration: SERVICE_KEY_PAIR },
 ];
 
 /** Each `declare readonly` output of `className` in `file`, with its TSDoc. */
@@ -96,6 +110,15 @@ function classOutputs(file: string, className: string): Map<string, string> {
 }
 
 describe("the dynamic classes against their declarations", () => {
+  it("are generated from them as committed (run `npm run gen:dynamic` after changing a declaration)", async () => {
+    const files = await renderDynamicTypes({ resources: RESOURCES, sharedTypes: SHARED_TYPES }, ROOT);
+    const dir = path.join(ROOT, GENERATED_DIR);
+    expect(fs.readdirSync(dir).sort()).toEqual([...files.keys()].sort());
+    for (const [name, text] of files) {
+      expect(fs.readFileSync(path.join(dir, name), "utf8"), `${GENERATED_DIR}/${name}`).toBe(text);
+    }
+  });
+
   it("compiles this file's type assertions: types and optionality of args and outputs agree", () => {
     const configFile = ts.readConfigFile(path.join(__dirname, "../../tsconfig.json"), (file) =>
       ts.sys.readFile(file),
@@ -113,7 +136,7 @@ describe("the dynamic classes against their declarations", () => {
   });
 
   it.each(CLASSES)(
-    "$className declares only declared fields, and says SECRET exactly on secret outputs",
+    "$className declares every declared field and no other, and says SECRET exactly on secret outputs",
     ({ file, className, declaration }) => {
       const outputs = classOutputs(file, className);
       expect(outputs.size).toBeGreaterThan(0);
@@ -122,11 +145,8 @@ describe("the dynamic classes against their declarations", () => {
         expect(field, `${className}.${name} is not declared`).toBeDefined();
         expect(/SECRET/u.test(doc), `${className}.${name}: SECRET in its doc`).toBe(field?.secret === true);
       }
-      // Every computed output of the declaration is on the class.
-      const computed = Object.entries(declaration.fields)
-        .filter(([, f]) => f.kind === "output")
-        .map(([n]) => n);
-      expect(computed.filter((name) => !outputs.has(name))).toEqual([]);
+      // Every field of the declaration is an output of the class, inputs as the engine records them.
+      expect([...outputs.keys()]).toEqual(Object.keys(declaration.fields));
     },
   );
 });

@@ -34,9 +34,12 @@ interface PackageSchema {
   language: Record<string, unknown>;
 }
 
-/** The argument names of `interface <name>Args` and the `declare readonly` outputs in a dynamic resource file. */
+/**
+ * The argument names of `interface <name>Args` and the `declare readonly` outputs in the file of a
+ * dynamic class's args and outputs (generated from the declarations: src/dynamic/resources/generated/).
+ */
 function dynamicShape(file: string, argsInterface: string): { inputs: string[]; outputs: string[] } {
-  const text = readFileSync(path.join(root, "src", "dynamic", "resources", file), "utf8");
+  const text = readFileSync(path.join(root, "src", "dynamic", "resources", "generated", file), "utf8");
   const body = new RegExp(`export interface ${argsInterface} \\{([\\s\\S]*?)\\n\\}`).exec(text)?.[1] ?? "";
   const inputs = [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1] ?? "");
   const outputs = [...text.matchAll(/declare readonly (\w+):/g)].map((m) => m[1] ?? "");

@@ -13,30 +13,42 @@ import { Workspace } from "../../src/dynamic/resources/workspace";
 // not the provider's serialization, which only a real `node` process can check (test/host).
 
 const resourcesDir = path.join(__dirname, "../../src/dynamic/resources");
+/** Where the classes' generated bases declare their outputs (scripts/gen-dynamic-types.mts). */
+const generatedDir = path.join(resourcesDir, "generated");
 
 /**
- * The outputs each exported class of src/dynamic/resources declares (`pulumi.Output<…>` or `DeclaredOutput<…>` properties), read
- * from the source so that an output added later is checked without touching this test.
+ * The outputs each exported class of src/dynamic/resources declares (`pulumi.Output<…>` or
+ * `DeclaredOutput<…>` properties), its own and those of the generated base it extends, read from the
+ * source so that an output added later is checked without touching this test.
  */
 function declaredOutputs(): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  for (const file of fs.readdirSync(resourcesDir).filter((f) => f.endsWith(".ts"))) {
-    const source = ts.createSourceFile(
-      file,
-      fs.readFileSync(path.join(resourcesDir, file), "utf8"),
-      ts.ScriptTarget.Latest,
-      true,
-    );
-    for (const statement of source.statements) {
-      if (!ts.isClassDeclaration(statement) || statement.name === undefined) continue;
-      const outputs = statement.members
-        .filter(ts.isPropertyDeclaration)
-        .filter(
-          (m) => m.type !== undefined && /^(pulumi\.Output|DeclaredOutput)</.test(m.type.getText(source)),
-        )
-        .map((m) => m.name.getText(source));
-      found.set(statement.name.text, outputs);
+  const classes = new Map<string, { outputs: string[]; base: string | undefined; abstract: boolean }>();
+  for (const dir of [resourcesDir, generatedDir]) {
+    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+      const source = ts.createSourceFile(
+        file,
+        fs.readFileSync(path.join(dir, file), "utf8"),
+        ts.ScriptTarget.Latest,
+        true,
+      );
+      for (const statement of source.statements) {
+        if (!ts.isClassDeclaration(statement) || statement.name === undefined) continue;
+        const outputs = statement.members
+          .filter(ts.isPropertyDeclaration)
+          .filter(
+            (m) => m.type !== undefined && /^(pulumi\.Output|DeclaredOutput)</.test(m.type.getText(source)),
+          )
+          .map((m) => m.name.getText(source));
+        const base = statement.heritageClauses?.[0]?.types[0]?.expression.getText(source);
+        const abstract = ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Abstract;
+        classes.set(statement.name.text, { outputs, base, abstract: abstract !== 0 });
+      }
     }
+  }
+  const found = new Map<string, string[]>();
+  for (const [name, { outputs, base, abstract }] of classes) {
+    if (abstract) continue;
+    found.set(name, [...(base === undefined ? [] : (classes.get(base)?.outputs ?? [])), ...outputs]);
   }
   return found;
 }
@@ -90,6 +102,8 @@ describe("resource classes under Pulumi's mocks", () => {
     expect([...outputs.keys()].sort()).toEqual(["AccessKey", "BrokerConfig", "ServiceKeyPair", "Workspace"]);
     // Regression: the output that was missing at run time is among those checked.
     expect(outputs.get("Workspace")).toContain("parentId");
+    // The outputs of the generated bases are read: AccessKey declares none of its own.
+    expect(outputs.get("AccessKey")).toEqual(expect.arrayContaining(["accessKey", "createdAt", "onDelete"]));
   });
 
   it("gives every declared output as an Output when only the required inputs are passed", () => {

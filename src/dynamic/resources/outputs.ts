@@ -26,9 +26,10 @@ export function dynamicProps<A extends object>(
   return { ...unset, ...(autonamed ? { [DYNAMIC_LOGICAL_NAME_INPUT]: logicalName } : {}), ...args };
 }
 
-// The classes' args and outputs spell their types out (`pulumi.Output<string>`) instead of mapping
-// them from the declarations: a project without a `typescript` of its own (one copied from
-// examples/, say) is compiled by the TypeScript 3.8 that @pulumi/pulumi vendors, which reads a
-// mapped or template-literal type of a shipped declaration file as `any`. test/unit/dynamic-classes.test.ts
-// checks each spelled-out type, its optionality and its secrecy against the declaration, so they
-// cannot drift; test/e2e/examples.test.ts compiles the examples under that TypeScript.
+// The classes' args and outputs are generated from the declarations (scripts/gen-dynamic-types.mts,
+// into ./generated/) with their types spelled out (`pulumi.Output<string>`), not mapped from the
+// declarations: a project without a `typescript` of its own (one copied from examples/, say) is
+// compiled by the TypeScript 3.8 that @pulumi/pulumi vendors, which reads a mapped or
+// template-literal type of a shipped declaration file as `any`. CI checks the generated files are
+// current (`--check`); test/unit/dynamic-classes.test.ts checks each type, its optionality and its
+// secrecy against the declaration; test/e2e/examples.test.ts compiles the examples under that TypeScript.

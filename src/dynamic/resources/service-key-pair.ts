@@ -1,29 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import { SERVICE_KEY_PAIR, DYNAMIC_MODULE, secretFields } from "../../core/declarations";
 import * as serviceKeyPairProvider from "../providers/service-key-pair";
+// The args and outputs are generated from the declaration (`npm run gen:dynamic`); this file keeps
+// the behaviour.
+import { ServiceKeyPairBase } from "./generated/service-key-pair";
+import type { ServiceKeyPairArgs } from "./generated/service-key-pair";
 import { dynamicProps } from "./outputs";
 import { withSecretOutputs } from "./secret-outputs";
 
 export type { ServiceKeyPairInputs, ServiceKeyPairOutputs } from "../impl/service-key-pair";
-
-/** The arguments of a {@link ServiceKeyPair}. */
-export interface ServiceKeyPairArgs {
-  /**
-   * The value of a SERVICE access key, e.g. an {@link AccessKey}'s `accessKey` output. It is always
-   * stored as a secret, even when passed as a plain string. Changing it replaces this resource. An ACCOUNT key is rejected with a clear error.
-   */
-  accessKey: pulumi.Input<string>;
-  /**
-   * Any change to this map rotates the pair in place, e.g. `{ quarter: "2026-Q4" }`.
-   * @default {}
-   */
-  rotationTriggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /**
-   * Allow this resource to move to a different `broker:baseUrl` than the one it was created at.
-   * @default false
-   */
-  allowEndpointChange?: pulumi.Input<boolean>;
-}
+export type { ServiceKeyPairArgs } from "./generated/service-key-pair";
 
 /** Outputs of {@link ServiceKeyPair} that hold credentials and are always stored as Pulumi secrets. */
 export const SERVICE_KEY_PAIR_SECRET_OUTPUTS: readonly string[] = secretFields(SERVICE_KEY_PAIR);
@@ -36,6 +22,9 @@ export const SERVICE_KEY_PAIR_SECRET_OUTPUTS: readonly string[] = secretFields(S
  * Refresh checks that the key still exists (the API cannot read a pair back). Destroy leaves the
  * current pair in place, with a note.
  *
+ * The key value (`accessKey`) is always stored as a secret, in the inputs as in the outputs, even
+ * when passed as a plain string.
+ *
  * @example
  * ```ts
  * const pair = new ServiceKeyPair("orders-pair", {
@@ -44,18 +33,7 @@ export const SERVICE_KEY_PAIR_SECRET_OUTPUTS: readonly string[] = secretFields(S
  * });
  * ```
  */
-export class ServiceKeyPair extends pulumi.dynamic.Resource {
-  /** The public key (base64 text), for encryption. */
-  declare readonly publicKey: pulumi.Output<string>;
-  /** The private key (base64 text), for decryption (SECRET). */
-  declare readonly privateKey: pulumi.Output<string>;
-  /** The numeric id of the SERVICE key the pair belongs to. */
-  declare readonly accessKeyId: pulumi.Output<number>;
-  /** When this stack last rotated the pair (ISO 8601 UTC). */
-  declare readonly rotatedAt: pulumi.Output<string>;
-  /** The API endpoint the key lives at. */
-  declare readonly baseUrl: pulumi.Output<string>;
-
+export class ServiceKeyPair extends ServiceKeyPairBase {
   /**
    * @param name The unique name of the resource in the stack.
    * @param args The pair's arguments.
