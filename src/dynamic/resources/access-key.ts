@@ -20,7 +20,8 @@ export const ACCESS_KEY_SECRET_OUTPUTS: readonly string[] = secretFields(ACCESS_
  *
  * The generated key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the key pair
  * returned at creation are secret outputs. The resource id is the numeric key id, never the value.
- * Permissions update in place; `name` or `type` changes replace the key. Refresh detects changed
+ * Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, the new
+ * key created before the old one is revoked. Refresh detects changed
  * permissions (the next `pulumi up` restores them) and removed keys. Destroy revokes the key's
  * permissions by default (see `onDelete`): the API cannot delete keys.
  *
