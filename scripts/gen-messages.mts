@@ -4,7 +4,7 @@
 //   npm run gen:messages              write docs/messages.md
 //   npm run gen:messages -- --check   fail when docs/messages.md differs from what the code gives
 //
-// test/unit/message-catalog.test.ts checks the same, and the README's Troubleshooting table
+// test/unit/message-catalog.test.ts checks the same, and the Troubleshooting table of docs/operations.md
 // against it, in every test run.
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -198,7 +198,7 @@ export function renderCatalog(messages: readonly FoundMessage[]): string {
     "filled in when it is shown), where it is raised, which door shows it (`both`: the dynamic",
     "providers and the `broker` plugin), and what it tells the user to do. This file is generated",
     "from the code by `npm run gen:messages`; CI fails when it is stale, so a message cannot be added",
-    "or changed without its row. The README's Troubleshooting table is checked against it.",
+    "or changed without its row. The Troubleshooting table of docs/operations.md is checked against it.",
     "",
     "| message | raised in | kind | door | what to do |",
     "| --- | --- | --- | --- | --- |",

@@ -9,6 +9,33 @@ import * as utilities from "./utilities";
 
 /**
  * An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+ *
+ * ## Example Usage
+ * ### A SERVICE key with its permissions
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const ordersService = new broker.AccessKey("orders-service", {
+ *     name: "orders-service",
+ *     type: broker.AccessKeyType.Service,
+ *     permissions: {
+ *         send: ["orders/created"],
+ *         receive: ["payments/*"],
+ *     },
+ * });
+ *
+ * export const ordersServiceId = ordersService.accessKeyId;
+ * export const ordersKey = ordersService.accessKey; // a secret
+ * ```
+ *
+ * ## Import
+ *
+ * An access key is imported by its numeric id on the broker (its `accessKeyId`, which `getAccessKeys` or `broker-config export` shows). Pulumi reads its name, type and permissions from the broker and prints the inputs to declare; the key's value becomes its `accessKey` output, a secret:
+ *
+ * ```sh
+ * $ pulumi import broker:index:AccessKey orders-service 34
+ * ```
  */
 export class AccessKey extends pulumi.CustomResource {
     /**

@@ -9,6 +9,18 @@ import * as utilities from "./utilities";
 
 /**
  * Looks up one access key, made by this or any other program, by `id` or by `name` (give exactly one), optionally of a `type`. Its value `accessKey` is a secret. Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Names are not unique in the broker API: several keys with the name fail with their ids, so look the one you mean up by id.
+ *
+ * ## Example Usage
+ * ### A key made by another program
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const billing = broker.getAccessKeyOutput({ name: "billing-service", type: broker.AccessKeyType.Service });
+ *
+ * export const billingKeyId = billing.id;
+ * export const billingKey = billing.accessKey; // a secret
+ * ```
  */
 export function getAccessKey(args?: GetAccessKeyArgs, opts?: pulumi.InvokeOptions): Promise<GetAccessKeyResult> {
     args = args || {};
@@ -63,6 +75,18 @@ export interface GetAccessKeyResult {
 }
 /**
  * Looks up one access key, made by this or any other program, by `id` or by `name` (give exactly one), optionally of a `type`. Its value `accessKey` is a secret. Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Names are not unique in the broker API: several keys with the name fail with their ids, so look the one you mean up by id.
+ *
+ * ## Example Usage
+ * ### A key made by another program
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const billing = broker.getAccessKeyOutput({ name: "billing-service", type: broker.AccessKeyType.Service });
+ *
+ * export const billingKeyId = billing.id;
+ * export const billingKey = billing.accessKey; // a secret
+ * ```
  */
 export function getAccessKeyOutput(args?: GetAccessKeyOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetAccessKeyResult> {
     args = args || {};

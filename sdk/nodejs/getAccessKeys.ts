@@ -9,6 +9,20 @@ import * as utilities from "./utilities";
 
 /**
  * Lists access keys, without their values, paging through every page of the API. Without filters, every key. An empty list when none matches. Calls the API during `pulumi preview` too.
+ *
+ * ## Example Usage
+ * ### The SERVICE keys that touch orders
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const ordersKeys = broker.getAccessKeysOutput({
+ *     type: broker.AccessKeyType.Service,
+ *     eventPathPrefix: "orders/",
+ * });
+ *
+ * export const ordersKeyNames = ordersKeys.accessKeys.apply((keys) => keys.map((k) => k.name));
+ * ```
  */
 export function getAccessKeys(args?: GetAccessKeysArgs, opts?: pulumi.InvokeOptions): Promise<GetAccessKeysResult> {
     args = args || {};
@@ -43,6 +57,20 @@ export interface GetAccessKeysResult {
 }
 /**
  * Lists access keys, without their values, paging through every page of the API. Without filters, every key. An empty list when none matches. Calls the API during `pulumi preview` too.
+ *
+ * ## Example Usage
+ * ### The SERVICE keys that touch orders
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const ordersKeys = broker.getAccessKeysOutput({
+ *     type: broker.AccessKeyType.Service,
+ *     eventPathPrefix: "orders/",
+ * });
+ *
+ * export const ordersKeyNames = ordersKeys.accessKeys.apply((keys) => keys.map((k) => k.name));
+ * ```
  */
 export function getAccessKeysOutput(args?: GetAccessKeysOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetAccessKeysResult> {
     args = args || {};

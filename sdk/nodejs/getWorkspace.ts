@@ -6,6 +6,21 @@ import * as utilities from "./utilities";
 
 /**
  * Looks up one workspace, made by this or any other program, by `id` or by `path` (give exactly one). Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Several workspaces with the same path fail with their ids: look the one you mean up by id.
+ *
+ * ## Example Usage
+ * ### A workspace under one made elsewhere
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const platform = broker.getWorkspaceOutput({ path: "/platform" });
+ * const billing = new broker.Workspace("billing", {
+ *     name: "billing",
+ *     parentId: platform.id,
+ * });
+ *
+ * export const billingPath = billing.path;
+ * ```
  */
 export function getWorkspace(args?: GetWorkspaceArgs, opts?: pulumi.InvokeOptions): Promise<GetWorkspaceResult> {
     args = args || {};
@@ -55,6 +70,21 @@ export interface GetWorkspaceResult {
 }
 /**
  * Looks up one workspace, made by this or any other program, by `id` or by `path` (give exactly one). Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Several workspaces with the same path fail with their ids: look the one you mean up by id.
+ *
+ * ## Example Usage
+ * ### A workspace under one made elsewhere
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const platform = broker.getWorkspaceOutput({ path: "/platform" });
+ * const billing = new broker.Workspace("billing", {
+ *     name: "billing",
+ *     parentId: platform.id,
+ * });
+ *
+ * export const billingPath = billing.path;
+ * ```
  */
 export function getWorkspaceOutput(args?: GetWorkspaceOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetWorkspaceResult> {
     args = args || {};

@@ -9,6 +9,17 @@ import * as utilities from "./utilities";
 
 /**
  * Lists workspaces, paging through every page of the API. Without filters, every workspace. An empty list when none matches. Calls the API during `pulumi preview` too.
+ *
+ * ## Example Usage
+ * ### Every workspace of a name
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const orders = broker.getWorkspacesOutput({ name: "orders" });
+ *
+ * export const ordersPaths = orders.workspaces.apply((workspaces) => workspaces.map((w) => w.path));
+ * ```
  */
 export function getWorkspaces(args?: GetWorkspacesArgs, opts?: pulumi.InvokeOptions): Promise<GetWorkspacesResult> {
     args = args || {};
@@ -33,6 +44,17 @@ export interface GetWorkspacesResult {
 }
 /**
  * Lists workspaces, paging through every page of the API. Without filters, every workspace. An empty list when none matches. Calls the API during `pulumi preview` too.
+ *
+ * ## Example Usage
+ * ### Every workspace of a name
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const orders = broker.getWorkspacesOutput({ name: "orders" });
+ *
+ * export const ordersPaths = orders.workspaces.apply((workspaces) => workspaces.map((w) => w.path));
+ * ```
  */
 export function getWorkspacesOutput(args?: GetWorkspacesOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetWorkspacesResult> {
     args = args || {};

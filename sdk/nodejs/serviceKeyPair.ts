@@ -6,6 +6,31 @@ import * as utilities from "./utilities";
 
 /**
  * The encryption key pair of a SERVICE access key, managed by rotation. Creating the resource, and every change of `rotationTriggers`, replaces the key's pair on the broker and records the new one; `privateKey` is a secret output. Destroy leaves the current pair in place, with a note.
+ *
+ * ## Example Usage
+ * ### The key pair of a SERVICE key, rotated on demand
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const ordersService = new broker.AccessKey("orders-service", {
+ *     name: "orders-service",
+ *     type: broker.AccessKeyType.Service,
+ *     permissions: { send: ["orders/created"] },
+ * });
+ * // Change the trigger's value to give the key a new pair.
+ * const ordersPair = new broker.ServiceKeyPair("orders-pair", {
+ *     accessKey: ordersService.accessKey,
+ *     rotationTriggers: { generation: "1" },
+ * });
+ *
+ * export const ordersPublicKey = ordersPair.publicKey;
+ * export const ordersPrivateKey = ordersPair.privateKey; // a secret
+ * ```
+ *
+ * ## Import
+ *
+ * A ServiceKeyPair cannot be imported: the broker returns a pair's private key only once, when it makes the pair, so no id can give it back (`pulumi import` fails with a message saying so). Declare a ServiceKeyPair for the SERVICE key instead: creating it gives the key a new pair.
  */
 export class ServiceKeyPair extends pulumi.CustomResource {
     /**

@@ -6,6 +6,19 @@ import * as utilities from "./utilities";
 
 /**
  * Asks the broker whether an access key is valid: `true` when the broker accepts it, `false` when the broker answers that it is not valid or does not know it (an unknown or revoked key). Other failures (server errors, wrong credentials of the provider) fail the call. The key never appears in an error or a log. Calls the API during `pulumi preview` too.
+ *
+ * ## Example Usage
+ * ### Check a key handed over in stack config
+ *
+ * ```typescript
+ * import * as pulumi from "@pulumi/pulumi";
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const config = new pulumi.Config();
+ * const partnerKey = broker.verifyAccessKeyOutput({ accessKey: config.requireSecret("partnerKey") });
+ *
+ * export const partnerKeyValid = partnerKey.valid;
+ * ```
  */
 export function verifyAccessKey(args: VerifyAccessKeyArgs, opts?: pulumi.InvokeOptions): Promise<VerifyAccessKeyResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -29,6 +42,19 @@ export interface VerifyAccessKeyResult {
 }
 /**
  * Asks the broker whether an access key is valid: `true` when the broker accepts it, `false` when the broker answers that it is not valid or does not know it (an unknown or revoked key). Other failures (server errors, wrong credentials of the provider) fail the call. The key never appears in an error or a log. Calls the API during `pulumi preview` too.
+ *
+ * ## Example Usage
+ * ### Check a key handed over in stack config
+ *
+ * ```typescript
+ * import * as pulumi from "@pulumi/pulumi";
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const config = new pulumi.Config();
+ * const partnerKey = broker.verifyAccessKeyOutput({ accessKey: config.requireSecret("partnerKey") });
+ *
+ * export const partnerKeyValid = partnerKey.valid;
+ * ```
  */
 export function verifyAccessKeyOutput(args: VerifyAccessKeyOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<VerifyAccessKeyResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -6,6 +6,29 @@ import * as utilities from "./utilities";
 
 /**
  * A workspace of the broker: a node in the workspace tree. A change of `name` or `parentId` replaces it. The API has no delete endpoint: destroy only forgets the workspace, with a warning.
+ *
+ * ## Example Usage
+ * ### A workspace tree
+ *
+ * ```typescript
+ * import * as broker from "pulumi-broker-config/native";
+ *
+ * const platform = new broker.Workspace("platform", { name: "platform" });
+ * const orders = new broker.Workspace("orders", {
+ *     name: "orders",
+ *     parentId: platform.workspaceId,
+ * });
+ *
+ * export const ordersPath = orders.path;
+ * ```
+ *
+ * ## Import
+ *
+ * A workspace is imported by its numeric id on the broker (its `workspaceId`, which `getWorkspace` or `broker-config export` shows). Pulumi reads its name and parent from the broker and prints the inputs to declare:
+ *
+ * ```sh
+ * $ pulumi import broker:index:Workspace orders 42
+ * ```
  */
 export class Workspace extends pulumi.CustomResource {
     /**

@@ -9,7 +9,7 @@ import { listKeys } from "../reliability/support/broker-api";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, specConfig, type Spec } from "../reliability/support/spec";
 
-// What the README's "Secrets" section promises, proved through the real CLI where it is most at
+// What the "Secrets" section (docs/resources.md) promises, proved through the real CLI where it is most at
 // risk: a key created but not read back (its value and private key travel in the error's
 // `properties`), a key value passed as a plain input, and what users paste into bug reports
 // (verbose logs, `pulumi stack export`).
@@ -194,7 +194,7 @@ describe("the next up, with everything users turn on for a bug report", () => {
   // PULUMI_DEBUG_GRPC file, and a dynamic provider takes and returns secrets as plain values (its host
   // accepts no secrets), so those logs hold every credential, the stack's API key included. `--debug`
   // prints the Node.js SDK's resource registrations, which hold the generated keys but not the config.
-  // The README's "Secrets" section says exactly this; these assertions keep it true.
+  // The "Secrets" section (docs/resources.md) says exactly this; these assertions keep it true.
   it("--debug prints generated key values and private keys, but not the API key", () => {
     expect(credentialsIn(verbose.stdout)).toEqual(
       Object.keys(credentials)

@@ -1,7 +1,7 @@
 /**
  * docs/messages.md, the table of every message users of the providers meet, is made from the code
  * (scripts/lib/message-catalog.mts): it must be current, it must find messages wherever they are
- * raised, and every row of the README's Troubleshooting table must be one of them.
+ * raised, and every row of the Troubleshooting table (docs/operations.md, moved there from the README) must be one of them.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -29,10 +29,10 @@ function wordRuns(text: string): Set<string> {
   return runs;
 }
 
-/** The messages of the README's Troubleshooting table (first column, in backticks). */
+/** The messages of the Troubleshooting table of docs/operations.md (first column, in backticks). */
 function troubleshootingMessages(): string[] {
-  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
-  const section = /^## Troubleshooting\n([\s\S]*?)^## /mu.exec(readme)?.[1] ?? "";
+  const page = fs.readFileSync(path.join(root, "docs", "operations.md"), "utf8");
+  const section = /^## Troubleshooting\n([\s\S]*?)^## /mu.exec(page)?.[1] ?? "";
   return [...section.matchAll(/^\| `(.+?)`\s+\|/gmu)].map((m) => m[1] ?? "");
 }
 
@@ -83,7 +83,7 @@ describe("docs/messages.md", () => {
     ).toBe("fix it with `pulumi config set broker:timeoutMs <number>`");
   });
 
-  it("has every message of the README's Troubleshooting table", () => {
+  it("has every message of the Troubleshooting table", () => {
     const readme = troubleshootingMessages();
     expect(readme.length).toBeGreaterThan(10);
     // Messages from outside the doors that the README explains as well: the Node.js check, and

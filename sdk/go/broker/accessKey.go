@@ -13,6 +13,47 @@ import (
 )
 
 // An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+//
+// ## Example Usage
+// ### A SERVICE key with its permissions
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			ordersService, err := broker.NewAccessKey(ctx, "orders-service", &broker.AccessKeyArgs{
+//				Name: pulumi.String("orders-service"),
+//				Type: broker.AccessKeyTypeSERVICE,
+//				Permissions: &broker.PermissionsArgs{
+//					Send:    pulumi.StringArray{pulumi.String("orders/created")},
+//					Receive: pulumi.StringArray{pulumi.String("payments/*")},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("ordersServiceId", ordersService.AccessKeyId)
+//			ctx.Export("ordersKey", ordersService.AccessKey) // a secret
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An access key is imported by its numeric id on the broker (its `accessKeyId`, which `getAccessKeys` or `broker-config export` shows). Pulumi reads its name, type and permissions from the broker and prints the inputs to declare; the key's value becomes its `accessKey` output, a secret:
+//
+// ```sh
+// $ pulumi import broker:index:AccessKey orders-service 34
+// ```
 type AccessKey struct {
 	pulumi.CustomResourceState
 

@@ -12,6 +12,32 @@ import (
 )
 
 // Looks up one access key, made by this or any other program, by `id` or by `name` (give exactly one), optionally of a `type`. Its value `accessKey` is a secret. Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Names are not unique in the broker API: several keys with the name fail with their ids, so look the one you mean up by id.
+//
+// ## Example Usage
+// ### A key made by another program
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			billing := broker.LookupAccessKeyOutput(ctx, broker.LookupAccessKeyOutputArgs{
+//				Name: pulumi.String("billing-service"),
+//				Type: broker.AccessKeyTypeSERVICE,
+//			})
+//			ctx.Export("billingKeyId", billing.Id())
+//			ctx.Export("billingKey", billing.AccessKey()) // a secret
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupAccessKey(ctx *pulumi.Context, args *LookupAccessKeyArgs, opts ...pulumi.InvokeOption) (*LookupAccessKeyResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupAccessKeyResult

@@ -12,6 +12,37 @@ import (
 )
 
 // Lists access keys, without their values, paging through every page of the API. Without filters, every key. An empty list when none matches. Calls the API during `pulumi preview` too.
+//
+// ## Example Usage
+// ### The SERVICE keys that touch orders
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			ordersKeys := broker.GetAccessKeysOutput(ctx, broker.GetAccessKeysOutputArgs{
+//				Type:            broker.AccessKeyTypeSERVICE,
+//				EventPathPrefix: pulumi.String("orders/"),
+//			})
+//			ctx.Export("ordersKeyNames", ordersKeys.AccessKeys().ApplyT(func(keys []broker.AccessKeyInfo) []string {
+//				names := make([]string, len(keys))
+//				for i, k := range keys {
+//					names[i] = k.Name
+//				}
+//				return names
+//			}))
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetAccessKeys(ctx *pulumi.Context, args *GetAccessKeysArgs, opts ...pulumi.InvokeOption) (*GetAccessKeysResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetAccessKeysResult

@@ -12,6 +12,37 @@ import (
 )
 
 // Looks up one workspace, made by this or any other program, by `id` or by `path` (give exactly one). Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Several workspaces with the same path fail with their ids: look the one you mean up by id.
+//
+// ## Example Usage
+// ### A workspace under one made elsewhere
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			platform := broker.LookupWorkspaceOutput(ctx, broker.LookupWorkspaceOutputArgs{
+//				Path: pulumi.String("/platform"),
+//			})
+//			billing, err := broker.NewWorkspace(ctx, "billing", &broker.WorkspaceArgs{
+//				Name:     pulumi.String("billing"),
+//				ParentId: platform.Id(),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("billingPath", billing.Path)
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupWorkspace(ctx *pulumi.Context, args *LookupWorkspaceArgs, opts ...pulumi.InvokeOption) (*LookupWorkspaceResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupWorkspaceResult

@@ -12,6 +12,36 @@ import (
 )
 
 // Lists workspaces, paging through every page of the API. Without filters, every workspace. An empty list when none matches. Calls the API during `pulumi preview` too.
+//
+// ## Example Usage
+// ### Every workspace of a name
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			orders := broker.GetWorkspacesOutput(ctx, broker.GetWorkspacesOutputArgs{
+//				Name: pulumi.String("orders"),
+//			})
+//			ctx.Export("ordersPaths", orders.Workspaces().ApplyT(func(workspaces []broker.WorkspaceInfo) []string {
+//				paths := make([]string, len(workspaces))
+//				for i, w := range workspaces {
+//					paths[i] = w.Path
+//				}
+//				return paths
+//			}))
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetWorkspaces(ctx *pulumi.Context, args *GetWorkspacesArgs, opts ...pulumi.InvokeOption) (*GetWorkspacesResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetWorkspacesResult

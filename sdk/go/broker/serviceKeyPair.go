@@ -13,6 +13,50 @@ import (
 )
 
 // The encryption key pair of a SERVICE access key, managed by rotation. Creating the resource, and every change of `rotationTriggers`, replaces the key's pair on the broker and records the new one; `privateKey` is a secret output. Destroy leaves the current pair in place, with a note.
+//
+// ## Example Usage
+// ### The key pair of a SERVICE key, rotated on demand
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			ordersService, err := broker.NewAccessKey(ctx, "orders-service", &broker.AccessKeyArgs{
+//				Name: pulumi.String("orders-service"),
+//				Type: broker.AccessKeyTypeSERVICE,
+//				Permissions: &broker.PermissionsArgs{
+//					Send: pulumi.StringArray{pulumi.String("orders/created")},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			// Change the trigger's value to give the key a new pair.
+//			ordersPair, err := broker.NewServiceKeyPair(ctx, "orders-pair", &broker.ServiceKeyPairArgs{
+//				AccessKey:        ordersService.AccessKey,
+//				RotationTriggers: pulumi.StringMap{"generation": pulumi.String("1")},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("ordersPublicKey", ordersPair.PublicKey)
+//			ctx.Export("ordersPrivateKey", ordersPair.PrivateKey) // a secret
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A ServiceKeyPair cannot be imported: the broker returns a pair's private key only once, when it makes the pair, so no id can give it back (`pulumi import` fails with a message saying so). Declare a ServiceKeyPair for the SERVICE key instead: creating it gives the key a new pair.
 type ServiceKeyPair struct {
 	pulumi.CustomResourceState
 

@@ -12,6 +12,31 @@ import (
 )
 
 // Asks the broker whether an access key is valid: `true` when the broker accepts it, `false` when the broker answers that it is not valid or does not know it (an unknown or revoked key). Other failures (server errors, wrong credentials of the provider) fail the call. The key never appears in an error or a log. Calls the API during `pulumi preview` too.
+//
+// ## Example Usage
+// ### Check a key handed over in stack config
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			partnerKey := broker.VerifyAccessKeyOutput(ctx, broker.VerifyAccessKeyOutputArgs{
+//				AccessKey: config.RequireSecret(ctx, "partnerKey"),
+//			})
+//			ctx.Export("partnerKeyValid", partnerKey.Valid())
+//			return nil
+//		})
+//	}
+//
+// ```
 func VerifyAccessKey(ctx *pulumi.Context, args *VerifyAccessKeyArgs, opts ...pulumi.InvokeOption) (*VerifyAccessKeyResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv VerifyAccessKeyResult

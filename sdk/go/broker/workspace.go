@@ -12,6 +12,48 @@ import (
 )
 
 // A workspace of the broker: a node in the workspace tree. A change of `name` or `parentId` replaces it. The API has no delete endpoint: destroy only forgets the workspace, with a warning.
+//
+// ## Example Usage
+// ### A workspace tree
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			platform, err := broker.NewWorkspace(ctx, "platform", &broker.WorkspaceArgs{
+//				Name: pulumi.String("platform"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			orders, err := broker.NewWorkspace(ctx, "orders", &broker.WorkspaceArgs{
+//				Name:     pulumi.String("orders"),
+//				ParentId: platform.WorkspaceId,
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("ordersPath", orders.Path)
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A workspace is imported by its numeric id on the broker (its `workspaceId`, which `getWorkspace` or `broker-config export` shows). Pulumi reads its name and parent from the broker and prints the inputs to declare:
+//
+// ```sh
+// $ pulumi import broker:index:Workspace orders 42
+// ```
 type Workspace struct {
 	pulumi.CustomResourceState
 

@@ -162,6 +162,35 @@ class AccessKey(pulumi.CustomResource):
         """
         An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
 
+        ## Example Usage
+        ### A SERVICE key with its permissions
+        ```python
+        import pulumi
+        import pulumi_broker as broker
+
+        orders_service = broker.AccessKey(
+            "orders-service",
+            name="orders-service",
+            type=broker.AccessKeyType.SERVICE,
+            permissions=broker.PermissionsArgs(
+                send=["orders/created"],
+                receive=["payments/*"],
+            ),
+        )
+
+        pulumi.export("ordersServiceId", orders_service.access_key_id)
+        pulumi.export("ordersKey", orders_service.access_key)  # a secret
+        ```
+
+        ## Import
+
+        An access key is imported by its numeric id on the broker (its `accessKeyId`, which `getAccessKeys` or `broker-config export` shows). Pulumi reads its name, type and permissions from the broker and prints the inputs to declare; the key's value becomes its `accessKey` output, a secret:
+
+        ```sh
+        $ pulumi import broker:index:AccessKey orders-service 34
+        ```
+
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
@@ -180,6 +209,35 @@ class AccessKey(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+
+        ## Example Usage
+        ### A SERVICE key with its permissions
+        ```python
+        import pulumi
+        import pulumi_broker as broker
+
+        orders_service = broker.AccessKey(
+            "orders-service",
+            name="orders-service",
+            type=broker.AccessKeyType.SERVICE,
+            permissions=broker.PermissionsArgs(
+                send=["orders/created"],
+                receive=["payments/*"],
+            ),
+        )
+
+        pulumi.export("ordersServiceId", orders_service.access_key_id)
+        pulumi.export("ordersKey", orders_service.access_key)  # a secret
+        ```
+
+        ## Import
+
+        An access key is imported by its numeric id on the broker (its `accessKeyId`, which `getAccessKeys` or `broker-config export` shows). Pulumi reads its name, type and permissions from the broker and prints the inputs to declare; the key's value becomes its `accessKey` output, a secret:
+
+        ```sh
+        $ pulumi import broker:index:AccessKey orders-service 34
+        ```
+
 
         :param str resource_name: The name of the resource.
         :param AccessKeyArgs args: The arguments to use to populate this resource's properties.

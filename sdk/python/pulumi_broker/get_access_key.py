@@ -115,6 +115,18 @@ def get_access_key(id: Optional[_builtins.int] = None,
     """
     Looks up one access key, made by this or any other program, by `id` or by `name` (give exactly one), optionally of a `type`. Its value `accessKey` is a secret. Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Names are not unique in the broker API: several keys with the name fail with their ids, so look the one you mean up by id.
 
+    ## Example Usage
+    ### A key made by another program
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    billing = broker.get_access_key_output(name="billing-service", type=broker.AccessKeyType.SERVICE)
+
+    pulumi.export("billingKeyId", billing.id)
+    pulumi.export("billingKey", billing.access_key)  # a secret
+    ```
+
     :param _builtins.int id: The key's numeric id.
     :param _builtins.str name: The key's name, exactly.
     :param 'AccessKeyType' type: Only a key of this type.
@@ -139,6 +151,18 @@ def get_access_key_output(id: pulumi.Input[Optional[Optional[_builtins.int]]] = 
                           opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetAccessKeyResult]:
     """
     Looks up one access key, made by this or any other program, by `id` or by `name` (give exactly one), optionally of a `type`. Its value `accessKey` is a secret. Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Names are not unique in the broker API: several keys with the name fail with their ids, so look the one you mean up by id.
+
+    ## Example Usage
+    ### A key made by another program
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    billing = broker.get_access_key_output(name="billing-service", type=broker.AccessKeyType.SERVICE)
+
+    pulumi.export("billingKeyId", billing.id)
+    pulumi.export("billingKey", billing.access_key)  # a secret
+    ```
 
     :param _builtins.int id: The key's numeric id.
     :param _builtins.str name: The key's name, exactly.

@@ -55,6 +55,17 @@ def get_access_keys(event_path_prefix: Optional[_builtins.str] = None,
     """
     Lists access keys, without their values, paging through every page of the API. Without filters, every key. An empty list when none matches. Calls the API during `pulumi preview` too.
 
+    ## Example Usage
+    ### The SERVICE keys that touch orders
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    orders_keys = broker.get_access_keys_output(type=broker.AccessKeyType.SERVICE, event_path_prefix="orders/")
+
+    pulumi.export("ordersKeyNames", orders_keys.access_keys.apply(lambda keys: [k.name for k in keys]))
+    ```
+
     :param _builtins.str event_path_prefix: Only keys with at least one `send` or `receive` event path starting with this text, such as `orders/`.
     :param _builtins.str name: Only keys with exactly this name.
     :param 'AccessKeyType' type: Only keys of this type.
@@ -74,6 +85,17 @@ def get_access_keys_output(event_path_prefix: pulumi.Input[Optional[Optional[_bu
                            opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetAccessKeysResult]:
     """
     Lists access keys, without their values, paging through every page of the API. Without filters, every key. An empty list when none matches. Calls the API during `pulumi preview` too.
+
+    ## Example Usage
+    ### The SERVICE keys that touch orders
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    orders_keys = broker.get_access_keys_output(type=broker.AccessKeyType.SERVICE, event_path_prefix="orders/")
+
+    pulumi.export("ordersKeyNames", orders_keys.access_keys.apply(lambda keys: [k.name for k in keys]))
+    ```
 
     :param _builtins.str event_path_prefix: Only keys with at least one `send` or `receive` event path starting with this text, such as `orders/`.
     :param _builtins.str name: Only keys with exactly this name.

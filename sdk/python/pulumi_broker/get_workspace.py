@@ -112,6 +112,18 @@ def get_workspace(id: Optional[_builtins.int] = None,
     """
     Looks up one workspace, made by this or any other program, by `id` or by `path` (give exactly one). Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Several workspaces with the same path fail with their ids: look the one you mean up by id.
 
+    ## Example Usage
+    ### A workspace under one made elsewhere
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    platform = broker.get_workspace_output(path="/platform")
+    billing = broker.Workspace("billing", name="billing", parent_id=platform.id)
+
+    pulumi.export("billingPath", billing.path)
+    ```
+
     :param _builtins.int id: The workspace's numeric id.
     :param _builtins.str path: The workspace's full path: `/`-separated names from the top of the tree, such as `/platform` or `/platform/orders`.
     """
@@ -133,6 +145,18 @@ def get_workspace_output(id: pulumi.Input[Optional[Optional[_builtins.int]]] = N
                          opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetWorkspaceResult]:
     """
     Looks up one workspace, made by this or any other program, by `id` or by `path` (give exactly one). Fails, naming what was looked up and the API base URL, when nothing matches (never an empty result). Like every function, it calls the API during `pulumi preview` too. Several workspaces with the same path fail with their ids: look the one you mean up by id.
+
+    ## Example Usage
+    ### A workspace under one made elsewhere
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    platform = broker.get_workspace_output(path="/platform")
+    billing = broker.Workspace("billing", name="billing", parent_id=platform.id)
+
+    pulumi.export("billingPath", billing.path)
+    ```
 
     :param _builtins.int id: The workspace's numeric id.
     :param _builtins.str path: The workspace's full path: `/`-separated names from the top of the tree, such as `/platform` or `/platform/orders`.

@@ -52,6 +52,17 @@ def get_workspaces(name: Optional[_builtins.str] = None,
     """
     Lists workspaces, paging through every page of the API. Without filters, every workspace. An empty list when none matches. Calls the API during `pulumi preview` too.
 
+    ## Example Usage
+    ### Every workspace of a name
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    orders = broker.get_workspaces_output(name="orders")
+
+    pulumi.export("ordersPaths", orders.workspaces.apply(lambda workspaces: [w.path for w in workspaces]))
+    ```
+
     :param _builtins.str name: Only workspaces with exactly this name.
     """
     __args__ = dict()
@@ -65,6 +76,17 @@ def get_workspaces_output(name: pulumi.Input[Optional[Optional[_builtins.str]]] 
                           opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetWorkspacesResult]:
     """
     Lists workspaces, paging through every page of the API. Without filters, every workspace. An empty list when none matches. Calls the API during `pulumi preview` too.
+
+    ## Example Usage
+    ### Every workspace of a name
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    orders = broker.get_workspaces_output(name="orders")
+
+    pulumi.export("ordersPaths", orders.workspaces.apply(lambda workspaces: [w.path for w in workspaces]))
+    ```
 
     :param _builtins.str name: Only workspaces with exactly this name.
     """

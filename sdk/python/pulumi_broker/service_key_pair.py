@@ -87,6 +87,34 @@ class ServiceKeyPair(pulumi.CustomResource):
         """
         The encryption key pair of a SERVICE access key, managed by rotation. Creating the resource, and every change of `rotationTriggers`, replaces the key's pair on the broker and records the new one; `privateKey` is a secret output. Destroy leaves the current pair in place, with a note.
 
+        ## Example Usage
+        ### The key pair of a SERVICE key, rotated on demand
+        ```python
+        import pulumi
+        import pulumi_broker as broker
+
+        orders_service = broker.AccessKey(
+            "orders-service",
+            name="orders-service",
+            type=broker.AccessKeyType.SERVICE,
+            permissions=broker.PermissionsArgs(send=["orders/created"]),
+        )
+        # Change the trigger's value to give the key a new pair.
+        orders_pair = broker.ServiceKeyPair(
+            "orders-pair",
+            access_key=orders_service.access_key,
+            rotation_triggers={"generation": "1"},
+        )
+
+        pulumi.export("ordersPublicKey", orders_pair.public_key)
+        pulumi.export("ordersPrivateKey", orders_pair.private_key)  # a secret
+        ```
+
+        ## Import
+
+        A ServiceKeyPair cannot be imported: the broker returns a pair's private key only once, when it makes the pair, so no id can give it back (`pulumi import` fails with a message saying so). Declare a ServiceKeyPair for the SERVICE key instead: creating it gives the key a new pair.
+
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] access_key: The value of a SERVICE access key, e.g. an AccessKey's `accessKey` output. It stays a secret. Changing it replaces this resource. An ACCOUNT key is rejected with a clear error.
@@ -101,6 +129,34 @@ class ServiceKeyPair(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         The encryption key pair of a SERVICE access key, managed by rotation. Creating the resource, and every change of `rotationTriggers`, replaces the key's pair on the broker and records the new one; `privateKey` is a secret output. Destroy leaves the current pair in place, with a note.
+
+        ## Example Usage
+        ### The key pair of a SERVICE key, rotated on demand
+        ```python
+        import pulumi
+        import pulumi_broker as broker
+
+        orders_service = broker.AccessKey(
+            "orders-service",
+            name="orders-service",
+            type=broker.AccessKeyType.SERVICE,
+            permissions=broker.PermissionsArgs(send=["orders/created"]),
+        )
+        # Change the trigger's value to give the key a new pair.
+        orders_pair = broker.ServiceKeyPair(
+            "orders-pair",
+            access_key=orders_service.access_key,
+            rotation_triggers={"generation": "1"},
+        )
+
+        pulumi.export("ordersPublicKey", orders_pair.public_key)
+        pulumi.export("ordersPrivateKey", orders_pair.private_key)  # a secret
+        ```
+
+        ## Import
+
+        A ServiceKeyPair cannot be imported: the broker returns a pair's private key only once, when it makes the pair, so no id can give it back (`pulumi import` fails with a message saying so). Declare a ServiceKeyPair for the SERVICE key instead: creating it gives the key a new pair.
+
 
         :param str resource_name: The name of the resource.
         :param ServiceKeyPairArgs args: The arguments to use to populate this resource's properties.

@@ -51,6 +51,18 @@ def verify_access_key(access_key: Optional[_builtins.str] = None,
     """
     Asks the broker whether an access key is valid: `true` when the broker accepts it, `false` when the broker answers that it is not valid or does not know it (an unknown or revoked key). Other failures (server errors, wrong credentials of the provider) fail the call. The key never appears in an error or a log. Calls the API during `pulumi preview` too.
 
+    ## Example Usage
+    ### Check a key handed over in stack config
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    config = pulumi.Config()
+    partner_key = broker.verify_access_key_output(access_key=config.require_secret("partnerKey"))
+
+    pulumi.export("partnerKeyValid", partner_key.valid)
+    ```
+
     :param _builtins.str access_key: The access key value to verify, such as another stack's secret output.
     """
     __args__ = dict()
@@ -64,6 +76,18 @@ def verify_access_key_output(access_key: pulumi.Input[Optional[_builtins.str]] =
                              opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[VerifyAccessKeyResult]:
     """
     Asks the broker whether an access key is valid: `true` when the broker accepts it, `false` when the broker answers that it is not valid or does not know it (an unknown or revoked key). Other failures (server errors, wrong credentials of the provider) fail the call. The key never appears in an error or a log. Calls the API during `pulumi preview` too.
+
+    ## Example Usage
+    ### Check a key handed over in stack config
+    ```python
+    import pulumi
+    import pulumi_broker as broker
+
+    config = pulumi.Config()
+    partner_key = broker.verify_access_key_output(access_key=config.require_secret("partnerKey"))
+
+    pulumi.export("partnerKeyValid", partner_key.valid)
+    ```
 
     :param _builtins.str access_key: The access key value to verify, such as another stack's secret output.
     """

@@ -109,6 +109,27 @@ class Workspace(pulumi.CustomResource):
         """
         A workspace of the broker: a node in the workspace tree. A change of `name` or `parentId` replaces it. The API has no delete endpoint: destroy only forgets the workspace, with a warning.
 
+        ## Example Usage
+        ### A workspace tree
+        ```python
+        import pulumi
+        import pulumi_broker as broker
+
+        platform = broker.Workspace("platform", name="platform")
+        orders = broker.Workspace("orders", name="orders", parent_id=platform.workspace_id)
+
+        pulumi.export("ordersPath", orders.path)
+        ```
+
+        ## Import
+
+        A workspace is imported by its numeric id on the broker (its `workspaceId`, which `getWorkspace` or `broker-config export` shows). Pulumi reads its name and parent from the broker and prints the inputs to declare:
+
+        ```sh
+        $ pulumi import broker:index:Workspace orders 42
+        ```
+
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing workspace with the same name and parent instead of failing because it exists.
@@ -124,6 +145,27 @@ class Workspace(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A workspace of the broker: a node in the workspace tree. A change of `name` or `parentId` replaces it. The API has no delete endpoint: destroy only forgets the workspace, with a warning.
+
+        ## Example Usage
+        ### A workspace tree
+        ```python
+        import pulumi
+        import pulumi_broker as broker
+
+        platform = broker.Workspace("platform", name="platform")
+        orders = broker.Workspace("orders", name="orders", parent_id=platform.workspace_id)
+
+        pulumi.export("ordersPath", orders.path)
+        ```
+
+        ## Import
+
+        A workspace is imported by its numeric id on the broker (its `workspaceId`, which `getWorkspace` or `broker-config export` shows). Pulumi reads its name and parent from the broker and prints the inputs to declare:
+
+        ```sh
+        $ pulumi import broker:index:Workspace orders 42
+        ```
+
 
         :param str resource_name: The name of the resource.
         :param WorkspaceArgs args: The arguments to use to populate this resource's properties.

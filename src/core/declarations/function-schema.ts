@@ -1,4 +1,5 @@
 /** The `functions` of the package schema and their result types, rendered from `functions.ts`. */
+import { registryDescription } from "./examples";
 import { propertyTypeSchema } from "./fields";
 import { FUNCTIONS, RESULT_TYPES, type FunctionProperty } from "./functions";
 
@@ -23,7 +24,11 @@ export function renderFunctions(): JsonObject {
   return Object.fromEntries(
     FUNCTIONS.map((fn) => [
       fn.token,
-      { description: fn.doc, inputs: objectSpec(fn.inputs), outputs: objectSpec(fn.outputs) },
+      {
+        description: registryDescription(fn.token, fn.doc),
+        inputs: objectSpec(fn.inputs),
+        outputs: objectSpec(fn.outputs),
+      },
     ]),
   );
 }

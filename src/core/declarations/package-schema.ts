@@ -6,6 +6,7 @@
  */
 import { SETTINGS, type SettingDeclaration } from "../../settings/declarations";
 import { ACCESS_KEY } from "./access-key";
+import { registryDescription } from "./examples";
 import { renderFunctions, renderResultTypes } from "./function-schema";
 import {
   propertyTypeSchema,
@@ -35,12 +36,25 @@ type JsonObject = { [key: string]: Json };
 export const DEFAULT_PLUGIN_DOWNLOAD_URL =
   "https://github.com/pulumi-broker-config/pulumi-broker-config/releases/download/v${VERSION}";
 
+/** The project's repository: the schema's `repository` and `homepage`, where the Registry links. */
+export const REPOSITORY = "https://github.com/pulumi-broker-config/pulumi-broker-config";
+
+/**
+ * The package's logo in the Registry: `docs/logo.svg` of the repository's main branch, served by
+ * GitHub as raw content (the Registry shows the image at this address; it must stay reachable).
+ */
+export const LOGO_URL = `https://raw.githubusercontent.com/pulumi-broker-config/pulumi-broker-config/main/docs/logo.svg`;
+
 /** The package's identity and language settings: what no declaration of a resource says. */
 const PACKAGE = {
   name: "broker",
   displayName: "Broker configuration",
-  description: "Workspaces, access keys and service key pairs of the message-broker configuration API.",
-  keywords: ["pulumi", "broker", "category/cloud", "kind/native"],
+  description:
+    "The broker package: workspaces, access keys and service key pairs of the message-broker configuration API, managed with Pulumi.",
+  keywords: ["pulumi", "broker", "messaging", "category/cloud", "kind/native"],
+  homepage: REPOSITORY,
+  repository: REPOSITORY,
+  logoUrl: LOGO_URL,
   license: "Apache-2.0",
   publisher: "pulumi-broker-config",
   pluginDownloadURL: DEFAULT_PLUGIN_DOWNLOAD_URL,
@@ -99,7 +113,7 @@ function resourceSchema(resource: ResourceDeclaration): JsonObject {
     return entry[1].kind === "input";
   });
   return {
-    description: resource.doc,
+    description: registryDescription(resource.token, resource.doc),
     inputProperties: Object.fromEntries(inputs.map(([name, field]) => [name, inputProperty(field)])),
     requiredInputs: inputs.filter(([, field]) => field.required === true).map(([name]) => name),
     properties: Object.fromEntries(fields.map(([name, field]) => [name, outputProperty(field)])),
