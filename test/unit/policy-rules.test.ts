@@ -238,7 +238,12 @@ describe("the policies as @pulumi/policy runs them", () => {
       props,
       getConfig: () => config,
     } as unknown as ResourceValidationArgs;
-    void (policy.validateResource as (a: ResourceValidationArgs, r: ReportViolation) => void)(args, report);
+    // The broker policies validate synchronously: a single function each, returning nothing.
+    const validateResource = policy.validateResource as (
+      a: ResourceValidationArgs,
+      r: ReportViolation,
+    ) => void;
+    validateResource(args, report);
     return reported;
   }
 
@@ -305,9 +310,10 @@ describe("the policies as @pulumi/policy runs them", () => {
         resources: [workspace, ...keys],
         getConfig: () => config,
       } as unknown as StackValidationArgs;
-      void (policy.validateStack as (a: StackValidationArgs, r: ReportViolation) => void)(args, (m) =>
-        reported.push(m),
-      );
+      const validateStack = policy.validateStack;
+      validateStack(args, (m) => {
+        reported.push(m);
+      });
       return reported;
     };
     expect(run({})).toEqual([]);
