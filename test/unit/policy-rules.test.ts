@@ -292,7 +292,7 @@ describe("the policies as @pulumi/policy runs them", () => {
     });
   });
 
-  it("counts a stack's keys per workspace with maxKeys from the config", () => {
+  it("counts a stack's keys per workspace with maxKeys from the config", async () => {
     const policy = byName.get(BROKER_POLICY_NAMES.keysPerWorkspace) as StackValidationPolicy;
     const workspace = { type: "broker:index:Workspace", name: "orders", urn: "urn:orders" } as PolicyResource;
     const keys = ["a", "b"].map(
@@ -304,20 +304,20 @@ describe("the policies as @pulumi/policy runs them", () => {
           parent: workspace,
         }) as PolicyResource,
     );
-    const run = (config: Record<string, unknown>): string[] => {
+    const run = async (config: Record<string, unknown>): Promise<string[]> => {
       const reported: string[] = [];
       const args = {
         resources: [workspace, ...keys],
         getConfig: () => config,
       } as unknown as StackValidationArgs;
       const validateStack = policy.validateStack;
-      validateStack(args, (m) => {
+      await validateStack(args, (m) => {
         reported.push(m);
       });
       return reported;
     };
-    expect(run({})).toEqual([]);
-    expect(run({ maxKeys: 1 })).toEqual([expect.stringContaining('Workspace "orders" holds')]);
+    expect(await run({})).toEqual([]);
+    expect(await run({ maxKeys: 1 })).toEqual([expect.stringContaining('Workspace "orders" holds')]);
   });
 });
 
