@@ -6,8 +6,9 @@
 // with this file.
 //
 // It starts a policy pack the way the official CLI archive's `pulumi-analyzer-policy` script does:
-// `node <pack>/node_modules/@pulumi/pulumi/cmd/run-policy-pack <engine address> .` in the pack's
-// directory, with the pack's stdout (where the analyzer prints its port) and stderr streamed back.
+// `node <@pulumi/pulumi/cmd/run-policy-pack> <engine address> .` in the pack's directory, the module
+// resolved from there, with the pack's stdout (where the analyzer prints its port) and stderr
+// streamed back.
 // Other kinds of plugins keep the old answer.
 package main
 
@@ -16,7 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -40,16 +41,20 @@ func (host *nodeLanguageHost) RunPlugin(
 	if kind != "analyzer" || dir == "" {
 		return host.runPluginUnsupported(req, server)
 	}
-	entry := filepath.Join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "run-policy-pack")
-	if _, err := os.Stat(entry); err != nil {
-		// The CLI turns this message into "try running npm install ... in <pack>".
-		return fmt.Errorf("could not find module '@pulumi/pulumi/cmd/run-policy-pack' in %s: "+
-			"install the policy pack's dependencies (npm install)", dir)
-	}
 	nodeBin, err := exec.LookPath("node")
 	if err != nil {
 		return fmt.Errorf("could not find node on the $PATH: %w", err)
 	}
+	// Resolved as Node resolves it from the pack's directory: from its own node_modules, or from an
+	// enclosing one (a pack shipped inside a package, such as node_modules/pulumi-broker-config/policy-pack).
+	resolve := exec.Command(nodeBin, "-e", "process.stdout.write(require.resolve('@pulumi/pulumi/cmd/run-policy-pack'))")
+	resolve.Dir = dir
+	found, err := resolve.Output()
+	if err != nil {
+		return fmt.Errorf("could not find module '@pulumi/pulumi/cmd/run-policy-pack' from %s: "+
+			"install the policy pack's dependencies (npm install): %w", dir, err)
+	}
+	entry := strings.TrimSpace(string(found))
 	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
 	if err != nil {
 		return err
