@@ -3,19 +3,11 @@
  * enforcement levels and configuration schemas. The shipped pack (`policy-pack/` of the package)
  * serves them; a team's own pack can list them beside its other policies.
  *
- * Only types come from `@pulumi/policy` here: the package does not depend on it, and a program that
- * never loads this subpath never needs it.
+ * Nothing here imports `@pulumi/policy`, not even its types: the package does not depend on it, and
+ * its declaration files do not type-check without `skipLibCheck` (which `pulumi new typescript`
+ * leaves off), so this subpath's types describe the policies structurally. They are assignable to
+ * `@pulumi/policy`'s `Policies` (test/unit/policy-rules.test.ts checks that).
  */
-import type {
-  EnforcementLevel,
-  Policies,
-  PolicyResource,
-  ReportViolation,
-  ResourceValidationArgs,
-  ResourceValidationPolicy,
-  StackValidationArgs,
-  StackValidationPolicy,
-} from "@pulumi/policy";
 import {
   accountKeyViolations,
   allEventPathsViolations,
@@ -28,6 +20,62 @@ import {
   type StackResourceView,
 } from "./rules";
 import { brokerResourceType } from "./resources";
+
+/** Reports a violation, as `@pulumi/policy`'s `ReportViolation` does (`urn`: the resource it is about). */
+export type BrokerReportViolation = (message: string, urn?: string) => void;
+
+/** What `@pulumi/policy` passes a resource policy: the fields the broker policies read. */
+export interface BrokerResourceArgs {
+  /** The resource's type token. */
+  type: string;
+  /** Its logical name. */
+  name: string;
+  /** Its URN. */
+  urn: string;
+  /** Its inputs. */
+  props: Record<string, unknown>;
+  /** The policy's settings from the policy config file. */
+  getConfig(): object;
+}
+
+/** What `@pulumi/policy` passes a stack policy: the fields the broker policies read. */
+export interface BrokerStackArgs {
+  /** Every resource of the stack, with its Pulumi parent. */
+  resources: { type: string; name: string; urn: string; parent?: { urn: string } | undefined }[];
+  /** The policy's settings from the policy config file. */
+  getConfig(): object;
+}
+
+/** The JSON schema of one setting of a broker policy. */
+export interface BrokerPolicySettingSchema {
+  type: "string" | "integer" | "array";
+  description: string;
+  items?: { type: "string"; pattern?: string };
+  minimum?: number;
+  default: string | number | string[];
+}
+
+/** What every broker policy has. */
+export interface BrokerPolicyBase {
+  /** The policy's name: its key in a policy config file. */
+  name: string;
+  /** What it asks for. */
+  description: string;
+  /** Its level when the policy config file sets none. */
+  enforcementLevel: "advisory" | "mandatory";
+  /** The JSON schema of its settings, with their defaults. */
+  configSchema?: { properties: Record<string, BrokerPolicySettingSchema> };
+}
+
+/** A broker policy that reads one resource at a time. */
+export interface BrokerResourcePolicy extends BrokerPolicyBase {
+  validateResource: (args: BrokerResourceArgs, reportViolation: BrokerReportViolation) => void;
+}
+
+/** A broker policy that reads the whole stack. */
+export interface BrokerStackPolicy extends BrokerPolicyBase {
+  validateStack: (args: BrokerStackArgs, reportViolation: BrokerReportViolation) => void;
+}
 
 /** The name of the shipped policy pack (what `pulumi preview` prints in its Policies section). */
 export const BROKER_POLICY_PACK_NAME = "pulumi-broker-config";
@@ -59,19 +107,19 @@ function viewOf(args: {
 function resourcePolicy(
   name: string,
   description: string,
-  enforcementLevel: EnforcementLevel,
+  enforcementLevel: BrokerPolicyBase["enforcementLevel"],
   rule: (resource: BrokerResourceView, config: Record<string, unknown>) => string[],
-  configSchema?: ResourceValidationPolicy["configSchema"],
-): ResourceValidationPolicy {
+  configSchema?: BrokerPolicyBase["configSchema"],
+): BrokerResourcePolicy {
   return {
     name,
     description,
     enforcementLevel,
     ...(configSchema === undefined ? {} : { configSchema }),
-    validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
+    validateResource: (args, reportViolation) => {
       const resource = viewOf(args);
       if (resource === undefined) return;
-      for (const message of rule(resource, args.getConfig<Record<string, unknown>>()))
+      for (const message of rule(resource, args.getConfig() as Record<string, unknown>))
         reportViolation(message, args.urn);
     },
   };
@@ -87,7 +135,7 @@ function stringOr(value: unknown, fallback: string): string {
 }
 
 /** Every resource of the stack counts for the parent chains, broker's or not. */
-function stackView(resource: PolicyResource): StackResourceView {
+function stackView(resource: BrokerStackArgs["resources"][number]): StackResourceView {
   const parentUrn = resource.parent?.urn;
   return {
     kind: brokerResourceType(resource.type)?.kind,
@@ -121,21 +169,26 @@ function stackView(resource: PolicyResource): StackResourceView {
  * new PolicyPack("platform", { policies: [...brokerPolicies(), ...ourPolicies] });
  * ```
  */
-export function brokerPolicies(): Policies {
+export function brokerPolicies(): (BrokerResourcePolicy | BrokerStackPolicy)[] {
   const names = BROKER_POLICY_NAMES;
-  const keysPerWorkspace: StackValidationPolicy = {
+  const keysPerWorkspace: BrokerStackPolicy = {
     name: names.keysPerWorkspace,
     description:
       "A workspace holds at most maxKeys access keys (a key belongs to the nearest Workspace among its Pulumi parents; keys with none count as the stack's).",
     enforcementLevel: "advisory",
     configSchema: {
       properties: {
-        maxKeys: { type: "integer", minimum: 1, default: DEFAULT_MAX_KEYS_PER_WORKSPACE },
+        maxKeys: {
+          type: "integer",
+          description: "The most access keys one workspace may hold.",
+          minimum: 1,
+          default: DEFAULT_MAX_KEYS_PER_WORKSPACE,
+        },
       },
     },
-    validateStack: (args: StackValidationArgs, reportViolation: ReportViolation) => {
+    validateStack: (args, reportViolation) => {
       const views = args.resources.map(stackView);
-      const config = args.getConfig<Record<string, unknown>>();
+      const config = args.getConfig() as Record<string, unknown>;
       const maxKeys =
         typeof config["maxKeys"] === "number" ? config["maxKeys"] : DEFAULT_MAX_KEYS_PER_WORKSPACE;
       for (const message of keysPerWorkspaceViolations(views, { maxKeys })) reportViolation(message);
@@ -158,6 +211,7 @@ export function brokerPolicies(): Policies {
         properties: {
           allowedPaths: {
             type: "array",
+            description: "Top-level wildcards that are allowed, such as audit/*.",
             items: { type: "string", pattern: "^[^/*]+/\\*$" },
             default: [],
           },
@@ -187,8 +241,16 @@ export function brokerPolicies(): Policies {
         }),
       {
         properties: {
-          workspaceNamePattern: { type: "string", default: DEFAULT_NAME_PATTERN },
-          keyNamePattern: { type: "string", default: DEFAULT_NAME_PATTERN },
+          workspaceNamePattern: {
+            type: "string",
+            description: "The regular expression (ECMAScript) every Workspace name must match.",
+            default: DEFAULT_NAME_PATTERN,
+          },
+          keyNamePattern: {
+            type: "string",
+            description: "The regular expression (ECMAScript) every AccessKey name must match.",
+            default: DEFAULT_NAME_PATTERN,
+          },
         },
       },
     ),

@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type {
+  Policies,
   PolicyResource,
   ReportViolation,
   ResourceValidationArgs,
@@ -246,6 +247,12 @@ describe("the policies as @pulumi/policy runs them", () => {
     validateResource(args, report);
     return reported;
   }
+
+  it("fits @pulumi/policy's PolicyPack as they are", () => {
+    // A type check (npm run typecheck): the subpath's own types are assignable to the SDK's.
+    const asSdkPolicies: Policies = brokerPolicies();
+    expect(asSdkPolicies).toHaveLength(6);
+  });
 
   it("has one policy per rule, each with its default enforcement level", () => {
     expect(policies.map((p) => [p.name, p.enforcementLevel])).toEqual([
