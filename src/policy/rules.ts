@@ -235,6 +235,7 @@ export function keysPerWorkspaceViolations(
     counts.set(key, entry);
   }
   const messages: string[] = [];
+  // Keys are listed sorted: the engine registers resources in no fixed order.
   for (const { workspace, keys } of counts.values()) {
     if (keys.length <= config.maxKeys) continue;
     const where =
@@ -243,7 +244,10 @@ export function keysPerWorkspaceViolations(
         : `${label(workspace)} holds (as the Pulumi parent of each)`;
     const what = workspace === undefined ? " outside any workspace" : "";
     messages.push(
-      `${where} ${keys.length} access keys${what}, more than maxKeys (${config.maxKeys}): ${keys.map((k) => JSON.stringify(k)).join(", ")}. ` +
+      `${where} ${keys.length} access keys${what}, more than maxKeys (${config.maxKeys}): ${[...keys]
+        .sort()
+        .map((k) => JSON.stringify(k))
+        .join(", ")}. ` +
         `Share keys between services that need the same paths, split the workspace, or raise maxKeys in the policy config.`,
     );
   }

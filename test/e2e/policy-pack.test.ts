@@ -230,7 +230,7 @@ describe.each(DOORS)("the broker policy pack previewing $name", (door) => {
       expect(output).not.toContain("broker-no-top-level-wildcards");
       expect(output).toContain("[mandatory]  broker-max-keys-per-workspace");
       expect(output).toContain(
-        'Workspace "orders" holds (as the Pulumi parent of each) 2 access keys, more than maxKeys (1): "orders-service", "ops-admin".',
+        'Workspace "orders" holds (as the Pulumi parent of each) 2 access keys, more than maxKeys (1): "ops-admin", "orders-service".',
       );
       // The rules the file does not name keep their default levels.
       expect(output).toContain(

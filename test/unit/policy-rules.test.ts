@@ -198,7 +198,7 @@ describe("broker-max-keys-per-workspace", () => {
   });
 
   it("counts keys with no workspace among their parents together, as the stack's", () => {
-    const resources = stack({}, { a: "AccessKey", b: "AccessKey", w: "Workspace" });
+    const resources = stack({}, { b: "AccessKey", a: "AccessKey", w: "Workspace" });
     expect(keysPerWorkspaceViolations(resources, { maxKeys: 1 })).toEqual([
       'The stack holds 2 access keys outside any workspace, more than maxKeys (1): "a", "b". Share keys between services that need the same paths, split the workspace, or raise maxKeys in the policy config.',
     ]);
