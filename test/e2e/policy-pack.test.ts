@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
@@ -11,7 +12,8 @@ import { PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
 // runs it: `pulumi preview --policy-pack node_modules/pulumi-broker-config/policy-pack` (the pack
 // the package ships, from the packed package installed as users get it), with no broker settings at
 // all: a preview that sent a request, or needed credentials, would fail with the provider's missing
-// setting error. One program per door and language (a TypeScript program with the native SDK, a
+// setting error. The compliant scenario then runs with an emulator's URL and key in the stack
+// config, and the emulator must have received no request. One program per door and language (a TypeScript program with the native SDK, a
 // dynamic-door program, a Python program), each one project whose stack config `spec` says what it
 // declares; CLI runs are kept few, each scenario a single preview:
 //
@@ -132,13 +134,16 @@ interface Door {
 }
 
 let scratch: string;
+let emulator: EmulatorHandle;
 
-beforeAll(() => {
+beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-policy-"));
   fs.writeFileSync(path.join(scratch, "policy-config.json"), JSON.stringify(POLICY_CONFIG));
+  emulator = await startEmulator({ controls: true });
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await emulator.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -241,9 +246,13 @@ describe.each(DOORS)("the broker policy pack previewing $name", (door) => {
   );
 
   it.runIf(door.scenarios.includes("compliant"))(
-    "passes a compliant program with no violation",
+    "passes a compliant program with no violation, sending no request to the API it is configured with",
     async () => {
+      await project.run(["config", "set", "broker:baseUrl", emulator.url]);
+      await project.run(["config", "set", "--secret", "broker:apiKey", emulator.adminKey]);
+      await emulator.controls!.clearRequests();
       const { passed, output } = await preview(project, COMPLIANT);
+      expect(await emulator.controls!.requests()).toEqual([]);
       expect(passed, output).toBe(true);
       expect(output).not.toMatch(/\[(mandatory|advisory)\]/u);
       expect(output).toContain("pulumi-broker-config@v");
