@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PULUMI_VERSION, REPO_ROOT } from "./repo.mts";
+import { POLICY_SDK_VERSION, PULUMI_VERSION, REPO_ROOT } from "./repo.mts";
 
 /**
  * Installs the packed package, with `@pulumi/pulumi` at `sdkVersion`, into a new directory under
@@ -47,6 +47,10 @@ export function createPackageFixture(
       "--no-package-lock",
       path.join(dir, packed.filename),
       `@pulumi/pulumi@${sdkVersion}`,
+      // What a project that runs the broker policy pack adds (docs/policy-pack.md): the pack and
+      // the `pulumi-broker-config/policy` types need it. Its own @pulumi/pulumi range admits the
+      // matrix's older SDKs, so npm installs a copy of its own under it for those.
+      `@pulumi/policy@${POLICY_SDK_VERSION}`,
     ],
     { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
   );

@@ -39,6 +39,16 @@ export const PULUMI_VERSION = (
 ).version;
 
 /**
+ * The version of the `@pulumi/policy` devDependency: the policy SDK the package fixture installs
+ * beside the package, as a project that runs the broker policy pack does (docs/policy-pack.md).
+ */
+export const POLICY_SDK_VERSION = (
+  JSON.parse(
+    fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "policy", "package.json"), "utf8"),
+  ) as { version: string }
+).version;
+
+/**
  * The directory holding the `pulumi` CLI at `version` (default: {@link PULUMI_VERSION}), its
  * Node.js, Python and Go language hosts and the dynamic-provider plugin, made ready by
  * `scripts/ensure-pulumi-cli.sh` (which builds the CLI offline the first time on a machine, cached by

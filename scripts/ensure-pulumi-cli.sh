@@ -15,6 +15,11 @@
 # the `pulumi` wrapper must equal: that default is the CLI `npx pulumi` runs. Another version goes to
 # its own $PULUMI_HOME/versions/<VERSION>/bin, which callers put first on PATH (the harness does).
 #
+# When the proxy does not serve the Node.js language host's own module, the host is built from sdk
+# v3.68.0 with scripts/language-host/run_plugin.go added: that old host cannot run plugins, and the
+# CLI runs a Node.js policy pack (`pulumi preview --policy-pack DIR`) through the language host's
+# RunPlugin (docs/offline-engine.md, "Policy packs").
+#
 # It then runs scripts/ensure-python-host.sh, which adds the Python language host beside the CLI and
 # prepares a virtualenv with PyPI `pulumi` at the devDependency's version, and
 # scripts/ensure-go-host.sh, which adds the Go language host, so Python and Go programs (the
@@ -61,8 +66,25 @@ install_plugin_script() {
   chmod +x "$bin_dir/pulumi-resource-pulumi-nodejs"
 }
 
+# Which Node.js language host the cache holds: "module" when built from the host's own module, else
+# sdk v3.68.0's with our RunPlugin, stamped with that file's digest so a change to it rebuilds the host.
+host_stamp_file="$cache_dir/cli/pulumi-language-nodejs.stamp"
+run_plugin_go="$repo/scripts/language-host/run_plugin.go"
+patched_stamp="sdk-v3.68.0+run-plugin-$(sha256sum "$run_plugin_go" | cut -c1-16)"
+host_current() {
+  [ -x "$cache_dir/cli/pulumi-language-nodejs" ] || return 1
+  local stamp
+  stamp=$(cat "$host_stamp_file" 2>/dev/null || true)
+  [ "$stamp" = module ] || [ "$stamp" = "$patched_stamp" ]
+}
+# The installed host is the cached one, when this machine built one (a CLI found on PATH has its own).
+installed_host_current() {
+  [ ! -d "$cache_dir/cli" ] ||
+    { host_current && cmp -s "$cache_dir/cli/pulumi-language-nodejs" "$bin_dir/pulumi-language-nodejs"; }
+}
+
 if [ -x "$bin_dir/pulumi" ] && [ -x "$bin_dir/pulumi-language-nodejs" ] &&
-  [ "$("$bin_dir/pulumi" version 2>/dev/null)" = "v$version" ]; then
+  [ "$("$bin_dir/pulumi" version 2>/dev/null)" = "v$version" ] && installed_host_current; then
   install_plugin_script
   finish
 fi
@@ -104,7 +126,8 @@ if [ ! -x "$cache_dir/cli/pulumi" ]; then
   mv "$cache_dir/cli/pulumi.tmp" "$cache_dir/cli/pulumi"
 fi
 
-if [ ! -x "$cache_dir/cli/pulumi-language-nodejs" ]; then
+if ! host_current; then
+  rm -f "$cache_dir/cli/pulumi-language-nodejs" "$host_stamp_file"
   work="$cache_dir/langhost-module"
   mkdir -p "$work"
   # The Node.js language host is its own module without tags: require it at the commit of the pkg tag.
@@ -115,16 +138,37 @@ if [ ! -x "$cache_dir/cli/pulumi-language-nodejs" ]; then
   if [ -n "$commit" ] && (cd "$work" && go get "$host_module@$commit" >/dev/null 2>&1); then
     log "building the Node.js language host at $commit"
     (cd "$work" && go build -ldflags "$ldflags" -o "$cache_dir/cli/pulumi-language-nodejs.tmp" "$host_module")
+    stamp=module
   else
     # Some module proxies do not serve the host's untagged module. Until v3.68.0 the host lived in
     # the tagged sdk module; its gRPC interface is still compatible with the CLI (the engine falls
     # back where newer calls are unimplemented), and it runs programs with our @pulumi/pulumi.
-    log "the proxy does not serve $host_module; building the language host of sdk v3.68.0 instead"
+    # That host answers RunPlugin with "not supported", so policy packs could not run: its package is
+    # copied into this module with its RunPlugin renamed and ours (scripts/language-host/run_plugin.go)
+    # beside it.
+    log "the proxy does not serve $host_module; building the language host of sdk v3.68.0 instead, with RunPlugin for policy packs"
     printf 'module pulumi-broker-config.local/pulumi-language-nodejs\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.68.0\n' >"$work/go.mod"
     printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs"\n' >"$work/tools.go"
-    (cd "$work" && go mod tidy && go build -o "$cache_dir/cli/pulumi-language-nodejs.tmp" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs)
+    (cd "$work" && go mod tidy)
+    host_src="$(cd "$work" && go list -m -json github.com/pulumi/pulumi/sdk/v3 |
+      node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')/nodejs/cmd/pulumi-language-nodejs"
+    rm -rf "$work/host"
+    mkdir -p "$work/host"
+    for file in "$host_src"/*.go; do
+      case "$file" in *_test.go) ;; *) cp "$file" "$work/host/" ;; esac
+    done
+    chmod u+w "$work/host"/*.go
+    sed -i 's/^func (host \*nodeLanguageHost) RunPlugin(/func (host *nodeLanguageHost) runPluginUnsupported(/' "$work/host/main.go"
+    if ! grep -q '^func (host \*nodeLanguageHost) runPluginUnsupported(' "$work/host/main.go"; then
+      log "sdk v3.68.0's language host has no RunPlugin to replace; check scripts/language-host/run_plugin.go"
+      exit 1
+    fi
+    cp "$run_plugin_go" "$work/host/"
+    (cd "$work" && go build -o "$cache_dir/cli/pulumi-language-nodejs.tmp" ./host)
+    stamp=$patched_stamp
   fi
   mv "$cache_dir/cli/pulumi-language-nodejs.tmp" "$cache_dir/cli/pulumi-language-nodejs"
+  echo "$stamp" >"$host_stamp_file"
 fi
 
 mkdir -p "$bin_dir"

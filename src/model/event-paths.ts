@@ -67,3 +67,28 @@ export function eventPathMessage(path: string): string | undefined {
     ? undefined
     : `event path ${JSON.stringify(path)} ${problem}; ${EVENT_PATH_HINT}`;
 }
+
+/**
+ * How much of the event tree a permission's path covers:
+ * - `"all"`: `*`, every event path (the grammar refuses it, but a policy must still name it);
+ * - `"top-level"`: a wildcard directly under the root, such as `orders/*`;
+ * - `"nested"`: a wildcard deeper down, such as `orders/eu/*`;
+ * - `"exact"`: one event path, such as `orders/created`.
+ *
+ * @example
+ * ```ts
+ * eventPathScope("orders/*");       // "top-level"
+ * eventPathScope("orders/created"); // "exact"
+ * ```
+ */
+export type EventPathScope = "all" | "top-level" | "nested" | "exact";
+
+/** The {@link EventPathScope} of `path`, read with the grammar's segments (`/`, `*` last). */
+export function eventPathScope(path: string): EventPathScope {
+  const segments = path.split("/");
+  if (segments[segments.length - 1] !== "*") return "exact";
+  // `*` alone, or a wildcard whose prefix names nothing (`/*`), covers every path.
+  const prefix = segments.slice(0, -1).filter((segment) => segment !== "");
+  if (prefix.length === 0) return "all";
+  return prefix.length === 1 ? "top-level" : "nested";
+}

@@ -18,7 +18,9 @@ export {
   EVENT_PATH_PATTERN,
   eventPathMessage,
   eventPathProblem,
+  eventPathScope,
   MAX_EVENT_PATH_LENGTH,
+  type EventPathScope,
 } from "./event-paths";
 export {
   apiNameProblems,

@@ -1,0 +1,36 @@
+/**
+ * `pulumi-broker-config/policy`: the broker policy pack's policies, for `pulumi preview --policy-pack`
+ * in pull-request checks. The package ships a ready pack (`node_modules/pulumi-broker-config/policy-pack`);
+ * this subpath gives the same policies to a team that builds its own pack (`brokerPolicies()` fits
+ * `@pulumi/policy`'s `PolicyPack` as it is; this subpath needs no `@pulumi/policy`, not even its
+ * types). See docs/policy-pack.md.
+ * @packageDocumentation
+ */
+export {
+  BROKER_POLICY_NAMES,
+  BROKER_POLICY_PACK_NAME,
+  brokerPolicies,
+  DEFAULT_MAX_KEYS_PER_WORKSPACE,
+  type BrokerPolicyBase,
+  type BrokerPolicySettingSchema,
+  type BrokerReportViolation,
+  type BrokerResourceArgs,
+  type BrokerResourcePolicy,
+  type BrokerStackArgs,
+  type BrokerStackPolicy,
+} from "./pack";
+export { brokerResourceType, type BrokerDoor, type BrokerResourceKind } from "./resources";
+export {
+  accountKeyViolations,
+  allEventPathsViolations,
+  DEFAULT_NAME_PATTERN,
+  keysPerWorkspaceViolations,
+  namePatternViolations,
+  sendAndReceiveWildcardViolations,
+  topLevelWildcardViolations,
+  type BrokerResourceView,
+  type KeysPerWorkspaceConfig,
+  type NamePatternConfig,
+  type StackResourceView,
+  type TopLevelWildcardConfig,
+} from "./rules";

@@ -1,0 +1,40 @@
+/**
+ * Which resources the policy pack reads: the broker's, through either door. The analyzer sees a
+ * resource's type token, not the language or class that made it: the native plugin's resources are
+ * `broker:index:<Type>`, the dynamic resources `pulumi-nodejs:dynamic/broker:<Type>` (the module and
+ * type name our classes pass to `dynamic.Resource`). The engine does not show an analyzer the
+ * dynamic resources' `__provider` input (it hides `__`-prefixed keys), so the type token is what
+ * tells ours apart from other dynamic resources; it is also a contract with every stack's state, so
+ * it cannot drift.
+ */
+import { dynamicTypeToken, RESOURCES } from "../core/declarations";
+
+/** The broker resources the rules know. */
+export type BrokerResourceKind = "Workspace" | "AccessKey" | "ServiceKeyPair";
+
+/** Which door made a resource. */
+export type BrokerDoor = "native" | "dynamic";
+
+const KINDS = new Map<string, { kind: BrokerResourceKind; door: BrokerDoor }>(
+  RESOURCES.flatMap((resource) => {
+    const kind = resource.name as BrokerResourceKind;
+    return [
+      [resource.token, { kind, door: "native" as const }],
+      [dynamicTypeToken(resource), { kind, door: "dynamic" as const }],
+    ] as const;
+  }),
+);
+
+/**
+ * The broker resource kind and door of a Pulumi type token, or `undefined` for any other resource.
+ *
+ * @example
+ * ```ts
+ * brokerResourceType("broker:index:AccessKey");                 // { kind: "AccessKey", door: "native" }
+ * brokerResourceType("pulumi-nodejs:dynamic/broker:Workspace"); // { kind: "Workspace", door: "dynamic" }
+ * brokerResourceType("aws:s3/bucket:Bucket");                   // undefined
+ * ```
+ */
+export function brokerResourceType(type: string): { kind: BrokerResourceKind; door: BrokerDoor } | undefined {
+  return KINDS.get(type);
+}
