@@ -416,17 +416,9 @@ export class BrokerClient {
    * no page sent before may answer a read of that key (read-your-writes under the staleness bound).
    */
   #written<T>(accessKey: string, write: Promise<T>): Promise<T> {
-    const done = (): void => this.#keyReads.wrote([keyIdentity(accessKey)]);
-    return write.then(
-      (value) => {
-        done();
-        return value;
-      },
-      (error: unknown) => {
-        done();
-        throw error;
-      },
-    );
+    return write.finally(() => {
+      this.#keyReads.wrote([keyIdentity(accessKey)]);
+    });
   }
 
   /**
