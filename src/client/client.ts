@@ -149,6 +149,11 @@ export interface BrokerClientInternals {
    * this client alone on that clock.
    */
   pacer?: RatePacer;
+  /**
+   * The read coalescers' clock, in milliseconds: how old a page is against `readStalenessMs`.
+   * @default the clock of `timing`
+   */
+  readClock?: () => number;
 }
 
 function checkCount(value: number | undefined, fallback: number, name: CountOption): number {
@@ -276,7 +281,7 @@ export class BrokerClient {
       nextSlotInMs: () => pacer.nextSlotInMs(quota),
       paced: () => pacer.pace(quota) !== undefined,
       sleep: waits,
-      now: clock.now,
+      now: internals.readClock ?? clock.now,
       stalenessMs,
       calls,
     };

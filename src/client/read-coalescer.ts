@@ -293,8 +293,9 @@ export class ReadCoalescer<R> {
         if (choice !== undefined) {
           if (choice.page === this.#ahead) this.#ahead = undefined;
           await this.#fetch(choice.page, choice.probe);
-        } else if (this.#waiting.size === 0 && this.#ahead !== undefined) {
-          // No read waits: the slot goes to the page the streaming reads are about to need.
+        } else if (this.#ahead !== undefined) {
+          // No page pays for itself yet: the slot goes to the page the streaming reads are about to
+          // need, which may hold the few reads waiting too (the first of its records to be read).
           const ahead = this.#ahead;
           this.#ahead = undefined;
           this.counts.prefetched++;
