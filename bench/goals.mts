@@ -1,4 +1,4 @@
-/** The goals of issues #6 and #11, checked against the figures. A goal whose figures were not measured is left out. */
+/** The goals of issues #6, #11 and #38, checked against the figures. A goal whose figures were not measured is left out. */
 import type { Goal } from "./lib/report.mts";
 import { MAX_RATE_LIMITED_REQUESTS } from "./sections/rate-limit.mts";
 
@@ -187,6 +187,25 @@ function limitGoals(results: Figures): Goal[] {
       detail: `${figures["requests"]} requests (${figures["pages"]} pages, ${figures["singleReads"]} single reads) for ${figures["stackKeys"]} keys of ${figures["brokerKeys"]}; bound ${figures["maxRequests"]}`,
     });
     goals.push(beyondUnlimitedGoal(`coalescedReads.${name}`, figures));
+  }
+  // Issue #38: with the staleness bound, a refresh at the default parallelism within the same bound.
+  const stale = results["staleReads"] as Record<string, Record<string, number>> | undefined;
+  for (const name of ["native", "dynamic"]) {
+    const figures = stale?.[name];
+    if (figures === undefined) continue;
+    goals.push({
+      goal: `staleReads.${name}.requests <= maxRequests`,
+      met: (figures["requests"] ?? Infinity) <= (figures["maxRequests"] ?? -1),
+      detail: `${figures["requests"]} requests (${stale?.[`${name}WithoutStaleness`]?.["requests"]} with readStalenessMs 0); bound ${figures["maxRequests"]}`,
+    });
+  }
+  const shared = results["sharedQuota"] as Record<string, number> | undefined;
+  if (shared !== undefined) {
+    goals.push({
+      goal: "sharedQuota: every stack's up completes",
+      met: shared["failures"] === 0,
+      detail: `${shared["failures"]} failed; ${shared["rateLimitedResponses"]} 429s in ${shared["requests"]} requests; ${shared["seconds"]} s (${shared["unlimitedSeconds"]} s without the limit, requests ÷ limit ${shared["floorSeconds"]} s)`,
+    });
   }
   const faults = results["rateLimitedFaults"] as Record<string, number> | undefined;
   if (faults !== undefined) {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures what issues #6 and #11 ask for, prints a table and writes bench/results.json.
+ * `npm run bench`: measures what issues #6, #11 and #38 ask for, prints a table and writes bench/results.json.
  * BENCHMARKS.md explains every figure. Needs a build (`npm run bench` builds first) and the Pulumi CLI
  * (scripts/ensure-pulumi-cli.sh builds it offline on a machine's first run).
  *
@@ -27,6 +27,7 @@ import { measurePlugin } from "./sections/plugin.mts";
 import { measureProviderBytes } from "./sections/provider-bytes.mts";
 import { LIMIT_SECTIONS } from "./sections/rate-limit.mts";
 import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
+import { measureSharedQuota, measureStaleReads } from "./sections/shared-quota.mts";
 import { measureUp } from "./sections/up.mts";
 
 const LIMITS = ["rateLimited", "rateLimitedParallel", "rateLimitedFaults", "latency"] as const;
@@ -41,6 +42,8 @@ const SECTIONS = [
   "plugin",
   ...LIMITS,
   "coalescedReads",
+  "staleReads",
+  "sharedQuota",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -122,6 +125,12 @@ try {
   }
   if (wanted("coalescedReads")) {
     results["coalescedReads"] = await measureCoalescedReads(ctx);
+  }
+  if (wanted("staleReads")) {
+    results["staleReads"] = await measureStaleReads(ctx);
+  }
+  if (wanted("sharedQuota")) {
+    results["sharedQuota"] = await measureSharedQuota(ctx);
   }
 } catch (error) {
   // Failures of the CLI carry its output: it goes through the secret scan like everything else.

@@ -95,11 +95,20 @@ async function createOtherKeys(url: string, adminKey: string, others: number): P
  * arguments) at {@link LIMIT_RPS} requests/s with {@link LATENCY_MS} ms latency, counting what each
  * refresh sent.
  */
-async function refreshesUnderLimit(
+export async function refreshesUnderLimit(
   ctx: BenchContext,
   label: string,
   program: "native-keys" | "keys",
-  stack: { keys: number; otherKeys: number; maxRequests: (brokerKeys: number) => number },
+  stack: {
+    keys: number;
+    otherKeys: number;
+    maxRequests: (brokerKeys: number) => number;
+    /**
+     * Stack config of the stack, set before its `up`: a refresh reads the provider's settings from
+     * the state the last `up` wrote, not from the stack config of the moment.
+     */
+    config?: Readonly<Record<string, string>>;
+  },
   refreshes: readonly (readonly string[])[],
 ): Promise<RefreshFigures[]> {
   const { EmulatorControls } = await dist<typeof EmulatorModule>("emulator/index.js");
@@ -120,6 +129,7 @@ async function refreshesUnderLimit(
       count: { value: String(stack.keys) },
       "broker:baseUrl": { value: emulator.url },
       "broker:apiKey": { value: emulator.adminKey, secret: true },
+      ...Object.fromEntries(Object.entries(stack.config ?? {}).map(([key, value]) => [key, { value }])),
     });
     ctx.log(
       `coalescedReads: ${label}: up of ${stack.keys} keys without a limit (${stack.otherKeys} other keys)`,

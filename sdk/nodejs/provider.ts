@@ -48,6 +48,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["maxRequestsPerSecond"] = pulumi.output((args?.maxRequestsPerSecond) ?? utilities.getEnvNumber("BROKER_MAX_REQUESTS_PER_SECOND")).apply(JSON.stringify);
             resourceInputs["maxRetries"] = pulumi.output((args?.maxRetries) ?? 4).apply(JSON.stringify);
             resourceInputs["rateLimitTimeoutSeconds"] = pulumi.output((args?.rateLimitTimeoutSeconds) ?? 300).apply(JSON.stringify);
+            resourceInputs["readStalenessMs"] = pulumi.output((args?.readStalenessMs) ?? 2000).apply(JSON.stringify);
             resourceInputs["timeoutMs"] = pulumi.output((args?.timeoutMs) ?? 30000).apply(JSON.stringify);
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -85,6 +86,10 @@ export interface ProviderArgs {
      * How long, in seconds, one call may wait out the broker's rate limit (429 answers) before it fails. 429s do not count against `maxRetries`.
      */
     rateLimitTimeoutSeconds?: pulumi.Input<number | undefined>;
+    /**
+     * How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+     */
+    readStalenessMs?: pulumi.Input<number | undefined>;
     /**
      * Per-request timeout in milliseconds.
      */

@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_RETRY_TIME_MS,
   DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+  DEFAULT_READ_STALENESS_MS,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_USER_AGENT,
   RETRY_BASE_DELAY_MS,
@@ -99,6 +100,16 @@ export interface BrokerClientOptions {
    */
   maxRequestsPerSecond?: number;
   /**
+   * How old, in milliseconds, a page of a list may be when it answers a read of a single object
+   * (a refresh's read of a key or workspace): a page sent at most this long before the read began,
+   * and never before this client's own last answered write of that object. A refresh is not a
+   * snapshot, so an answer this old is the answer of the same read scheduled a little earlier; it
+   * lets a refresh at the engine's default parallelism read a stack a page at a time. 0: only pages
+   * sent after the read began.
+   * @default 2000 (DEFAULT_READ_STALENESS_MS)
+   */
+  readStalenessMs?: number;
+  /**
    * Cancels the client's calls when it aborts (the Pulumi run was cancelled): no request is sent
    * after that and every wait (pace, 429, back-off) ends at once, so those calls fail with
    * `BROKER_CANCELLED` having changed nothing. Requests already sent finish, as do the reads that
@@ -138,6 +149,11 @@ export interface BrokerClientInternals {
    * this client alone on that clock.
    */
   pacer?: RatePacer;
+  /**
+   * The read coalescers' clock, in milliseconds: how old a page is against `readStalenessMs`.
+   * @default the clock of `timing`
+   */
+  readClock?: () => number;
 }
 
 function checkCount(value: number | undefined, fallback: number, name: CountOption): number {
@@ -200,6 +216,7 @@ export class BrokerClient {
       DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
       "rateLimitTimeoutSeconds",
     );
+    const stalenessMs = checkCount(options.readStalenessMs, DEFAULT_READ_STALENESS_MS, "readStalenessMs");
     const quota = options.maxRequestsPerSecond;
     if (quota !== undefined && !isValidRate(quota)) {
       throw new BrokerSettingsError(
@@ -264,6 +281,8 @@ export class BrokerClient {
       nextSlotInMs: () => pacer.nextSlotInMs(quota),
       paced: () => pacer.pace(quota) !== undefined,
       sleep: waits,
+      now: internals.readClock ?? clock.now,
+      stalenessMs,
       calls,
     };
     this.#keyReads = new ReadCoalescer(
@@ -336,7 +355,11 @@ export class BrokerClient {
    * (the error then has `outcomeUnknown`); prefer {@link createAccessKeyOnce}.
    */
   createAccessKey(input: CreateAccessKeyInput): Promise<CreatedAccessKey> {
-    return this.#call(ENDPOINTS.createAccessKey, input);
+    return this.#call(ENDPOINTS.createAccessKey, input).then((created) => {
+      // A new key: no page sent before now holds it, and none may answer its read-back.
+      this.#keyReads.wrote([idIdentity(created.accessKeyId), keyIdentity(created.accessKey)]);
+      return created;
+    });
   }
 
   /** `GET /access-key`: one page. Defaults: limit 100, order ASC, orderBy createdAt. */
@@ -377,7 +400,10 @@ export class BrokerClient {
    * replaces or merges is undocumented: read the record back to check.
    */
   updateAccessKeyPermissions(accessKey: string, permissions: Permissions): Promise<void> {
-    return this.#call(ENDPOINTS.updateAccessKeyPermissions, { accessKey, permissions });
+    return this.#written(
+      accessKey,
+      this.#call(ENDPOINTS.updateAccessKeyPermissions, { accessKey, permissions }),
+    );
   }
 
   /** `GET /access/verify/{accessKey}`: `true` if valid; `false` for `{status:false}` and 401/403/404. */
@@ -387,7 +413,17 @@ export class BrokerClient {
 
   /** `PUT /access/service-key-pair`: replaces a SERVICE key's pair and returns the new one. */
   rotateServiceKeyPair(accessKey: string): Promise<ServiceKeyPair> {
-    return this.#call(ENDPOINTS.rotateServiceKeyPair, accessKey);
+    return this.#written(accessKey, this.#call(ENDPOINTS.rotateServiceKeyPair, accessKey));
+  }
+
+  /**
+   * A write of the key `accessKey`: once it is answered, or has failed (it may have been applied),
+   * no page sent before may answer a read of that key (read-your-writes under the staleness bound).
+   */
+  #written<T>(accessKey: string, write: Promise<T>): Promise<T> {
+    return write.finally(() => {
+      this.#keyReads.wrote([keyIdentity(accessKey)]);
+    });
   }
 
   /**
@@ -491,6 +527,7 @@ const OPTION_DEFAULTS: Partial<Record<keyof BrokerClientOptions, unknown>> = {
   maxRetryTimeMs: DEFAULT_MAX_RETRY_TIME_MS,
   maxConcurrency: DEFAULT_MAX_CONCURRENCY,
   rateLimitTimeoutSeconds: DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+  readStalenessMs: DEFAULT_READ_STALENESS_MS,
   userAgent: DEFAULT_USER_AGENT,
 };
 

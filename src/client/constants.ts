@@ -12,6 +12,13 @@ export const DEFAULT_MAX_RETRY_TIME_MS = 60_000;
 /** How long one call may wait on the broker's rate limit (429s), in seconds. */
 export const DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS = 300;
 
+/**
+ * How old, in milliseconds, a page of a list may be when it answers a read of one of its records:
+ * sent at most this long before the read began (never before this process's own last write of the
+ * record). Chosen from the bench (docs/decisions.md, "Pages or single reads").
+ */
+export const DEFAULT_READ_STALENESS_MS = 2_000;
+
 /** Requests in flight per client (connections of its undici `Pool`). */
 export const DEFAULT_MAX_CONCURRENCY = 8;
 

@@ -10,6 +10,7 @@ export const COUNT_OPTIONS = {
   maxRetryTimeMs: 0,
   maxConcurrency: 1,
   rateLimitTimeoutSeconds: 0,
+  readStalenessMs: 0,
 } as const satisfies Record<string, 0 | 1>;
 
 /** The name of a numeric client option. */

@@ -9,9 +9,12 @@
  * and answers each read from a page when it can.
  *
  * What makes it correct (docs/architecture.md, "Coalesced reads"):
- * - **Fresh**: a page answers only the reads that began before the page's request was sent (its
- *   last attempt). So whatever a page says of an object, the server said it during the read, after
- *   every write the reader finished before the read: a read-back always sees its own write.
+ * - **Fresh within a bound**: a page answers a read when the page's request (its last attempt) was
+ *   sent after the read began, or at most the staleness bound S before it (`stalenessMs`; 0: only
+ *   pages sent after). A refresh is not a snapshot: each object is read at some moment the engine
+ *   chooses, and an answer S old is the answer of the same read scheduled S earlier.
+ * - **Read-your-writes**: never from a page sent before this process's last answered write to that
+ *   object ({@link ReadCoalescer.wrote}): a read-back always sees its own write.
  * - **Never a false "not found"**: a read whose object no page showed is answered by its own single
  *   read, never by the pages' silence (a create or a removal can shift records across pages).
  * - **Bounded cost**: a page is sent only when it may answer at least two reads; probing for reads
@@ -21,6 +24,10 @@
  * Where each record was last seen is remembered (by an identity of the caller's choosing, never the
  * record), so later reads of it go straight to its page: with the engine's default parallelism a
  * refresh has only a few reads in flight at once, and each page answers the few waiting there.
+ * The records of the pages sent within the last S are kept, so a read that begins is answered at once
+ * when a page sent at most S before it holds its record; while reads stream in from one page (a
+ * refresh at the engine's default parallelism), the next page is fetched ahead, so the reads of its
+ * records find it there too.
  * The moment to decide is when a request could be sent: the coalescer waits for a free connection
  * and for the rate limiter's next slot before it chooses, so the reads that arrive meanwhile are
  * decided together; it sends no more single reads at once than can go out at once (one per slot
@@ -65,29 +72,61 @@ export interface CoalescerTiming {
   readonly paced: () => boolean;
   /** Sleeps; ends early (without an error) when the run is cancelled. */
   readonly sleep: (ms: number) => Promise<void>;
+  /** The clock, in milliseconds (a fake one in tests): how old a page is. */
+  readonly now: () => number;
+  /**
+   * The staleness bound S, in milliseconds: a page sent at most this long before a read began may
+   * answer it. 0: only pages sent after the read began.
+   */
+  readonly stalenessMs: number;
 }
 
 /** What the coalescer counts, for benchmarks and tests. */
 export interface CoalescerCounts {
   /** Reads asked for (the gathering rule also reads it: whether reads began since a moment). */
   reads: number;
-  /** Reads answered from a page. */
+  /** Reads answered from a page (sent after the read began, or at most S before). */
   fromPages: number;
+  /** Of those, reads answered from a page sent before the read began (within S). */
+  fromEarlierPages: number;
   /** Reads answered by their own single read. */
   singles: number;
   /** Pages requested. */
   pages: number;
+  /** Of those, pages fetched ahead of the reads (no read waited for them when they were decided). */
+  prefetched: number;
 }
 
 interface Waiter<R> {
   readonly identity: string;
-  /** The coalescer's clock when the read began: pages sent later may answer it. */
+  /** The coalescer's logical clock when the read began: pages sent later may answer it. */
   readonly began: number;
+  /** The clock (milliseconds) when the read began: pages sent at most S before may answer it. */
+  readonly beganAt: number;
   /** The pages it was shown since it began, without a match. */
   readonly missed: Set<number>;
   readonly single: () => void;
-  readonly answer: (record: R) => void;
+  readonly answer: (record: R, earlier: boolean) => void;
 }
+
+/** A record as a page showed it, and when that page was sent. */
+interface Seen<R> {
+  readonly record: R;
+  /** Every identity of the record (a read may ask by any; a write may have named any). */
+  readonly identities: readonly string[];
+  readonly page: number;
+  /** The logical clock when the page's last attempt was sent. */
+  readonly sentTick: number;
+  /** The clock (milliseconds) then. */
+  readonly sentAt: number;
+}
+
+/**
+ * Reads answered from one page (within S) before the next page is fetched ahead: as many as say the
+ * reads are streaming through that page's records (a refresh), not a few of a small stack's keys
+ * that happen to share it. At most one page ahead per this many reads answered.
+ */
+export const PREFETCH_AFTER_READS = 25;
 
 /**
  * How long the reads must stop arriving before a gathering ends (see {@link ReadCoalescer}): longer
@@ -134,8 +173,25 @@ export class ReadCoalescer<R> {
    * count is held (more than that: the pause was not the batch's end), and learned again.
    */
   #burst = Number.POSITIVE_INFINITY;
+  /** The records of the pages sent within the last S, by identity (only kept when S > 0). */
+  readonly #seen = new Map<string, Seen<R>>();
+  /** The logical clock of this process's last answered write of each identity. */
+  readonly #wrote = new Map<string, number>();
+  /** When each page was last decided (clock, ms): a page fetched within S is not fetched ahead again. */
+  readonly #decidedAt = new Map<number, number>();
+  /** Reads answered from each page (within S) since it was last fetched: the prefetch rule's count. */
+  readonly #answeredFrom = new Map<number, number>();
+  /** The page to fetch ahead when no read waits, if any. */
+  #ahead: number | undefined;
   /** What was counted so far. */
-  readonly counts: CoalescerCounts = { reads: 0, fromPages: 0, singles: 0, pages: 0 };
+  readonly counts: CoalescerCounts = {
+    reads: 0,
+    fromPages: 0,
+    fromEarlierPages: 0,
+    singles: 0,
+    pages: 0,
+    prefetched: 0,
+  };
 
   constructor(list: PagedList<R>, timing: CoalescerTiming) {
     this.#list = list;
@@ -143,7 +199,8 @@ export class ReadCoalescer<R> {
   }
 
   /**
-   * Reads one record: the record with this identity on a page sent after this call, or else what
+   * Reads one record: the record with this identity on a page sent after this call or at most S
+   * before it (and after this process's last answered write of it, see {@link wrote}), or else what
    * `single` returns (a read of that object alone, which may say it does not exist).
    */
   read<T>(identity: string, single: () => Promise<T>): Promise<R | T> {
@@ -152,9 +209,11 @@ export class ReadCoalescer<R> {
       const waiter: Waiter<R> = {
         identity,
         began: ++this.#tick,
+        beganAt: this.#timing.now(),
         missed: new Set(),
-        answer: (record) => {
+        answer: (record, earlier) => {
           this.counts.fromPages++;
+          if (earlier) this.counts.fromEarlierPages++;
           resolve(record);
         },
         single: () => {
@@ -162,16 +221,67 @@ export class ReadCoalescer<R> {
           single().then(resolve, reject);
         },
       };
+      const seen = this.#seen.get(identity);
+      if (seen !== undefined) {
+        if (this.#mayAnswer(waiter, seen.sentTick, seen.sentAt, seen.identities)) {
+          waiter.answer(seen.record, true);
+          this.#answered(seen.page);
+          return;
+        }
+        // Too old for this read, and so for every later one.
+        if (seen.sentAt < waiter.beganAt - this.#timing.stalenessMs) this.#seen.delete(identity);
+      }
       this.#waiting.add(waiter);
       if (!this.#pumping) void this.#pump();
     });
+  }
+
+  /**
+   * Records that this process's write of the object with these identities was answered (or failed:
+   * it may have been applied): no page sent before now answers a read of it.
+   */
+  wrote(identities: Iterable<string>): void {
+    const tick = ++this.#tick;
+    for (const identity of identities) this.#wrote.set(identity, tick);
+  }
+
+  /**
+   * Whether a page sent at `sentTick` (logical) and `sentAt` (ms) may answer the waiter with a record
+   * of these identities: sent after the read began; or at most S before it and after this
+   * process's last answered write of the record.
+   */
+  #mayAnswer(waiter: Waiter<R>, sentTick: number, sentAt: number, identities: readonly string[]): boolean {
+    if (sentTick > waiter.began) return true;
+    if (this.#timing.stalenessMs <= 0 || sentAt < waiter.beganAt - this.#timing.stalenessMs) return false;
+    for (const identity of [waiter.identity, ...identities])
+      if ((this.#wrote.get(identity) ?? Number.NEGATIVE_INFINITY) > sentTick) return false;
+    return true;
+  }
+
+  /**
+   * Counts a read answered from `page` that began after the page was sent: reads streaming in
+   * through its records (reads waiting together when it was sent say nothing of the reads to come).
+   * Once {@link PREFETCH_AFTER_READS} did, the next page is fetched ahead (when no read waits),
+   * unless it was fetched within S or `page` is the list's last.
+   */
+  #answered(page: number): void {
+    const count = (this.#answeredFrom.get(page) ?? 0) + 1;
+    this.#answeredFrom.set(page, count);
+    if (count < PREFETCH_AFTER_READS || page === this.#lastPage) return;
+    const next = page + 1;
+    const decided = this.#decidedAt.get(next);
+    if (this.#ahead !== undefined) return;
+    if (decided !== undefined && decided >= this.#timing.now() - this.#timing.stalenessMs) return;
+    this.#ahead = next;
+    this.#answeredFrom.set(page, 0);
+    if (!this.#pumping) void this.#pump();
   }
 
   /** Sends pages or single reads until no read waits. Never throws: failures go to the reads. */
   async #pump(): Promise<void> {
     this.#pumping = true;
     try {
-      while (this.#waiting.size > 0) {
+      while (this.#waiting.size > 0 || this.#ahead !== undefined) {
         await this.#timing.calls.whenFree();
         const waitMs = this.#timing.nextSlotInMs();
         // When the run is cancelled these waits end early, and the requests decided next are
@@ -180,8 +290,17 @@ export class ReadCoalescer<R> {
         await this.#gather();
         this.#readsDecided = this.counts.reads;
         const choice = this.#choosePage();
-        if (choice !== undefined) await this.#fetch(choice.page, choice.probe);
-        else {
+        if (choice !== undefined) {
+          if (choice.page === this.#ahead) this.#ahead = undefined;
+          await this.#fetch(choice.page, choice.probe);
+        } else if (this.#ahead !== undefined) {
+          // No page pays for itself yet: the slot goes to the page the streaming reads are about to
+          // need, which may hold the few reads waiting too (the first of its records to be read).
+          const ahead = this.#ahead;
+          this.#ahead = undefined;
+          this.counts.prefetched++;
+          await this.#fetch(ahead, false);
+        } else {
           // The oldest reads take what can be sent now (one slot under a rate limit, else the free
           // connections); the others wait for the next decision, which the reads arriving meanwhile
           // join. Their requests reserve their slots before the next look at the pacer.
@@ -248,20 +367,33 @@ export class ReadCoalescer<R> {
   /** Sends one page and answers the reads it may answer. */
   async #fetch(index: number, probe: boolean): Promise<void> {
     this.counts.pages++;
-    let sentAt = Number.POSITIVE_INFINITY;
+    this.#decidedAt.set(index, this.#timing.now());
+    this.#answeredFrom.set(index, 0);
+    let sentTick = Number.POSITIVE_INFINITY;
+    let sentAt = Number.NEGATIVE_INFINITY;
     let page: Page<R>;
     try {
-      page = await this.#list.page(index, { onAttempt: () => (sentAt = ++this.#tick) });
+      page = await this.#list.page(index, {
+        onAttempt: () => {
+          sentTick = ++this.#tick;
+          sentAt = this.#timing.now();
+        },
+      });
     } catch {
       // The single reads will say what is wrong, each for its own object.
       this.#singles(this.#waiting);
       return;
     }
-    const here = new Map<string, R>();
+    const here = new Map<string, Seen<R>>();
+    const keep = this.#timing.stalenessMs > 0;
+    if (keep) this.#forget(index, sentAt);
     for (const record of this.#list.records(page)) {
-      for (const identity of this.#list.identities(record)) {
-        if (!here.has(identity)) here.set(identity, record);
+      const identities = [...this.#list.identities(record)];
+      const seen: Seen<R> = { record, identities, page: index, sentTick, sentAt };
+      for (const identity of identities) {
+        if (!here.has(identity)) here.set(identity, seen);
         this.#located.set(identity, index);
+        if (keep) this.#seen.set(identity, seen);
       }
     }
     if (index >= this.#frontier) this.#frontier = index + 1;
@@ -271,9 +403,11 @@ export class ReadCoalescer<R> {
 
     let answered = 0;
     for (const waiter of this.#waiting) {
-      if (waiter.began >= sentAt) continue;
-      const record = here.get(waiter.identity);
-      if (record === undefined) {
+      const fresh = sentTick > waiter.began;
+      const seen = here.get(waiter.identity);
+      if (seen === undefined || !this.#mayAnswer(waiter, sentTick, sentAt, seen.identities)) {
+        // Only a page sent after the read began says where the record is not now.
+        if (!fresh || seen !== undefined) continue;
         waiter.missed.add(index);
         // Not where it was last seen: it moved, or is gone. Its page is unknown again.
         if (this.#located.get(waiter.identity) === index) this.#located.delete(waiter.identity);
@@ -281,7 +415,8 @@ export class ReadCoalescer<R> {
       }
       this.#waiting.delete(waiter);
       answered++;
-      waiter.answer(record);
+      waiter.answer(seen.record, !fresh);
+      if (!fresh) this.#answered(index);
     }
     if (probe) this.#wastedProbes = answered === 0 ? this.#wastedProbes + 1 : 0;
     // Reads that every page of the list has been shown to without a match: their object may have
@@ -290,6 +425,18 @@ export class ReadCoalescer<R> {
       const last = this.#lastPage;
       this.#singles([...this.#waiting].filter((w) => this.#missedEveryPage(w, last)));
     }
+  }
+
+  /**
+   * Forgets the records kept from earlier fetches of page `index` (the page sent at `sentAt` says
+   * what is on it now) and every record kept from a page sent more than S ago: no read beginning
+   * from now on may be answered by it.
+   */
+  #forget(index: number, sentAt: number): void {
+    const horizon = this.#timing.now() - this.#timing.stalenessMs;
+    for (const [identity, seen] of this.#seen)
+      if ((seen.page === index && seen.sentAt <= sentAt) || seen.sentAt < horizon)
+        this.#seen.delete(identity);
   }
 
   #missedEveryPage(waiter: Waiter<R>, lastIndex: number): boolean {

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
   DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
+  DEFAULT_READ_STALENESS_MS,
   DEFAULT_TIMEOUT_MS,
 } from "../client/constants";
 
@@ -93,6 +94,12 @@ export const SETTINGS = [
     doc: "A known request quota of the broker: requests of this provider are paced below it from the start, so no 429 is ever seen. Unset: the pace is learned from 429 answers.",
     env: "BROKER_MAX_REQUESTS_PER_SECOND",
     example: "requests per second, such as 20 or 0.5",
+  },
+  {
+    name: "readStalenessMs",
+    type: "integer",
+    doc: "How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.",
+    default: DEFAULT_READ_STALENESS_MS,
   },
 ] as const satisfies readonly SettingDeclaration[];
 

@@ -108,6 +108,7 @@ describe("resolveConnection precedence", () => {
       maxConcurrency: "broker:maxConcurrency",
       rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
       maxRequestsPerSecond: "broker:maxRequestsPerSecond",
+      readStalenessMs: "broker:readStalenessMs",
     });
     expect(ENV_VARS).toEqual({
       baseUrl: "BROKER_BASE_URL",
@@ -294,6 +295,10 @@ describe("rate-limit settings", () => {
         { BROKER_MAX_REQUESTS_PER_SECOND: "9" },
       ),
     ).toMatchObject({ rateLimitTimeoutSeconds: 600, maxRequestsPerSecond: 2.5 });
+    // 0 is a staleness bound too: only pages sent after the read began.
+    expect(resolveConnection(undefined, stack({ ...ok, "broker:readStalenessMs": "0" }), {})).toMatchObject({
+      readStalenessMs: 0,
+    });
     expect(
       resolveConnection(undefined, stack(ok), { BROKER_MAX_REQUESTS_PER_SECOND: "9" }).maxRequestsPerSecond,
     ).toBe(9);
@@ -334,6 +339,7 @@ describe("STACK_SETTING_NAMES", () => {
       maxConcurrency: "broker:maxConcurrency",
       rateLimitTimeoutSeconds: "broker:rateLimitTimeoutSeconds",
       maxRequestsPerSecond: "broker:maxRequestsPerSecond (or BROKER_MAX_REQUESTS_PER_SECOND)",
+      readStalenessMs: "broker:readStalenessMs",
     });
   });
 });

@@ -78,7 +78,7 @@ describe("checkConfig", () => {
     const checked = checkConfig(decode({ baseURL: "x", version: "1.0.0", __internal: {} }));
     expect(checked.failures).toEqual([]);
     expect(checked.warnings).toEqual([
-      'Unknown broker provider setting "baseURL" is ignored; the settings are baseUrl, apiKey, timeoutMs, maxRetries, maxConcurrency, rateLimitTimeoutSeconds, maxRequestsPerSecond.',
+      'Unknown broker provider setting "baseURL" is ignored; the settings are baseUrl, apiKey, timeoutMs, maxRetries, maxConcurrency, rateLimitTimeoutSeconds, maxRequestsPerSecond, readStalenessMs.',
     ]);
   });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   GATHER_MAX_MS,
   GATHER_QUIET_MS,
+  PREFETCH_AFTER_READS,
   ReadCoalescer,
   type PagedList,
 } from "../../src/client/read-coalescer";
@@ -48,8 +49,9 @@ class FakeList implements PagedList<Item> {
     yield* page.results;
   }
 
+  /** Two identities per item, as a key has its id and its value: a write may name either. */
   identities(item: Item): string[] {
-    return [`id:${item.id}`];
+    return [`id:${item.id}`, `alt:${item.id}`];
   }
 
   single(id: number): Promise<Item | undefined> {
@@ -59,11 +61,17 @@ class FakeList implements PagedList<Item> {
   }
 }
 
+/** A fake clock: tests move it; no test reads the real one. */
+const clock = { ms: 0 };
+
+/** No pace, instant sleeps, and today's rule (S = 0) unless a test gives S. */
 const UNPACED = {
   nextSlotInMs: () => 0,
   paced: () => false,
   calls: { whenFree: () => Promise.resolve(), free: 8, connections: 8 },
   sleep: () => Promise.resolve(),
+  now: () => clock.ms,
+  stalenessMs: 0,
 };
 
 function coalescerOf(list: FakeList): ReadCoalescer<Item> {
@@ -83,7 +91,14 @@ describe("read coalescer", () => {
     expect(found.map((i) => i?.id)).toEqual(range(1, 1000));
     expect(list.pages).toEqual(range(0, 9));
     expect(list.singles).toBe(0);
-    expect(c.counts).toEqual({ reads: 1000, fromPages: 1000, singles: 0, pages: 10 });
+    expect(c.counts).toEqual({
+      reads: 1000,
+      fromPages: 1000,
+      fromEarlierPages: 0,
+      singles: 0,
+      pages: 10,
+      prefetched: 0,
+    });
   });
 
   it("sends a lone read as a single read, with no page", async () => {
@@ -210,6 +225,8 @@ describe("read coalescer", () => {
       calls: { whenFree: () => Promise.resolve(), free: 8, connections: 8 },
       paced: () => true,
       nextSlotInMs: () => 250,
+      now: () => clock.ms,
+      stalenessMs: 0,
       sleep: (ms) => {
         sleeps.push(ms);
         return new Promise<void>((resolve) => (wake = resolve));
@@ -325,6 +342,156 @@ describe("read coalescer", () => {
         await Promise.all(reads);
       }
       expect(list.singles).toBe(0);
+    });
+  });
+
+  describe("bounded staleness S", () => {
+    const S = 2000;
+    const within = (list: FakeList, stalenessMs = S) => new ReadCoalescer(list, { ...UNPACED, stalenessMs });
+    /** Lets the coalescer's turns run (it waits a macrotask before each decision). */
+    const settle = async () => {
+      for (let turn = 0; turn < 20; turn++) await new Promise(setImmediate);
+    };
+
+    it("answers a read from a page sent at most S before the read began, without a request", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(150);
+      const c = within(list);
+      await readAll(c, list, [1, 2]);
+      expect(list.pages).toEqual([0]);
+      clock.ms += S;
+      // Changed on the server since the page was sent: an answer S old may not show it.
+      list.items[2] = { id: 3, version: 1 };
+      expect(await c.read("id:3", () => list.single(3))).toEqual({ id: 3, version: 0 });
+      expect(list.pages).toEqual([0]);
+      expect(list.singles).toBe(0);
+      expect(c.counts).toMatchObject({ fromPages: 3, fromEarlierPages: 1 });
+    });
+
+    it("does not answer a read from a page sent more than S before it began", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(150);
+      const c = within(list);
+      await readAll(c, list, [1, 2]);
+      clock.ms += S + 1;
+      list.items[2] = { id: 3, version: 1 };
+      expect(await c.read("id:3", () => list.single(3))).toEqual({ id: 3, version: 1 });
+      expect(list.singles).toBe(1);
+    });
+
+    it("with S = 0, answers only from pages sent after the read began (the rule before S)", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(150);
+      const c = within(list, 0);
+      await readAll(c, list, [1, 2]);
+      list.items[2] = { id: 3, version: 1 };
+      expect(await c.read("id:3", () => list.single(3))).toEqual({ id: 3, version: 1 });
+      expect(list.singles).toBe(1);
+      expect(c.counts.fromEarlierPages).toBe(0);
+    });
+
+    it("never answers from a page sent before the reader's own last answered write of that object, by any of its identities", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(150);
+      const c = within(list);
+      await readAll(c, list, [1, 2]);
+      // The process writes items 3 and 4 (one named by id, one by its other identity) after page 0 left.
+      list.items[2] = { id: 3, version: 1 };
+      list.items[3] = { id: 4, version: 1 };
+      c.wrote(["id:3"]);
+      c.wrote(["alt:4"]);
+      clock.ms += 10;
+      expect(await c.read("id:3", () => list.single(3))).toEqual({ id: 3, version: 1 });
+      expect(await c.read("id:4", () => list.single(4))).toEqual({ id: 4, version: 1 });
+      // Another object of the same page, not written: still answered from the page.
+      expect(await c.read("id:5", () => list.single(5))).toEqual({ id: 5, version: 0 });
+      expect(list.singles).toBe(2);
+    });
+
+    it("a page sent after the reader's write answers the read-back again within S", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(150);
+      const c = within(list);
+      c.wrote(["id:3"]);
+      list.items[2] = { id: 3, version: 1 };
+      await readAll(c, list, [1, 2]);
+      expect(await c.read("id:3", () => list.single(3))).toEqual({ id: 3, version: 1 });
+      expect(list.singles).toBe(0);
+    });
+
+    it("a page in flight when a read began answers it when it arrives (sent within S before)", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(150);
+      const c = within(list);
+      let release!: () => void;
+      let sent!: () => void;
+      const pageSent = new Promise<void>((resolve) => (sent = resolve));
+      list.inFlight = () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          sent();
+        });
+      const early = readAll(c, list, [1, 2]);
+      await pageSent;
+      clock.ms += 50;
+      const late = c.read("id:3", () => list.single(3));
+      release();
+      expect((await early).map((i) => i?.id)).toEqual([1, 2]);
+      expect(await late).toEqual({ id: 3, version: 0 });
+      expect(list.pages).toEqual([0]);
+      expect(list.singles).toBe(0);
+    });
+
+    it("reads made together still cost one page per hundred, and nothing is fetched ahead", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(1000);
+      const c = within(list);
+      await readAll(c, list, range(1, 1000));
+      await settle();
+      expect(list.pages).toEqual(range(0, 9));
+      expect(c.counts.prefetched).toBe(0);
+    });
+
+    it("reads streaming in 8 at a time (the engine's default parallelism) cost one page per hundred, each fetched ahead", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(250);
+      const c = within(list);
+      for (let first = 1; first <= 250; first += 8) {
+        const found = await readAll(c, list, range(first, Math.min(first + 7, 250)));
+        expect(found.every((item) => item !== undefined)).toBe(true);
+        await settle();
+        clock.ms += 5;
+      }
+      expect(list.pages).toEqual([0, 1, 2]);
+      expect(list.singles).toBe(0);
+      // Pages 1 and 2 were fetched ahead, after PREFETCH_AFTER_READS reads of the page before:
+      // every read but the first batch found its page already there.
+      expect(c.counts.prefetched).toBe(2);
+      expect(c.counts.fromEarlierPages).toBe(250 - 8);
+      expect(PREFETCH_AFTER_READS).toBeLessThan(100);
+    });
+
+    it("the same stream with S = 0 costs a page per batch", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(250);
+      const c = within(list, 0);
+      for (let first = 1; first <= 250; first += 8) {
+        await readAll(c, list, range(first, Math.min(first + 7, 250)));
+        await settle();
+      }
+      expect(list.pages.length).toBeGreaterThanOrEqual(32);
+      expect(c.counts.prefetched).toBe(0);
+    });
+
+    it("a few reads of a small stack on a shared page fetch nothing ahead", async () => {
+      clock.ms = 10_000;
+      const list = new FakeList(2000);
+      const c = within(list);
+      await readAll(c, list, [1, 2]);
+      for (const id of range(3, 20)) await c.read(`id:${id}`, () => list.single(id));
+      await settle();
+      expect(list.pages).toEqual([0]);
+      expect(c.counts.prefetched).toBe(0);
     });
   });
 });

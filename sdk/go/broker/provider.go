@@ -52,6 +52,9 @@ func NewProvider(ctx *pulumi.Context,
 	if args.RateLimitTimeoutSeconds == nil {
 		args.RateLimitTimeoutSeconds = pulumi.IntPtr(300)
 	}
+	if args.ReadStalenessMs == nil {
+		args.ReadStalenessMs = pulumi.IntPtr(2000)
+	}
 	if args.TimeoutMs == nil {
 		args.TimeoutMs = pulumi.IntPtr(30000)
 	}
@@ -84,6 +87,8 @@ type providerArgs struct {
 	MaxRetries *int `pulumi:"maxRetries"`
 	// How long, in seconds, one call may wait out the broker's rate limit (429 answers) before it fails. 429s do not count against `maxRetries`.
 	RateLimitTimeoutSeconds *int `pulumi:"rateLimitTimeoutSeconds"`
+	// How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+	ReadStalenessMs *int `pulumi:"readStalenessMs"`
 	// Per-request timeout in milliseconds.
 	TimeoutMs *int `pulumi:"timeoutMs"`
 }
@@ -102,6 +107,8 @@ type ProviderArgs struct {
 	MaxRetries pulumi.IntPtrInput
 	// How long, in seconds, one call may wait out the broker's rate limit (429 answers) before it fails. 429s do not count against `maxRetries`.
 	RateLimitTimeoutSeconds pulumi.IntPtrInput
+	// How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+	ReadStalenessMs pulumi.IntPtrInput
 	// Per-request timeout in milliseconds.
 	TimeoutMs pulumi.IntPtrInput
 }

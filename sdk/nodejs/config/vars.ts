@@ -74,6 +74,17 @@ Object.defineProperty(exports, "rateLimitTimeoutSeconds", {
 });
 
 /**
+ * How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+ */
+export declare const readStalenessMs: number;
+Object.defineProperty(exports, "readStalenessMs", {
+    get() {
+        return __config.getObject<number>("readStalenessMs") ?? 2000;
+    },
+    enumerable: true,
+});
+
+/**
  * Per-request timeout in milliseconds.
  */
 export declare const timeoutMs: number;

@@ -25,6 +25,7 @@ class ProviderArgs:
                  max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  rate_limit_timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 read_staleness_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  timeout_ms: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a Provider resource.
@@ -35,6 +36,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.float] max_requests_per_second: A known request quota of the broker: requests of this provider are paced below it from the start, so no 429 is ever seen. Unset: the pace is learned from 429 answers.
         :param pulumi.Input[_builtins.int] max_retries: Retries after the first attempt of a request.
         :param pulumi.Input[_builtins.int] rate_limit_timeout_seconds: How long, in seconds, one call may wait out the broker's rate limit (429 answers) before it fails. 429s do not count against `maxRetries`.
+        :param pulumi.Input[_builtins.int] read_staleness_ms: How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
         :param pulumi.Input[_builtins.int] timeout_ms: Per-request timeout in milliseconds.
         """
         if api_key is None:
@@ -61,6 +63,10 @@ class ProviderArgs:
             rate_limit_timeout_seconds = 300
         if rate_limit_timeout_seconds is not None:
             pulumi.set(__self__, "rate_limit_timeout_seconds", rate_limit_timeout_seconds)
+        if read_staleness_ms is None:
+            read_staleness_ms = 2000
+        if read_staleness_ms is not None:
+            pulumi.set(__self__, "read_staleness_ms", read_staleness_ms)
         if timeout_ms is None:
             timeout_ms = 30000
         if timeout_ms is not None:
@@ -139,6 +145,18 @@ class ProviderArgs:
         pulumi.set(self, "rate_limit_timeout_seconds", value)
 
     @_builtins.property
+    @pulumi.getter(name="readStalenessMs")
+    def read_staleness_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+        """
+        return pulumi.get(self, "read_staleness_ms")
+
+    @read_staleness_ms.setter
+    def read_staleness_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "read_staleness_ms", value)
+
+    @_builtins.property
     @pulumi.getter(name="timeoutMs")
     def timeout_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
@@ -163,6 +181,7 @@ class Provider(pulumi.ProviderResource):
                  max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  rate_limit_timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 read_staleness_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
@@ -176,6 +195,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.float] max_requests_per_second: A known request quota of the broker: requests of this provider are paced below it from the start, so no 429 is ever seen. Unset: the pace is learned from 429 answers.
         :param pulumi.Input[_builtins.int] max_retries: Retries after the first attempt of a request.
         :param pulumi.Input[_builtins.int] rate_limit_timeout_seconds: How long, in seconds, one call may wait out the broker's rate limit (429 answers) before it fails. 429s do not count against `maxRetries`.
+        :param pulumi.Input[_builtins.int] read_staleness_ms: How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
         :param pulumi.Input[_builtins.int] timeout_ms: Per-request timeout in milliseconds.
         """
         ...
@@ -208,6 +228,7 @@ class Provider(pulumi.ProviderResource):
                  max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  rate_limit_timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 read_staleness_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -236,6 +257,9 @@ class Provider(pulumi.ProviderResource):
             if rate_limit_timeout_seconds is None:
                 rate_limit_timeout_seconds = 300
             __props__.__dict__["rate_limit_timeout_seconds"] = pulumi.Output.from_input(rate_limit_timeout_seconds).apply(pulumi.runtime.to_json) if rate_limit_timeout_seconds is not None else None
+            if read_staleness_ms is None:
+                read_staleness_ms = 2000
+            __props__.__dict__["read_staleness_ms"] = pulumi.Output.from_input(read_staleness_ms).apply(pulumi.runtime.to_json) if read_staleness_ms is not None else None
             if timeout_ms is None:
                 timeout_ms = 30000
             __props__.__dict__["timeout_ms"] = pulumi.Output.from_input(timeout_ms).apply(pulumi.runtime.to_json) if timeout_ms is not None else None

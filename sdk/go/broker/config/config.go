@@ -83,6 +83,17 @@ func GetRateLimitTimeoutSeconds(ctx *pulumi.Context) int {
 	return value
 }
 
+// How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+func GetReadStalenessMs(ctx *pulumi.Context) int {
+	v, err := config.TryInt(ctx, "broker:readStalenessMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	value = 2000
+	return value
+}
+
 // Per-request timeout in milliseconds.
 func GetTimeoutMs(ctx *pulumi.Context) int {
 	v, err := config.TryInt(ctx, "broker:timeoutMs")

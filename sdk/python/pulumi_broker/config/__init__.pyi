@@ -44,6 +44,11 @@ rateLimitTimeoutSeconds: int
 How long, in seconds, one call may wait out the broker's rate limit (429 answers) before it fails. 429s do not count against `maxRetries`.
 """
 
+readStalenessMs: int
+"""
+How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+"""
+
 timeoutMs: int
 """
 Per-request timeout in milliseconds.

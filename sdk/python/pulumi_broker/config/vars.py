@@ -63,6 +63,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_int('rateLimitTimeoutSeconds') or 300
 
     @_builtins.property
+    def read_staleness_ms(self) -> int:
+        """
+        How old, in milliseconds, a page of the broker's lists may be when it answers a read of one key or workspace (a refresh's): sent at most this long before the read began, and never before this provider's own last write of that object. It lets a refresh read a stack a page at a time at the engine's default parallelism. 0: only pages sent after the read began.
+        """
+        return __config__.get_int('readStalenessMs') or 2000
+
+    @_builtins.property
     def timeout_ms(self) -> int:
         """
         Per-request timeout in milliseconds.
