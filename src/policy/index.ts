@@ -20,17 +20,5 @@ export {
   type BrokerStackPolicy,
 } from "./pack";
 export { brokerResourceType, type BrokerDoor, type BrokerResourceKind } from "./resources";
-export {
-  accountKeyViolations,
-  allEventPathsViolations,
-  DEFAULT_NAME_PATTERN,
-  keysPerWorkspaceViolations,
-  namePatternViolations,
-  sendAndReceiveWildcardViolations,
-  topLevelWildcardViolations,
-  type BrokerResourceView,
-  type KeysPerWorkspaceConfig,
-  type NamePatternConfig,
-  type StackResourceView,
-  type TopLevelWildcardConfig,
-} from "./rules";
+// Every rule and its config type: a team may build a pack of its own from them.
+export * from "./rules";

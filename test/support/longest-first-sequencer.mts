@@ -14,6 +14,8 @@ const LONGEST_FILES = [
   "test/e2e/lookups.test.ts",
   "test/e2e/starting-points.test.ts",
   "test/e2e/lifecycle.test.ts",
+  "test/e2e/native-examples.test.ts",
+  "test/e2e/policy-pack.test.ts",
   "test/e2e/native.test.ts",
   "test/e2e/provider-messages.test.ts",
   "test/e2e/examples.test.ts",
