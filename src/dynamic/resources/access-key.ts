@@ -133,7 +133,7 @@ export class AccessKey extends pulumi.dynamic.Resource {
     super(
       accessKeyProvider,
       name,
-      dynamicProps(ACCESS_KEY, args, name),
+      dynamicProps(ACCESS_KEY, args, name, opts ?? {}),
       withSecretOutputs(opts, ACCESS_KEY_SECRET_OUTPUTS),
       DYNAMIC_MODULE,
       ACCESS_KEY.name,
