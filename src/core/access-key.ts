@@ -173,13 +173,19 @@ async function takeOver(
   try {
     const record = await client.getAccessKeyPermissions(found.key);
     facts = factsOf(record, false);
-    if (record.type === "SERVICE") facts = { ...facts, ...keyPairFacts(await client.rotateServiceKeyPair(record.key)) };
+    if (record.type === "SERVICE")
+      facts = { ...facts, ...keyPairFacts(await client.rotateServiceKeyPair(record.key)) };
     const permissions = await ensurePermissions(client, record, inputs.permissions);
     await resolved();
     return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
   } catch (error) {
     await resolved();
-    throw new PartiallyCreatedError(`Access key "${inputs.name}"`, id, accessKeyOutputs(inputs, facts), error);
+    throw new PartiallyCreatedError(
+      `Access key "${inputs.name}"`,
+      id,
+      accessKeyOutputs(inputs, facts),
+      error,
+    );
   }
 }
 
@@ -292,7 +298,11 @@ export const accessKeyOperations = withEndpointTracking<
    * With `origin`, the create is recorded as an intent before it is sent, and a key made by an
    * interrupted earlier create of the same resource is taken over instead of making another.
    */
-  async create(ctx: CoreContext, inputs: OwnInputs, origin?: CreateOrigin): Promise<CreateResult<OwnOutputs>> {
+  async create(
+    ctx: CoreContext,
+    inputs: OwnInputs,
+    origin?: CreateOrigin,
+  ): Promise<CreateResult<OwnOutputs>> {
     const client = ctx.client();
     const interrupted = await findInterrupted(
       origin,

@@ -89,7 +89,10 @@ export function stackOfUrn(urn: string): StackName | undefined {
 
 /** A name as a single, portable directory name: anything but letters, digits, `-`, `_` and `.` escaped. */
 function directoryName(name: string): string {
-  const escaped = name.replace(/[^A-Za-z0-9_.-]/gu, (c) => `%${c.codePointAt(0)?.toString(16).padStart(2, "0")}`);
+  const escaped = name.replace(
+    /[^A-Za-z0-9_.-]/gu,
+    (c) => `%${c.codePointAt(0)?.toString(16).padStart(2, "0")}`,
+  );
   // "." and ".." would mean something else.
   return /^\.+$/u.test(escaped) ? escaped.replace(/\./gu, "%2e") : escaped;
 }
@@ -109,7 +112,8 @@ export function parseIntent(text: string): Intent | undefined {
   }
   if (typeof value !== "object" || value === null) return undefined;
   const v = value as Record<string, unknown>;
-  if (v["version"] !== 1 || typeof v["urn"] !== "string" || typeof v["baseUrl"] !== "string") return undefined;
+  if (v["version"] !== 1 || typeof v["urn"] !== "string" || typeof v["baseUrl"] !== "string")
+    return undefined;
   if (typeof v["sentAt"] !== "string" || !Number.isFinite(Date.parse(v["sentAt"]))) return undefined;
   const object = v["object"];
   if (typeof object !== "object" || object === null) return undefined;

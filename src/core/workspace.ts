@@ -136,7 +136,9 @@ export const workspaceOperations = withEndpointTracking<
       "Workspace",
       `Creating workspace "${inputs.name}"`,
       (intent, notBefore) =>
-        Promise.resolve(intent.kind === "Workspace" ? workspacesFitting(named, intent.object, notBefore) : []),
+        Promise.resolve(
+          intent.kind === "Workspace" ? workspacesFitting(named, intent.object, notBefore) : [],
+        ),
     );
     // The list is by this resource's name: a workspace found there under its parent is what the program
     // asks for. One the intent asked for under another name or parent is not listed, and is left alone.

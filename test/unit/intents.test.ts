@@ -24,7 +24,11 @@ function keyIntent(urn = URN, sentAt = SENT_AT): Intent {
     baseUrl: "http://127.0.0.1:1/v1",
     sentAt,
     kind: "AccessKey",
-    object: { name: "publisher", type: "SERVICE", permissions: { send: ["orders/*"], receive: [] } },
+    object: {
+      name: "publisher",
+      type: "SERVICE",
+      permissions: { send: ["orders/*"], receive: [], resources: {} },
+    },
   };
 }
 
@@ -42,9 +46,10 @@ afterEach(() => {
 describe("create intents: the record store", () => {
   it("reads the stack and project from a URN, parents and colons in types included", () => {
     expect(stackOfUrn(URN)).toEqual({ stack: "dev", project: "orders" });
-    expect(
-      stackOfUrn("urn:pulumi:prod::p::my:comp$broker:index:Workspace::w"),
-    ).toEqual({ stack: "prod", project: "p" });
+    expect(stackOfUrn("urn:pulumi:prod::p::my:comp$broker:index:Workspace::w")).toEqual({
+      stack: "prod",
+      project: "p",
+    });
     expect(stackOfUrn("not-a-urn")).toBeUndefined();
   });
 
@@ -87,7 +92,7 @@ describe("create intents: the record store", () => {
     expect(await store.read(URN)).toBeUndefined();
   });
 
-  it("ignores what is no intent of this version, and stack names that are no directory names stay inside the root", async () => {
+  it("ignores what is no intent of this version, and stack names that are no directory names stay inside the root", () => {
     expect(parseIntent("{")).toBeUndefined();
     expect(parseIntent(JSON.stringify({ ...keyIntent(), version: 2 }))).toBeUndefined();
     expect(parseIntent(JSON.stringify({ ...keyIntent(), sentAt: "yesterday" }))).toBeUndefined();
@@ -101,7 +106,9 @@ describe("create intents: the record store", () => {
   });
 
   it("lives under PULUMI_HOME, else ~/.pulumi", () => {
-    expect(intentRoot({ PULUMI_HOME: "/srv/pulumi" })).toBe(path.join("/srv/pulumi", "broker-config", "intents"));
+    expect(intentRoot({ PULUMI_HOME: "/srv/pulumi" })).toBe(
+      path.join("/srv/pulumi", "broker-config", "intents"),
+    );
     expect(intentRoot({})).toBe(path.join(os.homedir(), ".pulumi", "broker-config", "intents"));
   });
 });
@@ -113,7 +120,7 @@ describe("create intents: what an intent made", () => {
     type: "SERVICE",
     key: "k",
     createdAt: SENT_AT,
-    permissions: { send: ["orders/*"], receive: [] },
+    permissions: { send: ["orders/*"], receive: [], resources: {} },
     ...over,
   });
 
@@ -121,18 +128,29 @@ describe("create intents: what an intent made", () => {
     const intent = keyIntent();
     if (intent.kind !== "AccessKey") throw new Error("unreachable");
     expect(keyMatches(intent.object, key({}))).toBe(true);
-    expect(keyMatches(intent.object, key({ permissions: { send: ["orders/*", "orders/*"], receive: [] } }))).toBe(
-      true,
-    );
+    expect(
+      keyMatches(
+        intent.object,
+        key({ permissions: { send: ["orders/*", "orders/*"], receive: [], resources: {} } }),
+      ),
+    ).toBe(true);
     expect(keyMatches(intent.object, key({ name: "other" }))).toBe(false);
     expect(keyMatches(intent.object, key({ type: "ACCOUNT" }))).toBe(false);
     // A key revoked by a destroy keeps its name, not its permissions: never taken.
-    expect(keyMatches(intent.object, key({ permissions: { send: [], receive: [] } }))).toBe(false);
+    expect(keyMatches(intent.object, key({ permissions: { send: [], receive: [], resources: {} } }))).toBe(
+      false,
+    );
   });
 
   it("a workspace with the intent's name and parent, created at or after it", () => {
-    const ws = (id: number, parentId: number, createdAt: string): WorkspaceRecord =>
-      ({ id, name: "orders", parentId, path: "/orders", createdAt, children: [] }) as unknown as WorkspaceRecord;
+    const ws = (id: number, parentId: number, createdAt: string): WorkspaceRecord => ({
+      id,
+      name: "orders",
+      parentId,
+      path: "/orders",
+      createdAt,
+      children: [],
+    });
     const named = [ws(1, 0, "2026-11-27T09:00:00.000Z"), ws(2, 0, SENT_AT), ws(3, 7, SENT_AT)];
     expect(
       workspacesFitting(named, { name: "orders", parentId: 0 }, Date.parse(SENT_AT)).map((w) => w.id),

@@ -74,6 +74,13 @@ export class Workspace extends pulumi.dynamic.Resource {
    * @param opts Resource options.
    */
   constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) {
-    super(workspaceProvider, name, dynamicProps(WORKSPACE, args, name, opts ?? {}), opts, DYNAMIC_MODULE, WORKSPACE.name);
+    super(
+      workspaceProvider,
+      name,
+      dynamicProps(WORKSPACE, args, name, opts ?? {}),
+      opts,
+      DYNAMIC_MODULE,
+      WORKSPACE.name,
+    );
   }
 }
