@@ -290,8 +290,8 @@ function takenBy(client: BrokerClient): Set<number> {
   return taken;
 }
 
-/** The earliest creation time an object made by `intent` can carry (the broker's clock may lag ours). */
-function notBefore(intent: Intent): number {
+/** The earliest creation time (ms) an object made by `intent` can carry (the broker's clock may lag ours). */
+export function intentNotBefore(intent: Intent): number {
   return Date.parse(intent.sentAt) - CLOCK_SKEW_MARGIN_MS;
 }
 
@@ -350,7 +350,7 @@ export async function findInterrupted<R extends { id: number }>(
   const intent = await target.store.read(target.urn);
   if (intent === undefined || intent.kind !== kind || intent.baseUrl !== target.baseUrl) return undefined;
   const taken = takenBy(client);
-  const candidates = (await find(intent, notBefore(intent))).filter((r) => !taken.has(r.id));
+  const candidates = (await find(intent, intentNotBefore(intent))).filter((r) => !taken.has(r.id));
   if (candidates.length > 1) {
     throw new AmbiguousIntentError(
       what,
