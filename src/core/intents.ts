@@ -82,7 +82,8 @@ const MAX_RECORD_BYTES = 256 * 1024;
 
 /** The stack and project a URN names, or `undefined` for text that is no Pulumi URN. */
 export function stackOfUrn(urn: string): StackName | undefined {
-  const match = /^urn:pulumi:([^:]+(?::[^:]+)*?)::([^:]+(?::[^:]+)*?)::/u.exec(urn);
+  // Neither a stack's nor a project's name may hold a colon.
+  const match = /^urn:pulumi:([^:]+)::([^:]+)::/u.exec(urn);
   if (match === null) return undefined;
   return { stack: match[1] as string, project: match[2] as string };
 }
@@ -178,10 +179,17 @@ export class IntentStore {
     return intent?.urn === urn ? intent : undefined;
   }
 
-  /** Removes the intent of `urn` (nothing when there is none), and the stack's directory once empty. */
+  /**
+   * Removes the intent of `urn` (nothing when there is none), with any half-written copy a process
+   * killed while writing it left, and the stack's directory once empty.
+   */
   async remove(urn: string): Promise<void> {
     const file = this.#fileOf(urn);
     await fs.rm(file, { force: true });
+    const temporaryPrefix = `${path.basename(file)}.`;
+    const entries = await fs.readdir(path.dirname(file)).catch(() => [] as string[]);
+    for (const entry of entries.filter((e) => e.startsWith(temporaryPrefix) && e.endsWith(".tmp")))
+      await fs.rm(path.join(path.dirname(file), entry), { force: true });
     await syncDirectory(path.dirname(file));
     await fs.rmdir(path.dirname(file)).catch(() => undefined);
   }

@@ -70,6 +70,8 @@ describe("create intents: the record store", () => {
     expect(fs.readdirSync(dir)).toHaveLength(1);
     expect((await store.read(URN))?.sentAt).toBe("2026-11-27T11:00:00.000Z");
 
+    // A process killed while writing leaves a half-written copy: removed with the record.
+    fs.writeFileSync(path.join(dir, `${files[0] as string}.0123456789ab.tmp`), "{");
     await store.remove(URN);
     expect(await store.read(URN)).toBeUndefined();
     expect(fs.existsSync(dir)).toBe(false);
