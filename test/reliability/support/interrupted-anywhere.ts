@@ -106,7 +106,10 @@ export async function pendingOperations(project: PulumiProject, stackName: strin
  * The ids of the access keys the stack's state records (either door), by resource name: what the
  * engine wrote, whether or not the program reached its stack outputs.
  */
-async function recordedKeyIds(project: PulumiProject, stackName: string): Promise<Record<string, number>> {
+export async function recordedKeyIds(
+  project: PulumiProject,
+  stackName: string,
+): Promise<Record<string, number>> {
   const { stdout } = await project.cli(["stack", "export", "--stack", stackName]);
   const exported = JSON.parse(stdout) as {
     deployment: { resources?: { urn: string; type: string; id?: string; delete?: boolean }[] };

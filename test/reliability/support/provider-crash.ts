@@ -10,6 +10,7 @@ import { expectDeclaredState, stackView } from "./declared-state";
 import {
   duplicatesAndOrphans,
   pendingOperations,
+  recordedKeyIds,
   startUp,
   type InterruptedDoor,
 } from "./interrupted-anywhere";
@@ -60,9 +61,11 @@ const HOLD_MS = 600_000;
 interface CaseFigures {
   door: string;
   moment: string;
-  /** Keys and workspaces the broker held, unanswered, when the provider died. */
+  /** Keys and workspaces the broker held, unanswered, when the provider was killed (at least). */
   heldKeys: number;
   heldWorkspaces: number;
+  /** Keys on the broker that the state did not track after the failed up: what the next up must take over. */
+  orphansAfterCrash: number;
   /** Intent records on disk after the kill. */
   intents: number;
   duplicates: number;
@@ -106,7 +109,7 @@ export function describeProviderCrash(door: InterruptedDoor): void {
     if (figures.length > 0) {
       const lines = figures.map(
         (f) =>
-          `  ${f.door.padEnd(8)} ${f.moment.padEnd(18)} held ${f.heldKeys} key(s) and ${f.heldWorkspaces} workspace(s), intents ${f.intents}, duplicates ${f.duplicates}, orphans ${f.orphans}`,
+          `  ${f.door.padEnd(8)} ${f.moment.padEnd(18)} held ${f.heldKeys} key(s) and ${f.heldWorkspaces} workspace(s), untracked keys after the crash ${f.orphansAfterCrash}, intents ${f.intents}; after up: duplicates ${f.duplicates}, orphans ${f.orphans}`,
       );
       process.stdout.write(`provider-crash: ${figures.length} cases\n${lines.join("\n")}\n`);
     }
@@ -197,8 +200,15 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         expect(outcome, "the up fails: its provider died").toBeInstanceOf(CliError);
         if (outcome instanceof CliError)
           scan.text(`${stackName}: interrupted up`, outcome.stdout + outcome.stderr, "cli output");
-        // What the issue measured: the CLI forgets the failed creates, nothing is pending.
+        // What the issue measured: the CLI forgets the failed creates, nothing is pending, and the
+        // broker holds keys nobody tracks.
         expect(await pendingOperations(project, stackName)).toEqual([]);
+        const afterCrash = await duplicatesAndOrphans(
+          emulator,
+          await recordedKeyIds(project, stackName),
+          spec,
+        );
+        expect(afterCrash.orphans, "keys the failed up left untracked").toBeGreaterThanOrEqual(held);
 
         // The intents the dead provider left: private, and nothing secret in them.
         const onDisk = walk(intentsDir);
@@ -232,6 +242,7 @@ export function describeProviderCrash(door: InterruptedDoor): void {
           moment: moment.name,
           heldKeys: held,
           heldWorkspaces,
+          orphansAfterCrash: afterCrash.orphans,
           intents: intentFiles.length,
           duplicates,
           orphans,
