@@ -181,7 +181,8 @@ export class IntentStore {
 
   /**
    * Removes the intent of `urn` (nothing when there is none), with any half-written copy a process
-   * killed while writing it left, and the stack's directory once empty.
+   * killed while writing it left. The stack's directory stays, empty: removing it would race with a
+   * concurrent create of the same stack between making the directory and writing its record.
    */
   async remove(urn: string): Promise<void> {
     const file = this.#fileOf(urn);
@@ -191,7 +192,6 @@ export class IntentStore {
     for (const entry of entries.filter((e) => e.startsWith(temporaryPrefix) && e.endsWith(".tmp")))
       await fs.rm(path.join(path.dirname(file), entry), { force: true });
     await syncDirectory(path.dirname(file));
-    await fs.rmdir(path.dirname(file)).catch(() => undefined);
   }
 
   /**

@@ -53,7 +53,7 @@ describe("create intents: the record store", () => {
     expect(stackOfUrn("not-a-urn")).toBeUndefined();
   });
 
-  it("keeps one record per resource, 0600 in 0700 directories, and removes the stack's directory once empty", async () => {
+  it("keeps one record per resource, 0600 in 0700 directories, and removes it with any half-written copy", async () => {
     const store = freshStore();
     await store.write(keyIntent());
     const dir = store.stackDirectory({ project: "orders", stack: "dev" });
@@ -74,8 +74,22 @@ describe("create intents: the record store", () => {
     fs.writeFileSync(path.join(dir, `${files[0] as string}.0123456789ab.tmp`), "{");
     await store.remove(URN);
     expect(await store.read(URN)).toBeUndefined();
-    expect(fs.existsSync(dir)).toBe(false);
+    expect(fs.readdirSync(dir)).toEqual([]);
     await store.remove(URN); // nothing to remove: no error
+  });
+
+  it("writes the records of concurrent creates of one stack while others are removed", async () => {
+    const store = freshStore();
+    const urns = Array.from({ length: 40 }, (_, i) => `${URN}-${i}`);
+    // Each create writes its record and removes it: no write may find its directory gone.
+    await Promise.all(
+      urns.map(async (urn) => {
+        await store.write(keyIntent(urn));
+        await store.remove(urn);
+      }),
+    );
+    await Promise.all(urns.map((urn) => store.write(keyIntent(urn))));
+    expect(await store.list({ project: "orders", stack: "dev" }, Date.parse(SENT_AT))).toHaveLength(40);
   });
 
   it("lists a stack's intents oldest first, and removes those older than the limit unread", async () => {
