@@ -12,7 +12,7 @@
  * this module never decrypts anything.
  */
 import { randomUUID } from "node:crypto";
-import { dynamicTypeToken, RESOURCES } from "../core/declarations";
+import { DYNAMIC_URN_INPUT, dynamicTypeToken, RESOURCES } from "../core/declarations";
 
 /** The dynamic resource types and the native type each one becomes. */
 export const NATIVE_TYPE_OF: Readonly<Record<string, string>> = Object.fromEntries(
@@ -158,7 +158,8 @@ function without<T>(record: Record<string, T> | undefined, key: string): Record<
  *   (`pulumi:providers:broker::default_<version>` with `version` and the stack's `broker:*` config,
  *   secrets as the same ciphertext); the `pulumi-nodejs` default provider is dropped once nothing
  *   uses it any more;
- * - `__provider` (the dynamic provider's code) leaves inputs, outputs and property dependencies;
+ * - `__provider` (the dynamic provider's code) leaves inputs, outputs and property dependencies, and
+ *   so does `__urn` (the URN a dynamic class passes for its create intents: the plugin has its own);
  * - everything else stays: ids, inputs, outputs (secret ciphertexts included), dependencies, parents.
  *
  * The input is not modified. A stack without dynamic broker resources comes back unchanged, with
@@ -198,9 +199,12 @@ export function migrateDeployment(input: unknown, options: MigrateOptions): Migr
     const copy = rewriteUrns(structuredClone(resource));
     if (native !== undefined) {
       copy.type = native;
-      const inputs = without(copy.inputs, PROVIDER_CODE_KEY);
-      const outputs = without(copy.outputs, PROVIDER_CODE_KEY);
-      const propertyDependencies = without(copy.propertyDependencies, PROVIDER_CODE_KEY);
+      const inputs = without(without(copy.inputs, PROVIDER_CODE_KEY), DYNAMIC_URN_INPUT);
+      const outputs = without(without(copy.outputs, PROVIDER_CODE_KEY), DYNAMIC_URN_INPUT);
+      const propertyDependencies = without(
+        without(copy.propertyDependencies, PROVIDER_CODE_KEY),
+        DYNAMIC_URN_INPUT,
+      );
       if (inputs !== undefined) copy.inputs = inputs;
       if (outputs !== undefined) copy.outputs = outputs;
       if (propertyDependencies !== undefined) copy.propertyDependencies = propertyDependencies;

@@ -126,6 +126,8 @@ export interface Candidate {
   readonly parentId?: number;
   /** An access key's permissions; when given, a key with other permissions never matches. */
   readonly permissions?: PermissionsInput;
+  /** When the broker made it (ISO 8601), as its record says. */
+  readonly createdAt?: string;
 }
 
 /** What became of one pending create. */
@@ -140,12 +142,17 @@ export type Match =
  * The object the pending create of `kind` with `inputs` made: the one candidate with its name and
  * type (keys) or its name and parent (workspaces) that no resource owns; `absent` when there is none
  * (the request never reached the broker), `ambiguous` when there are several.
+ *
+ * @param notBefore when the provider recorded the create's intent before sending it
+ *   (`src/core/intents.ts`), the earliest creation time (ms) the object it made can carry: an older
+ *   namesake is not it.
  */
 export function matchCandidate(
   kind: "Workspace" | "AccessKey",
   inputs: Readonly<Record<string, unknown>>,
   candidates: readonly Candidate[],
   owned: ReadonlySet<number>,
+  notBefore?: number,
 ): Match {
   // Matching on a value the export does not show would drop a create the broker holds.
   if (typeof inputs.name !== "string") return { outcome: "unreadable", input: "name" };
@@ -160,8 +167,16 @@ export function matchCandidate(
         (candidate.permissions === undefined ||
           samePermissions(candidate.permissions, inputs.permissions as PermissionsInput | undefined))
       : (candidate.parentId ?? 0) === parentId;
+  const recentEnough = (candidate: Candidate): boolean => {
+    const createdAt = candidate.createdAt === undefined ? Number.NaN : Date.parse(candidate.createdAt);
+    return notBefore === undefined || !Number.isFinite(createdAt) || createdAt >= notBefore;
+  };
   const matches = candidates.filter(
-    (candidate) => !owned.has(candidate.id) && candidate.name === inputs.name && sameObject(candidate),
+    (candidate) =>
+      !owned.has(candidate.id) &&
+      candidate.name === inputs.name &&
+      sameObject(candidate) &&
+      recentEnough(candidate),
   );
   const [only, second] = matches;
   if (only === undefined) return { outcome: "absent" };

@@ -17,6 +17,7 @@ import {
   type CoreContext,
   type PropertyBag,
 } from "../core";
+import { intentNotBefore, IntentStore, intentRoot } from "../core/intents";
 import type { ResourceOperations } from "../core/operations";
 import { resolveConnection, STACK_SETTING_NAMES, type ConnectionSettings } from "../settings/connection";
 import { DYNAMIC_PROVIDER_TYPE, type ExportedStack, type StateResource } from "./migrate-state";
@@ -118,6 +119,10 @@ export async function recover(options: RecoverOptions): Promise<number> {
     options.report(`broker-config recover: ${written.message}`);
     return 1;
   }
+  // The creates it recorded or dropped are resolved: their intents must not make a later create of
+  // the same resource (a replacement) take over the object now in the state.
+  const intents = new IntentStore(intentRoot(options.env));
+  for (const urn of outcome.resolved) await intents.remove(urn);
   options.report(
     `broker-config recover: wrote the state (${outcome.recovered.length} recorded, ${outcome.resolved.size - outcome.recovered.length} dropped). Next: \`pulumi up\``,
   );
@@ -159,11 +164,19 @@ async function settle(
   try {
     const owned = ownedIds(exported, pending.kind, settings.baseUrl);
     for (const done of outcome.recovered) if (done.pending.kind === pending.kind) owned.add(done.id);
+    // The intent the provider recorded before sending this create, when it did: only objects made
+    // since can be its.
+    const intent = await new IntentStore(intentRoot(options.env)).read(pending.urn);
+    const notBefore =
+      intent?.kind === pending.kind && intent.baseUrl === client.baseUrl
+        ? intentNotBefore(intent)
+        : undefined;
     const match = matchCandidate(
       pending.kind,
       plainInputs(pending),
       await candidates(client, pending),
       owned,
+      notBefore,
     );
     if (match.outcome === "absent") {
       outcome.resolved.add(pending.urn);
@@ -253,11 +266,22 @@ async function candidates(client: BrokerClient, pending: PendingCreate): Promise
 }
 
 function keyCandidate(key: AccessKeyRecord): Candidate {
-  return { id: key.id, name: key.name, type: key.type, permissions: key.permissions };
+  return {
+    id: key.id,
+    name: key.name,
+    type: key.type,
+    permissions: key.permissions,
+    createdAt: key.createdAt,
+  };
 }
 
 function workspaceCandidate(workspace: WorkspaceRecord): Candidate {
-  return { id: workspace.id, name: workspace.name, parentId: workspace.parentId };
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    parentId: workspace.parentId,
+    createdAt: workspace.createdAt,
+  };
 }
 
 /**

@@ -28,6 +28,7 @@ import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from
 import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
+import { findInterrupted, keysFitting, resolveIntent, underIntent, type CreateOrigin } from "./intents";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
 import type { PropertyBag } from "./state";
@@ -155,6 +156,39 @@ async function adopt(
   return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
 }
 
+/**
+ * Takes over the key an interrupted create of this resource made, as a create would have finished
+ * it: read back, a new key pair for a SERVICE key (the create's answer, with its pair, died with the
+ * process that sent it), the declared permissions set. `resolved` removes the intent once the key is
+ * the engine's (returned, or kept by a partial failure).
+ */
+async function takeOver(
+  client: BrokerClient,
+  inputs: OwnInputs,
+  found: AccessKeyRecord,
+  resolved: () => Promise<void>,
+): Promise<CreateResult<OwnOutputs>> {
+  const id = String(found.id);
+  let facts: AccessKeyFacts = factsOf(found, false);
+  try {
+    const record = await client.getAccessKeyPermissions(found.key);
+    facts = factsOf(record, false);
+    if (record.type === "SERVICE")
+      facts = { ...facts, ...keyPairFacts(await client.rotateServiceKeyPair(record.key)) };
+    const permissions = await ensurePermissions(client, record, inputs.permissions);
+    await resolved();
+    return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+  } catch (error) {
+    await resolved();
+    throw new PartiallyCreatedError(
+      `Access key "${inputs.name}"`,
+      id,
+      accessKeyOutputs(inputs, facts),
+      error,
+    );
+  }
+}
+
 async function findByNameAndType(
   client: BrokerClient,
   name: string,
@@ -259,9 +293,35 @@ export const accessKeyOperations = withEndpointTracking<
     });
     return permissions === undefined ? diff : { ...diff, permissions };
   },
-  /** Creates the key (or adopts an existing one with the same name and type) and sets its permissions. */
-  async create(ctx: CoreContext, inputs: OwnInputs): Promise<CreateResult<OwnOutputs>> {
+  /**
+   * Creates the key (or adopts an existing one with the same name and type) and sets its permissions.
+   * With `origin`, the create is recorded as an intent before it is sent, and a key made by an
+   * interrupted earlier create of the same resource is taken over instead of making another.
+   */
+  async create(
+    ctx: CoreContext,
+    inputs: OwnInputs,
+    origin?: CreateOrigin,
+  ): Promise<CreateResult<OwnOutputs>> {
     const client = ctx.client();
+    const interrupted = await findInterrupted(
+      origin,
+      client,
+      "AccessKey",
+      `Creating access key "${inputs.name}"`,
+      (intent, notBefore) =>
+        intent.kind === "AccessKey" ? keysFitting(client, intent.object, notBefore) : Promise.resolve([]),
+    );
+    if (interrupted?.record !== undefined) {
+      const record = interrupted.record;
+      if (record.name === inputs.name && record.type === inputs.type) {
+        return takeOver(client, inputs, record, () => resolveIntent(origin, client));
+      }
+      // The program now asks for another key: the one the interrupted create made is not this resource.
+      await ctx.log.warn(
+        `An earlier create of access key "${record.name}" (${record.type}) was interrupted after the broker made it (id ${record.id}); the program now asks for "${inputs.name}" (${inputs.type}), so that key is left as it is. Revoke it in the broker's dashboard if nothing uses it.`,
+      );
+    }
     if (inputs.adopt) {
       const existing = await findByNameAndType(client, inputs.name, inputs.type);
       if (existing.length > 1) {
@@ -274,11 +334,10 @@ export const accessKeyOperations = withEndpointTracking<
     let created: CreatedAccessKey;
     let record: AccessKeyRecord;
     try {
-      ({ created, record } = await client.createAccessKeyOnce({
-        name: inputs.name,
-        type: inputs.type,
-        permissions: inputs.permissions,
-      }));
+      const request = { name: inputs.name, type: inputs.type, permissions: inputs.permissions };
+      ({ created, record } = await underIntent(origin, client, { kind: "AccessKey", object: request }, () =>
+        client.createAccessKeyOnce(request),
+      ));
     } catch (error) {
       const made = createdAccessKeyOf(error);
       if (made === undefined) throw error;

@@ -9,6 +9,7 @@
  */
 import type { BrokerClient } from "../client";
 import type { NameSource } from "./autoname";
+import type { CreateOrigin } from "./intents";
 import type { CheckContext, CoreContext } from "./context";
 import { DiffBuilder, changeKind, valueChanged } from "./diff";
 import type { ResourceOperations } from "./operations";
@@ -126,7 +127,8 @@ export interface ResourceDefinition<I, P, O, D extends DiffResult = DiffResult> 
   /** @param naming where a name the program leaves out comes from (see `./autoname.ts`). */
   readonly check: (news: PropertyBag, naming: NameSource) => CheckResult<P>;
   readonly diff: (old: I, news: P) => D;
-  readonly create: (ctx: CoreContext, inputs: I) => Promise<CreateResult<O>>;
+  /** @param origin the resource the create is for, when the door knows it (see `./intents.ts`). */
+  readonly create: (ctx: CoreContext, inputs: I, origin?: CreateOrigin) => Promise<CreateResult<O>>;
   readonly read: (ctx: CoreContext, id: string, old: O | undefined) => Promise<ReadResult<I, O>>;
   readonly update: (ctx: CoreContext, id: string, old: O, news: I) => Promise<O>;
   readonly delete: (ctx: CoreContext, id: string, old: O) => Promise<void>;
@@ -198,10 +200,10 @@ export function withEndpointTracking<I, P, O, D extends DiffResult>(
         .build();
       return { ...own, ...endpoint };
     },
-    create: async (ctx, inputs) => {
+    create: async (ctx, inputs, origin) => {
       const guarded = guard(ctx, undefined, "");
       try {
-        const { id, outputs } = await definition.create(guarded.ctx, inputs);
+        const { id, outputs } = await definition.create(guarded.ctx, inputs, origin);
         return {
           id,
           outputs: { ...outputs, ...settings(inputs.allowEndpointChange, guarded.usedBaseUrl()) },

@@ -1,6 +1,7 @@
 import type { CheckContext, CoreContext } from "./context";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import type { NameSource } from "./autoname";
+import type { CreateOrigin } from "./intents";
 import type { PropertyBag } from "./state";
 
 /**
@@ -37,8 +38,13 @@ export interface ResourceOperations<I, P, O> {
   ) => CheckResult<P>;
   /** Compares the recorded inputs with the proposed ones; makes no request. */
   readonly diff: (old: I, news: P) => DiffResult;
-  /** Creates (or adopts) the object. */
-  readonly create: (ctx: CoreContext, inputs: I) => Promise<CreateResult<O>>;
+  /**
+   * Creates (or adopts) the object.
+   * @param origin the resource the create is for, as the door knows it (its URN): with it, the create
+   *   is recorded as an intent before it is sent, and an interrupted earlier create of the same
+   *   resource is taken over (`src/core/intents.ts`).
+   */
+  readonly create: (ctx: CoreContext, inputs: I, origin?: CreateOrigin) => Promise<CreateResult<O>>;
   /** Reads the object as it is on the server; `old` is absent when importing by id. */
   readonly read: (ctx: CoreContext, id: string, old: O | undefined) => Promise<ReadResult<I, O>>;
   /** Applies a change that needs no replacement. */

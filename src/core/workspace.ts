@@ -13,6 +13,7 @@ import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from
 import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
+import { findInterrupted, resolveIntent, underIntent, workspacesFitting, type CreateOrigin } from "./intents";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
 import type { PropertyBag } from "./state";
@@ -117,10 +118,35 @@ export const workspaceOperations = withEndpointTracking<
   },
   /** A change of name or parent replaces the workspace; `adopt` changes nothing on the server. */
   diff: (old: OwnInputsOf<never>, news: OwnInputsOf<NotKnown>): DiffResult => FIELDS.diff(old, news),
-  /** Creates the workspace and finds it (the API returns no id), or adopts an existing one. */
-  async create(ctx: CoreContext, inputs: OwnInputsOf<never>): Promise<CreateResult<OwnOutputs>> {
+  /**
+   * Creates the workspace and finds it (the API returns no id), or adopts an existing one. With
+   * `origin`, the create is recorded as an intent before it is sent, and a workspace made by an
+   * interrupted earlier create of the same resource is taken over rather than refused as existing.
+   */
+  async create(
+    ctx: CoreContext,
+    inputs: OwnInputsOf<never>,
+    origin?: CreateOrigin,
+  ): Promise<CreateResult<OwnOutputs>> {
     const client = ctx.client();
     const named = await workspacesNamed(client, inputs.name);
+    const interrupted = await findInterrupted(
+      origin,
+      client,
+      "Workspace",
+      `Creating workspace "${inputs.name}"`,
+      (intent, notBefore) =>
+        Promise.resolve(
+          intent.kind === "Workspace" ? workspacesFitting(named, intent.object, notBefore) : [],
+        ),
+    );
+    // The list is by this resource's name: a workspace found there under its parent is what the program
+    // asks for. One the intent asked for under another name or parent is not listed, and is left alone.
+    const made = interrupted?.record;
+    if (made !== undefined && made.parentId === inputs.parentId) {
+      await resolveIntent(origin, client);
+      return { id: String(made.id), outputs: workspaceOutputs(inputs, made, false) };
+    }
     const existing = named.filter((w) => w.parentId === inputs.parentId);
     if (existing.length > 1) {
       throw new Error(
@@ -139,7 +165,10 @@ export const workspaceOperations = withEndpointTracking<
     }
     let record: WorkspaceRecord;
     try {
-      record = await client.createWorkspaceAndFind({ name: inputs.name, parentId: inputs.parentId }, named);
+      const request = { name: inputs.name, parentId: inputs.parentId };
+      record = await underIntent(origin, client, { kind: "Workspace", object: request }, () =>
+        client.createWorkspaceAndFind(request, named),
+      );
     } catch (error) {
       if (!isBrokerResultError(error) || error.createdId === undefined) throw error;
       // Created, but not as asked (say, under another parent): keep it in the stack as it is, so the

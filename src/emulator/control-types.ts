@@ -26,6 +26,11 @@ export interface FaultSpec {
   rate?: number;
   /** Affect only the next N matching requests (that the `rate` selects); then the fault is removed. */
   count?: number;
+  /**
+   * Let the first N matching requests through unaffected, then strike: "the 16th create", exactly,
+   * whatever the timing. @default 0
+   */
+  skip?: number;
   /** Delay of a `latency` fault, in milliseconds (required for `latency`). */
   latencyMs?: number;
   /** `Retry-After` value of a `429` fault. @default "1" */

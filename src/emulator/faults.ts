@@ -55,10 +55,12 @@ export function parseFaultSpec(body: unknown, knownRoutes: readonly string[]): F
     "routes",
     "phase",
     "seed",
+    "skip",
   ]);
   const spec: FaultSpec = { kind: expectEnum(object.kind, "body.kind", KINDS) };
   if (object.rate !== undefined) spec.rate = expectNumber(object.rate, "body.rate", 0, 1);
   if (object.count !== undefined) spec.count = expectInteger(object.count, "body.count", 1);
+  if (object.skip !== undefined) spec.skip = expectInteger(object.skip, "body.skip", 0);
   if (spec.kind === "latency") {
     spec.latencyMs = expectInteger(object.latencyMs, "body.latencyMs", 0, MAX_LATENCY_MS);
   } else if (object.latencyMs !== undefined) {
@@ -85,6 +87,8 @@ interface Fault {
   id: string;
   spec: FaultSpec;
   remaining: number | undefined;
+  /** Matching requests still to let through before the fault strikes. */
+  skipping: number;
   applied: number;
   random: () => number;
 }
@@ -101,6 +105,7 @@ export class FaultRegistry {
       id,
       spec,
       remaining: spec.count,
+      skipping: spec.skip ?? 0,
       applied: 0,
       random: spec.seed === undefined ? Math.random : seededRandom(spec.seed),
     });
@@ -130,6 +135,10 @@ export class FaultRegistry {
       const { spec } = fault;
       if (spec.routes && !spec.routes.includes(route)) continue;
       if (spec.kind !== "latency" && plan.action) continue;
+      if (fault.skipping > 0) {
+        fault.skipping--;
+        continue;
+      }
       if (spec.rate !== undefined && fault.random() >= spec.rate) continue;
       fault.applied++;
       if (fault.remaining !== undefined) fault.remaining--;

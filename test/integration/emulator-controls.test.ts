@@ -311,6 +311,16 @@ describe("faults", () => {
     expect(await controls.faults()).toEqual([]);
   });
 
+  it("skip N lets the first N matching requests through, then strikes", async () => {
+    await controls.injectFault({ kind: "503", skip: 2, count: 1, routes: ["GET /access-key"] });
+    const statuses: number[] = [];
+    for (let index = 0; index < 4; index++) {
+      statuses.push((await api.get("/access-key", { query: listQuery() })).status);
+      if (index === 0) expect((await api.get("/workspace", { query: listQuery() })).status).toBe(200);
+    }
+    expect(statuses).toEqual([200, 200, 503, 200]);
+  });
+
   it("a seeded rate strikes the same requests every time, and rate 0 and 1 mean never and always", async () => {
     const run = async (spec: { rate: number; seed?: number }): Promise<number[]> => {
       await controls.clearFaults();
@@ -349,6 +359,7 @@ describe("faults", () => {
     [{ kind: "latency" }, "body.latencyMs"],
     [{ kind: "503", rate: 2 }, "body.rate"],
     [{ kind: "503", count: 0 }, "body.count"],
+    [{ kind: "503", skip: -1 }, "body.skip"],
     [{ kind: "503", phase: "during" }, "body.phase"],
     [{ kind: "503", retryAfter: 3 }, "body.retryAfter"],
     [{ kind: "429", retryAfter: "1\r\nX-Evil: 1" }, "body.retryAfter"],

@@ -14,6 +14,7 @@ const secret = (ciphertext: string): Record<string, string> => ({
 const base = "urn:pulumi:dev::shop";
 const nodejsProvider = `${base}::pulumi:providers:pulumi-nodejs::default`;
 const nodejsRef = `${nodejsProvider}::old-id`;
+const keyUrn = `${base}::pulumi-nodejs:dynamic/broker:AccessKey::orders-svc`;
 const code = "exports.handler = __f0; require('pulumi-broker-config/providers/access-key')";
 
 /** A dynamic stack: a workspace tree, a key, a pair built from it, and an unrelated resource. */
@@ -51,8 +52,15 @@ function dynamicExport(): {
           type: "pulumi-nodejs:dynamic/broker:AccessKey",
           custom: true,
           id: "3",
-          inputs: { __provider: code, name: "orders-svc", type: "SERVICE" },
-          outputs: { __provider: code, accessKey: secret("KEY"), accessKeyId: 3, privateKey: secret("PK") },
+          // The URN a dynamic class passes for its create intents (src/core/intents.ts).
+          inputs: { __provider: code, __urn: keyUrn, name: "orders-svc", type: "SERVICE" },
+          outputs: {
+            __provider: code,
+            __urn: keyUrn,
+            accessKey: secret("KEY"),
+            accessKeyId: 3,
+            privateKey: secret("PK"),
+          },
           provider: nodejsRef,
           dependencies: [`${base}::pulumi-nodejs:dynamic/broker:Workspace::platform`],
           additionalSecretOutputs: ["accessKey", "privateKey"],

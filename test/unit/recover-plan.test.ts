@@ -235,6 +235,16 @@ describe("matchCandidate", () => {
       ).toEqual({ outcome: "absent" });
     });
 
+    it("with the intent the provider recorded, takes only a key made since it, so an older namesake does not make it ambiguous", () => {
+      const twice: Candidate[] = [
+        { id: 3, name: "orders-svc", type: "SERVICE", createdAt: "2026-11-27T09:00:00.000Z" },
+        { id: 5, name: "orders-svc", type: "SERVICE", createdAt: "2026-11-27T10:00:01.000Z" },
+      ];
+      const sent = Date.parse("2026-11-27T10:00:00.000Z");
+      expect(matchCandidate("AccessKey", inputs, twice, none, sent)).toEqual({ outcome: "found", id: 5 });
+      expect(matchCandidate("AccessKey", inputs, twice, none)).toEqual({ outcome: "ambiguous", ids: [3, 5] });
+    });
+
     it("refuses to choose between two matching keys and names both, in id order", () => {
       const twice: Candidate[] = [...keys, { id: 3, name: "orders-svc", type: "SERVICE" }];
       expect(matchCandidate("AccessKey", inputs, twice, none)).toEqual({ outcome: "ambiguous", ids: [3, 5] });

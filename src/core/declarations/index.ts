@@ -24,6 +24,14 @@ export const DYNAMIC_MODULE = "broker";
  */
 export const DYNAMIC_LOGICAL_NAME_INPUT = "__logicalName";
 
+/**
+ * The input by which a dynamic resource class that creates objects tells its provider its URN: the
+ * dynamic provider host passes `create` no URN, and the create's intent is recorded under it
+ * (`src/core/intents.ts`). `check` keeps it in the inputs it records, so `create` receives it; the
+ * core reads no field of that name, so it never shows in a diff.
+ */
+export const DYNAMIC_URN_INPUT = "__urn";
+
 /** The type token the engine records for the dynamic resource of `resource`. */
 export function dynamicTypeToken(resource: ResourceDeclaration): string {
   return `pulumi-nodejs:dynamic/${DYNAMIC_MODULE}:${resource.name}`;

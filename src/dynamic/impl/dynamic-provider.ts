@@ -4,7 +4,8 @@
  */
 import type { dynamic, ID } from "@pulumi/pulumi";
 import type { NameSource } from "../../core/autoname";
-import { DYNAMIC_LOGICAL_NAME_INPUT } from "../../core/declarations";
+import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
+import type { CreateOrigin } from "../../core/intents";
 import type { ResourceOperations } from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
@@ -46,6 +47,12 @@ function namingOf(olds: PropertyBag, news: PropertyBag): NameSource {
   };
 }
 
+/** The resource a create is for: the URN its class passed (classes of older versions pass none). */
+function originOf(inputs: PropertyBag): CreateOrigin | undefined {
+  const urn = inputs[DYNAMIC_URN_INPUT];
+  return typeof urn === "string" ? { urn } : undefined;
+}
+
 /**
  * Serves one resource type's core operations to the dynamic provider host: decodes the engine's
  * property bags, calls the core with the process's context, and maps typed results to `dynamic.*`
@@ -61,7 +68,8 @@ export function dynamicOperations<I extends object, P extends object, O extends 
       ),
     diff: (_id, olds, news) =>
       settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news)))),
-    create: (raw) => toDynamicCreate(raw, () => core.create(dynamicContext, core.decodeInputs(raw))),
+    create: (raw) =>
+      toDynamicCreate(raw, () => core.create(dynamicContext, core.decodeInputs(raw), originOf(raw))),
     read: async (id, props = {}) => {
       const old = isEmptyState(props) ? undefined : core.decodeOutputs(props, id);
       return toDynamicRead(await core.read(dynamicContext, id, old));

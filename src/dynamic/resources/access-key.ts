@@ -49,7 +49,7 @@ export class AccessKey extends AccessKeyBase {
     super(
       accessKeyProvider,
       name,
-      dynamicProps(ACCESS_KEY, args, name),
+      dynamicProps(ACCESS_KEY, args, name, opts ?? {}),
       withSecretOutputs(opts, ACCESS_KEY_SECRET_OUTPUTS),
       DYNAMIC_MODULE,
       ACCESS_KEY.name,

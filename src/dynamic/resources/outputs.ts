@@ -1,4 +1,11 @@
-import { DYNAMIC_LOGICAL_NAME_INPUT, fieldNames, type ResourceDeclaration } from "../../core/declarations";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  DYNAMIC_LOGICAL_NAME_INPUT,
+  DYNAMIC_URN_INPUT,
+  dynamicTypeToken,
+  fieldNames,
+  type ResourceDeclaration,
+} from "../../core/declarations";
 
 /**
  * The props a dynamic resource of `declaration` passes to `super()`: every field of the
@@ -13,17 +20,31 @@ import { DYNAMIC_LOGICAL_NAME_INPUT, fieldNames, type ResourceDeclaration } from
  * A resource with an autonamed field also passes its logical name (`logicalName`), from which its
  * provider's `check` makes a name when the program gives none: the dynamic provider host gives
  * `check` no URN. `check` drops it from the inputs it records.
+ *
+ * A resource that creates objects on the broker (`opts` given) also passes its URN, under which its
+ * provider records each create's intent before sending it (`src/core/intents.ts`): the host gives
+ * `create` no URN either.
  */
 export function dynamicProps<A extends object>(
   declaration: ResourceDeclaration,
   args: A,
   logicalName: string,
+  opts?: pulumi.CustomResourceOptions,
 ): A {
   const unset = Object.fromEntries(fieldNames(declaration).map((name) => [name, undefined]));
   const autonamed = Object.values(declaration.fields).some(
     (field) => field.kind === "input" && field.autonamed === true,
   );
-  return { ...unset, ...(autonamed ? { [DYNAMIC_LOGICAL_NAME_INPUT]: logicalName } : {}), ...args };
+  const urn =
+    opts === undefined
+      ? {}
+      : { [DYNAMIC_URN_INPUT]: pulumi.createUrn(logicalName, dynamicTypeToken(declaration), opts.parent) };
+  return {
+    ...unset,
+    ...(autonamed ? { [DYNAMIC_LOGICAL_NAME_INPUT]: logicalName } : {}),
+    ...urn,
+    ...args,
+  };
 }
 
 // The classes' args and outputs are generated from the declarations (scripts/gen-dynamic-types.mts,

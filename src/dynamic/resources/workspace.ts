@@ -34,6 +34,13 @@ export class Workspace extends WorkspaceBase {
    * @param opts Resource options.
    */
   constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) {
-    super(workspaceProvider, name, dynamicProps(WORKSPACE, args, name), opts, DYNAMIC_MODULE, WORKSPACE.name);
+    super(
+      workspaceProvider,
+      name,
+      dynamicProps(WORKSPACE, args, name, opts ?? {}),
+      opts,
+      DYNAMIC_MODULE,
+      WORKSPACE.name,
+    );
   }
 }

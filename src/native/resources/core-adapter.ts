@@ -187,7 +187,9 @@ export function coreAdapter<I extends object, P extends object, O extends object
       }
       const secrets: Secrets = { from: [input], always: secretOutputs };
       try {
-        const { id, outputs } = await core.create(coreContext(context), core.decodeInputs(input.values));
+        const { id, outputs } = await core.create(coreContext(context), core.decodeInputs(input.values), {
+          urn: context.urn,
+        });
         return { id, properties: encode(outputs, secrets, { allowUnknowns: false }) };
       } catch (error) {
         if (!isPartiallyCreatedError(error)) throw error;

@@ -71,7 +71,7 @@ interface CaseFigures {
 }
 
 /** Starts `pulumi up` with the CLI leading its own process group, as a CI job's step does. */
-function startUp(
+export function startUp(
   project: PulumiProject,
   stackName: string,
 ): { pid: Promise<number>; done: Promise<unknown> } {
@@ -96,7 +96,7 @@ function startUp(
 }
 
 /** The pending operations of the stack's state. */
-async function pendingOperations(project: PulumiProject, stackName: string): Promise<unknown[]> {
+export async function pendingOperations(project: PulumiProject, stackName: string): Promise<unknown[]> {
   const { stdout } = await project.cli(["stack", "export", "--stack", stackName]);
   const exported = JSON.parse(stdout) as { deployment: { pending_operations?: unknown[] } };
   return exported.deployment.pending_operations ?? [];
@@ -106,7 +106,10 @@ async function pendingOperations(project: PulumiProject, stackName: string): Pro
  * The ids of the access keys the stack's state records (either door), by resource name: what the
  * engine wrote, whether or not the program reached its stack outputs.
  */
-async function recordedKeyIds(project: PulumiProject, stackName: string): Promise<Record<string, number>> {
+export async function recordedKeyIds(
+  project: PulumiProject,
+  stackName: string,
+): Promise<Record<string, number>> {
   const { stdout } = await project.cli(["stack", "export", "--stack", stackName]);
   const exported = JSON.parse(stdout) as {
     deployment: { resources?: { urn: string; type: string; id?: string; delete?: boolean }[] };
@@ -118,12 +121,13 @@ async function recordedKeyIds(project: PulumiProject, stackName: string): Promis
   return Object.fromEntries(keys.map((r) => [r.urn.split("::").pop() ?? r.urn, Number(r.id)]));
 }
 
-/** Declared names held more than once, and held keys the stack does not track. */
-async function duplicatesAndOrphans(
+/** Declared names (of `declaredSpec`) held more than once, and held keys the stack does not track. */
+export async function duplicatesAndOrphans(
   emulator: EmulatorHandle,
   tracked: Record<string, number>,
+  declaredSpec: Spec = spec,
 ): Promise<{ duplicates: number; orphans: number }> {
-  const declared = new Set(spec.keys.map((k) => k.name));
+  const declared = new Set(declaredSpec.keys.map((k) => k.name));
   const held = (await listKeys(emulator)).filter((k) => declared.has(k.name));
   const perName = new Map<string, number>();
   for (const key of held) perName.set(key.name, (perName.get(key.name) ?? 0) + 1);
