@@ -44,9 +44,9 @@ export default tseslint.config(
     },
   },
   {
-    // Examples are type-checked against the built package by `npm run typecheck` (after the build);
-    // here, before the build, the package they import does not resolve yet.
-    files: ["**/*.mjs", "**/*.js", "**/*.cjs", "*.mts", "examples/**/*.ts"],
+    // Examples and test programs are type-checked against the built package by `npm run typecheck`
+    // (after the build); here, before the build, the package they import does not resolve yet.
+    files: ["**/*.mjs", "**/*.js", "**/*.cjs", "*.mts", "examples/**/*.ts", "test/programs/**/*.ts"],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {
       globals: {

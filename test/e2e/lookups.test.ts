@@ -13,8 +13,8 @@ import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 
 // The look-up functions (issue #18) through the real Pulumi CLI, offline, against two emulators, in
-// five programs that do the same: test/programs/lookups-native (JavaScript, native SDK and the
-// `broker` plugin), lookups-dynamic (JavaScript, the dynamic door), lookups-python and lookups-go
+// five runs of programs that do the same: test/programs/lookups-js (JavaScript, once on the native
+// SDK and the `broker` plugin, once on the dynamic door), lookups-python and lookups-go
 // (the generated SDKs and the plugin) and lookups-yaml (Pulumi YAML's `fn::invoke` and the plugin).
 // The objects they look up are made through the API beforehand, as another team's tooling would.
 
@@ -62,9 +62,11 @@ afterAll(async () => {
  * The stack config of a program; `teamName` differs per program, as the API cannot delete workspaces.
  * The YAML program, which cannot branch, gets what to look up instead of a mode.
  */
-function settings(program: string, mode: string, withCredentials = true): StackConfig {
+function settings(door: Door, mode: string, withCredentials = true): StackConfig {
+  const { program } = door;
   const yaml = program === "lookups-yaml";
   return {
+    ...(door.jsDoor === undefined ? {} : { door: { value: door.jsDoor } }),
     ...(yaml
       ? {
           ...(mode === "missing" ? { platformPath: { value: "/platform/nowhere" } } : {}),
@@ -92,7 +94,12 @@ function pythonPath(pulumiBin: string): string {
 
 interface Door {
   readonly name: string;
+  /** Names the door's project and its workspace; the program's folder unless `dir` says otherwise. */
   readonly program: string;
+  /** The program's folder under test/programs, when it is not `program`. */
+  readonly dir?: string;
+  /** Which door the JavaScript program (`lookups-js`) takes: its stack config `door`. */
+  readonly jsDoor?: "native" | "dynamic";
   /** Whether the program runs on the `broker` plugin (installed into the project's Pulumi home). */
   readonly plugin: boolean;
   readonly python?: boolean;
@@ -103,8 +110,20 @@ interface Door {
 }
 
 const DOORS: readonly Door[] = [
-  { name: "TypeScript program, native SDK", program: "lookups-native", plugin: true },
-  { name: "TypeScript program, dynamic door", program: "lookups-dynamic", plugin: false },
+  {
+    name: "JavaScript program, native SDK",
+    program: "lookups-native",
+    dir: "lookups-js",
+    jsDoor: "native",
+    plugin: true,
+  },
+  {
+    name: "JavaScript program, dynamic door",
+    program: "lookups-dynamic",
+    dir: "lookups-js",
+    jsDoor: "dynamic",
+    plugin: false,
+  },
   { name: "Python program, generated SDK", program: "lookups-python", plugin: true, python: true },
   { name: "Pulumi YAML program", program: "lookups-yaml", plugin: true, yaml: true },
   { name: "Go program, generated SDK", program: "lookups-go", plugin: true, go: true },
@@ -123,7 +142,7 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     const pulumiBin = inject("pulumiBin");
     project = await PulumiProject.create({
       name: door.program,
-      programDir: path.join(programs, door.program),
+      programDir: path.join(programs, door.dir ?? door.program),
       fixture: inject("packageFixture"),
       pulumiBin,
       ...(door.python === true ? { env: { PATH: pythonPath(pulumiBin) } } : {}),
@@ -169,25 +188,25 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
 
   // The first preview of the Go program compiles it (and the Pulumi Go SDK, on a machine's first run).
   it("a missing path fails the preview, naming the path and the base URL", { timeout: 900_000 }, async () => {
-    const text = await failedPreview("missing", settings(door.program, "missing"));
+    const text = await failedPreview("missing", settings(door, "missing"));
     expect(text).toContain("/platform/nowhere");
     expect(text).toContain(main.url);
   });
 
   it("a duplicate name fails the preview listing both ids, with the hint to look up by id", async () => {
-    const text = await failedPreview("duplicate", settings(door.program, "duplicate"));
+    const text = await failedPreview("duplicate", settings(door, "duplicate"));
     expect(text).toContain(`ids ${made.twinIds.join(", ")}`);
     expect(text).toContain("look the one you mean up by id");
   });
 
   it("without credentials, the preview fails naming the function that needed them", async () => {
-    const text = await failedPreview("nocreds", settings(door.program, "deploy", false));
+    const text = await failedPreview("nocreds", settings(door, "deploy", false));
     expect(text).toMatch(/broker:index:\w+ reads the broker API, also during `pulumi preview`/u);
     expect(text).toContain("broker:apiKey");
   });
 
   it("up: a workspace made outside Pulumi parents a new one; the key is read as a secret and verified", async () => {
-    stack = await project.stack("dev", settings(door.program, "deploy"));
+    stack = await project.stack("dev", settings(door, "deploy"));
     const up = await stack.up();
     scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.stdout + up.stderr).not.toContain(made.keyValue);

@@ -6,7 +6,7 @@ import { CliError, PulumiProject, type StackConfig } from "../../harness/pulumi-
 
 // Issue #32: an error either door raises for a user reaches the Pulumi CLI as Pulumi's own errors
 // do: its message, with no "unhandled exception" wrapper and no stack frames. Through the real CLI,
-// offline, against the emulator, for the same program on each door (test/programs/user-errors-*):
+// offline, against the emulator, for the same program on each door (test/programs/user-errors):
 // a look-up during a preview without settings, a look-up that finds nothing (Output and plain
 // forms), a create the API refuses for a wrong key (401), a create the API refuses for its
 // arguments, and a `check` rule violation.
@@ -51,8 +51,8 @@ function expectPlainError(output: string): void {
 }
 
 const DOORS = [
-  { name: "dynamic door", program: "user-errors-dynamic", plugin: false },
-  { name: "native SDK and plugin", program: "user-errors-native", plugin: true },
+  { name: "dynamic door", door: "dynamic", plugin: false },
+  { name: "native SDK and plugin", door: "native", plugin: true },
 ] as const;
 
 describe.each(DOORS)("errors a user meets, $name", (door) => {
@@ -60,8 +60,9 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
 
   beforeAll(async () => {
     project = await PulumiProject.create({
-      name: door.program,
-      programDir: path.join(__dirname, "..", "programs", door.program),
+      name: `user-errors-${door.door}`,
+      // One program for both doors: its stack config `door` picks the package it requires.
+      programDir: path.join(__dirname, "..", "programs", "user-errors"),
       fixture: inject("packageFixture"),
       pulumiBin: inject("pulumiBin"),
     });
@@ -74,7 +75,7 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
 
   /** Runs `pulumi <args>` on a fresh stack `name` with `stackConfig`; it must fail: its output. */
   async function failure(name: string, stackConfig: StackConfig, args: readonly string[]): Promise<string> {
-    await project.stack(name, stackConfig);
+    await project.stack(name, { ...stackConfig, door: { value: door.door } });
     try {
       await project.run([...args, "--stack", name]);
     } catch (error) {

@@ -1,11 +1,17 @@
-// The look-up functions through the dynamic door (`pulumi-broker-config`): the same program as
-// test/programs/lookups-native, with the dynamic Workspace and explicit settings instead of an
-// explicit provider.
+// The look-up functions in JavaScript, through either door: stack config `door` is "native" (the
+// native SDK `pulumi-broker-config/native`, served by the `broker` plugin, with an explicit provider
+// for the second emulator) or "dynamic" (`pulumi-broker-config`, with explicit settings instead of a
+// provider). Stack config `mode` picks what to look up:
+// - "deploy": the platform workspace made outside Pulumi becomes the parent of a new workspace; a key
+//   made through the API is read (its value a secret) and verified; the second emulator (`otherUrl`,
+//   secret `otherKey`) is read; the lists are exported.
+// - "missing": a path that does not exist; "duplicate": a name two keys share.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-const broker = require("pulumi-broker-config");
 
 const config = new pulumi.Config();
+const native = config.require("door") === "native";
+const broker = require(native ? "pulumi-broker-config/native" : "pulumi-broker-config");
 const mode = config.require("mode");
 
 if (mode === "missing") {
@@ -16,7 +22,8 @@ if (mode === "missing") {
   const platform = broker.getWorkspaceOutput({ path: "/platform" });
   const team = new broker.Workspace("team", { name: config.require("teamName"), parentId: platform.id });
   const key = broker.getAccessKeyOutput({ name: "orders-svc" });
-  const other = { baseUrl: config.require("otherUrl"), apiKey: config.requireSecret("otherKey") };
+  const otherSettings = { baseUrl: config.require("otherUrl"), apiKey: config.requireSecret("otherKey") };
+  const other = native ? { provider: new broker.Provider("other", otherSettings) } : otherSettings;
   exports.platformId = platform.id;
   exports.teamParentId = team.parentId;
   exports.keyValue = key.accessKey;

@@ -1,6 +1,6 @@
-// The errors a user meets through the native SDK (`pulumi-broker-config/native`) and the `broker` plugin, for
-// test/e2e/user-errors.test.ts; test/programs/user-errors-dynamic is the same program on the dynamic
-// door. Stack config `mode` picks the failure:
+// The errors a user meets, for test/e2e/user-errors.test.ts, through either door: stack config
+// `door` is "native" (the native SDK `pulumi-broker-config/native` and the `broker` plugin) or
+// "dynamic" (`pulumi-broker-config`). Stack config `mode` picks the failure:
 // - "lookup": a workspace path that does not exist, in the Output form (with no settings at all, the
 //   look-up fails for want of them instead); "lookup-plain": the same with the plain form, awaited;
 // - "create": a workspace under a parent that does not exist (the API refuses the create; with a
@@ -8,9 +8,11 @@
 // - "invalid": a workspace name with a `/`, which `check` rejects before any request.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-const broker = require("pulumi-broker-config/native");
 
 const config = new pulumi.Config();
+const broker = require(
+  config.require("door") === "native" ? "pulumi-broker-config/native" : "pulumi-broker-config",
+);
 const mode = config.require("mode");
 
 if (mode === "lookup") {
