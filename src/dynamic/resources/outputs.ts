@@ -38,13 +38,31 @@ export function dynamicProps<A extends object>(
   const urn =
     opts === undefined
       ? {}
-      : { [DYNAMIC_URN_INPUT]: pulumi.createUrn(logicalName, dynamicTypeToken(declaration), opts.parent) };
+      : {
+          [DYNAMIC_URN_INPUT]: withoutDependencies(
+            pulumi.createUrn(logicalName, dynamicTypeToken(declaration), opts.parent),
+          ),
+        };
   return {
     ...unset,
     ...(autonamed ? { [DYNAMIC_LOGICAL_NAME_INPUT]: logicalName } : {}),
     ...urn,
     ...args,
   };
+}
+
+/**
+ * `value`'s value without the resources it depends on. The URN made from a parent carries the parent
+ * as a dependency, and a dependency on a component resource stands for all its children: the child
+ * would wait for itself (a `BrokerConfig`'s resources never registered). The provider needs only the
+ * text; a URN is known in previews too, so the value always arrives.
+ */
+function withoutDependencies(value: pulumi.Output<string>): pulumi.Output<string> {
+  return pulumi.output(
+    new Promise<string>((resolve) => {
+      value.apply(resolve);
+    }),
+  );
 }
 
 // The classes' args and outputs are generated from the declarations (scripts/gen-dynamic-types.mts,
