@@ -7,7 +7,7 @@ import { CLI_TEST_SOURCES, SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys } from "./broker-api";
 import { expectDeclaredState, stackView } from "./declared-state";
 import { killHard, processesIn, waitFor } from "./processes";
-import { brokerConfig, resourceCount, specConfig, type Spec } from "./spec";
+import { brokerConfig, numberedKeysSpec, resourceCount, specConfig, type Spec } from "./spec";
 
 // Issue #20's acceptance, through the real CLI: an `up` of 60 keys, a key pair and two nested
 // workspaces, interrupted at three moments, by SIGTERM (a cancelled CI job's first signal) or by
@@ -26,15 +26,7 @@ import { brokerConfig, resourceCount, specConfig, type Spec } from "./spec";
 const REQUESTS_PER_SECOND = 30;
 const KEYS = 60;
 
-const spec: Spec = {
-  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
-  keys: Array.from({ length: KEYS }, (_, i) => ({
-    name: `svc-${String(i).padStart(2, "0")}`,
-    type: i % 5 === 4 ? ("ACCOUNT" as const) : ("SERVICE" as const),
-    permissions: { send: [`orders/${i}`], receive: i % 2 === 0 ? ["payments/*"] : [] },
-  })),
-  pairs: [{ key: "svc-00", rotationTriggers: { quarter: "2026-Q4" } }],
-};
+const spec = numberedKeysSpec(KEYS);
 
 /** When the signal is sent: how many declared keys the broker holds by then. */
 const MOMENTS = [

@@ -15,7 +15,7 @@ import {
   type InterruptedDoor,
 } from "./interrupted-anywhere";
 import { killHard, processesIn, processesWithEnv, waitFor } from "./processes";
-import { brokerConfig, specConfig, type Spec } from "./spec";
+import { brokerConfig, numberedKeysSpec, specConfig } from "./spec";
 
 // Issue #39's acceptance, through the real CLI: an `up` of 30 keys, a key pair and two nested
 // workspaces under a rate limit, during which only the provider process (the `broker` plugin, or
@@ -33,15 +33,7 @@ import { brokerConfig, specConfig, type Spec } from "./spec";
 const REQUESTS_PER_SECOND = 10;
 const KEYS = 30;
 
-const spec: Spec = {
-  workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
-  keys: Array.from({ length: KEYS }, (_, i) => ({
-    name: `svc-${String(i).padStart(2, "0")}`,
-    type: i % 5 === 4 ? ("ACCOUNT" as const) : ("SERVICE" as const),
-    permissions: { send: [`orders/${i}`], receive: i % 2 === 0 ? ["payments/*"] : [] },
-  })),
-  pairs: [{ key: "svc-00", rotationTriggers: { quarter: "2026-Q4" } }],
-};
+const spec = numberedKeysSpec(KEYS);
 
 /**
  * When the provider dies: the key creates the broker answers before it holds the rest, and whether

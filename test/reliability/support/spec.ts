@@ -59,3 +59,20 @@ export function brokerConfig(
 export function resourceCount(spec: Spec): number {
   return spec.workspaces.length + spec.keys.length + spec.pairs.length;
 }
+
+/**
+ * The stack the interrupted-run suites deploy: two nested workspaces, `keys` keys named `svc-00`, …
+ * (every fifth an ACCOUNT key, each with a path of its own, every other one also receiving
+ * `payments/*`), and a pair on `svc-00`.
+ */
+export function numberedKeysSpec(keys: number): Spec {
+  return {
+    workspaces: [{ name: "platform" }, { name: "orders", parent: "platform" }],
+    keys: Array.from({ length: keys }, (_, i) => ({
+      name: `svc-${String(i).padStart(2, "0")}`,
+      type: i % 5 === 4 ? ("ACCOUNT" as const) : ("SERVICE" as const),
+      permissions: { send: [`orders/${i}`], receive: i % 2 === 0 ? ["payments/*"] : [] },
+    })),
+    pairs: [{ key: "svc-00", rotationTriggers: { quarter: "2026-Q4" } }],
+  };
+}
