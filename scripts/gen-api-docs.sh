@@ -26,22 +26,12 @@ for arg in "$@"; do
   esac
 done
 
-if ! command -v go >/dev/null 2>&1; then
-  log "no Go toolchain on PATH: the docs generator is a Go package of Pulumi's (install Go 1.25 or newer)"
-  exit 1
-fi
-version=$(cd "$repo" && node -p 'require("./package.json").version')
-src="$repo/scripts/gen-api-docs"
-key=$(cat "$src/go.mod" "$src/go.sum" "$src/main.go" | sha256sum | cut -c1-16)
-generator="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/gen-api-docs/$key/gen-api-docs"
-if [ ! -x "$generator" ]; then
-  log "building the docs generator (about two minutes, once per machine and generator revision)"
-  mkdir -p "$(dirname "$generator")"
-  # pulumi-java's module (which the generator imports for Java names) is in no public checksum
-  # database: go.sum pins its hash, and nothing asks the database for it.
-  (cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=readonly GONOSUMDB=github.com/pulumi/pulumi-java go build -o "$generator.tmp" .)
-  mv "$generator.tmp" "$generator"
-fi
+# shellcheck source=lib/go-program.sh
+source "$repo/scripts/lib/go-program.sh"
+# pulumi-java's module (which the generator imports for Java names) is in no public checksum
+# database: go.sum pins its hash, and nothing asks the database for it.
+build_go_program gen-api-docs "the docs generator" GONOSUMDB=github.com/pulumi/pulumi-java
+generator=$go_program
 
 if [ "$check" = false ]; then
   "$generator" -schema "$repo/schema.json" -out "$repo/api-docs" -version "$version" >/dev/null
