@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { comparable, expectedRun, type RecordedRun } from "../support/example-mocks";
 import {
   allExamples,
   exampleName,
+  inOtherLanguage,
   readSchema,
   type ExampleProgram,
   type PackageSchema,
@@ -48,6 +50,41 @@ function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv =
   }
 }
 
+/** Runs `file` and returns all it printed, whether it succeeded or not. */
+function attempt(file: string, args: string[], cwd: string): string {
+  try {
+    return run(file, args, cwd);
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** The examples in `language`, each with the file name it is written to. */
+function named(language: string): { name: string; example: ExampleProgram }[] {
+  return inLanguage(language).map((example, i) => ({ name: exampleName(example, i), example }));
+}
+
+/**
+ * Runs `example` under mocks with `driver` (given the file of the mocks' tables and the file to
+ * record into), and returns what it registered and invoked beside what the same example's YAML
+ * program shows.
+ */
+function runUnderMocks(
+  example: ExampleProgram,
+  driver: (tablesFile: string, recordFile: string) => void,
+): { actual: ReturnType<typeof comparable>; expected: ReturnType<typeof comparable> } {
+  const expected = expectedRun(schema, inOtherLanguage(examples, example, "yaml").code);
+  const runDir = fs.mkdtempSync(path.join(dir, "run-"));
+  const tables = path.join(runDir, "tables.json");
+  const record = path.join(runDir, "record.json");
+  fs.writeFileSync(tables, JSON.stringify(expected.mocks));
+  driver(tables, record);
+  return {
+    actual: comparable(JSON.parse(fs.readFileSync(record, "utf8")) as RecordedRun),
+    expected: comparable({ registered: expected.resources, invoked: expected.invokes }),
+  };
+}
+
 describe("the Example Usage programs of schema.json", () => {
   it("come in TypeScript, Python, Go and YAML for every resource and function", () => {
     const tokens = [...Object.keys(schema.resources), ...Object.keys(schema.functions)];
@@ -56,39 +93,62 @@ describe("the Example Usage programs of schema.json", () => {
     }
   });
 
-  it("type-check in TypeScript against the installed package, under pulumi new's tsconfig (no skipLibCheck)", () => {
-    const project = path.join(dir, "typescript");
-    fs.mkdirSync(project);
-    // The packed package with @pulumi/pulumi and @types/node, as a template project's `npm install` gives.
-    fs.symlinkSync(
-      path.join(inject("packageFixture"), "node_modules"),
-      path.join(project, "node_modules"),
-      "dir",
-    );
-    const files = inLanguage("typescript").map((example, i) => {
-      const file = `${exampleName(example, i)}.ts`;
-      fs.writeFileSync(path.join(project, file), example.code);
-      return file;
+  describe("in TypeScript, against the installed package", () => {
+    let project: string;
+    /** What tsc printed compiling every program under pulumi new's tsconfig: nothing when all type-check. */
+    let tscOutput: string;
+
+    beforeAll(() => {
+      project = path.join(dir, "typescript");
+      fs.mkdirSync(project);
+      // The packed package with @pulumi/pulumi and @types/node, as a template project's `npm install` gives.
+      fs.symlinkSync(
+        path.join(inject("packageFixture"), "node_modules"),
+        path.join(project, "node_modules"),
+        "dir",
+      );
+      const files = inLanguage("typescript").map((example, i) => {
+        const file = `${exampleName(example, i)}.ts`;
+        fs.writeFileSync(path.join(project, file), example.code);
+        return file;
+      });
+      fs.writeFileSync(
+        path.join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            outDir: "bin",
+            target: "es2020",
+            module: "commonjs",
+            moduleResolution: "node",
+            noFallthroughCasesInSwitch: true,
+            noImplicitReturns: true,
+            forceConsistentCasingInFileNames: true,
+            noUnusedLocals: true,
+          },
+          files,
+        }),
+      );
+      // One compile for every program: it type-checks them and writes the JavaScript the mocks run.
+      const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+      tscOutput = attempt(process.execPath, [tsc, "-p", project, "--pretty", "false"], project);
     });
-    fs.writeFileSync(
-      path.join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          outDir: "bin",
-          target: "es2020",
-          module: "commonjs",
-          moduleResolution: "node",
-          noFallthroughCasesInSwitch: true,
-          noImplicitReturns: true,
-          forceConsistentCasingInFileNames: true,
-          noUnusedLocals: true,
-        },
-        files,
-      }),
+
+    it("type-check under pulumi new's tsconfig (no skipLibCheck)", () => {
+      expect(tscOutput).toBe("");
+    });
+
+    it.each(named("typescript"))(
+      "$name runs under Pulumi's mocks and registers and invokes what its YAML program shows",
+      ({ name, example }) => {
+        const program = path.join(project, "bin", `${name}.js`);
+        const driver = path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.cjs");
+        const recorded = runUnderMocks(example, (tables, record) => {
+          run(process.execPath, [driver, program, tables, record], project);
+        });
+        expect(recorded.actual).toEqual(recorded.expected);
+      },
     );
-    const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-    expect(run(process.execPath, [tsc, "--noEmit", "-p", project, "--pretty", "false"], project)).toBe("");
   });
 
   it("build in Go against sdk/go/broker, and pass go vet", () => {
