@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
-import { comparable, expectedRun, type RecordedRun } from "../support/example-mocks";
+import { comparable, expectedRun, type MockTables, type RecordedRun } from "../support/example-mocks";
 import {
   allExamples,
   exampleName,
@@ -17,11 +17,14 @@ import {
 } from "../support/registry-docs";
 
 // Issue #34: the Example Usage programs the Registry shows on every resource and function page (from
-// schema.json's descriptions, declared in src/core/declarations/examples.ts) are programs that work
-// with our SDKs: the TypeScript type-checks against the package as users install it, the Go builds
-// against sdk/go/broker, the Python runs with the generated SDK under Pulumi's mocks, and the YAML
-// names only types, properties, functions, arguments and outputs the schema has. (The example
-// projects under examples/ run through the real CLI in test/e2e/examples.test.ts.)
+// schema.json's descriptions, declared in src/core/declarations/examples.ts) are programs that run
+// with our SDKs. The TypeScript (compiled once against the package as users install it) and the Go
+// (built once against sdk/go/broker) run under Pulumi's mocks, and each must register exactly the
+// resources, with the inputs, and invoke exactly the functions, with the arguments, that the same
+// example's YAML program shows (test/support/example-mocks.ts). The Python runs with the generated
+// SDK under Pulumi's mocks, and the YAML names only types, properties, functions, arguments and
+// outputs the schema has; test/e2e/yaml-examples.test.ts runs the YAML through the real CLI. (The
+// example projects under examples/ run through the real CLI in test/e2e/native-examples.test.ts.)
 
 const schema = readSchema(REPO_ROOT);
 const examples = allExamples(schema);
@@ -50,10 +53,23 @@ function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv =
   }
 }
 
+/**
+ * The Go program `code` as a function `entry` of the package that runs the examples under mocks:
+ * its `func main()` renamed, and its one `pulumi.Run(` made `runWithMocks(`.
+ * @throws when the program has no `func main()` or not exactly one `pulumi.Run(`.
+ */
+function mockedGoProgram(name: string, code: string, entry: string): string {
+  const runs = code.split("pulumi.Run(").length - 1;
+  if (runs !== 1 || !code.includes("\nfunc main() {\n")) {
+    throw new Error(`${name}: not a program of one func main() calling pulumi.Run once`);
+  }
+  return code.replace("\nfunc main() {\n", `\nfunc ${entry}() {\n`).replace("pulumi.Run(", "runWithMocks(");
+}
+
 /** Runs `file` and returns all it printed, whether it succeeded or not. */
-function attempt(file: string, args: string[], cwd: string): string {
+function attempt(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   try {
-    return run(file, args, cwd);
+    return run(file, args, cwd, env);
   } catch (error) {
     return (error as Error).message;
   }
@@ -65,20 +81,20 @@ function named(language: string): { name: string; example: ExampleProgram }[] {
 }
 
 /**
- * Runs `example` under mocks with `driver` (given the file of the mocks' tables and the file to
- * record into), and returns what it registered and invoked beside what the same example's YAML
+ * Runs `example` under mocks with `driver` (given the file of the mocks' tables, the file to record
+ * into, and the tables), and returns what it registered and invoked beside what the same example's YAML
  * program shows.
  */
 function runUnderMocks(
   example: ExampleProgram,
-  driver: (tablesFile: string, recordFile: string) => void,
+  driver: (tablesFile: string, recordFile: string, mocks: MockTables) => void,
 ): { actual: ReturnType<typeof comparable>; expected: ReturnType<typeof comparable> } {
   const expected = expectedRun(schema, inOtherLanguage(examples, example, "yaml").code);
   const runDir = fs.mkdtempSync(path.join(dir, "run-"));
   const tables = path.join(runDir, "tables.json");
   const record = path.join(runDir, "record.json");
   fs.writeFileSync(tables, JSON.stringify(expected.mocks));
-  driver(tables, record);
+  driver(tables, record, expected.mocks);
   return {
     actual: comparable(JSON.parse(fs.readFileSync(record, "utf8")) as RecordedRun),
     expected: comparable({ registered: expected.resources, invoked: expected.invokes }),
@@ -151,30 +167,78 @@ describe("the Example Usage programs of schema.json", () => {
     );
   });
 
-  it("build in Go against sdk/go/broker, and pass go vet", () => {
-    const module = path.join(dir, "go");
-    fs.mkdirSync(module);
-    // The module graph of the README's Go program (its go.sum lists what the SDK needs), with the
-    // SDK taken from this checkout as its README says for a clone.
-    const goMod = fs
-      .readFileSync(path.join(REPO_ROOT, "test", "programs", "go-native", "go.mod"), "utf8")
-      .replace(/^module \S+$/mu, "module broker-examples");
-    fs.writeFileSync(path.join(module, "go.mod"), `${goMod}\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
-    fs.copyFileSync(
-      path.join(REPO_ROOT, "test", "programs", "go-native", "go.sum"),
-      path.join(module, "go.sum"),
-    );
-    inLanguage("go").forEach((example, i) => {
-      const main = path.join(module, exampleName(example, i), "main.go");
-      fs.mkdirSync(path.dirname(main));
-      fs.writeFileSync(main, example.code);
+  describe("in Go, against sdk/go/broker", () => {
+    let module: string;
+    /** What building and vetting every program printed, and the files gofmt would change: nothing. */
+    let checks: { build: string; vet: string; gofmt: string };
+    /** The binary that runs each program, by name, under mocks. */
+    const bin = (): string => path.join(module, "run-with-mocks");
+
+    beforeAll(() => {
+      module = path.join(dir, "go");
+      fs.mkdirSync(module);
+      // The module graph of the README's Go program (its go.sum lists what the SDK needs), with the
+      // SDK taken from this checkout as its README says for a clone.
+      const goMod = fs
+        .readFileSync(path.join(REPO_ROOT, "test", "programs", "go-native", "go.mod"), "utf8")
+        .replace(/^module \S+$/mu, "module broker-examples");
+      fs.writeFileSync(path.join(module, "go.mod"), `${goMod}\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
+      fs.copyFileSync(
+        path.join(REPO_ROOT, "test", "programs", "go-native", "go.sum"),
+        path.join(module, "go.sum"),
+      );
+      // Each program as users copy it; and all of them again in one package run under mocks, each
+      // program's `func main()` renamed and its `pulumi.Run(` made `runWithMocks(`
+      // (test/fixtures/run-with-mocks.go), nothing else: one binary to link, which runs the program
+      // its argument names.
+      const mocked = path.join(module, "mocked");
+      fs.mkdirSync(mocked);
+      const programs = named("go").map(({ name, example }, i) => {
+        const main = path.join(module, name, "main.go");
+        fs.mkdirSync(path.dirname(main));
+        fs.writeFileSync(main, example.code);
+        const entry = `example${i}`;
+        fs.writeFileSync(path.join(mocked, `${name}.go`), mockedGoProgram(name, example.code, entry));
+        return `\t${JSON.stringify(name)}: ${entry},`;
+      });
+      fs.writeFileSync(
+        path.join(mocked, "programs.go"),
+        `package main\n\n// programs are the examples by name.\nvar programs = map[string]func(){\n${programs.join("\n")}\n}\n`,
+      );
+      fs.copyFileSync(
+        path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.go"),
+        path.join(mocked, "mocks.go"),
+      );
+      const env = { ...process.env, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" };
+      checks = {
+        // vet type-checks every program as users copy it; the build compiles and links the mocked.
+        vet: attempt("go", ["vet", "./..."], module, env),
+        build: attempt("go", ["build", "-o", bin(), "./mocked"], module, env),
+        // gofmt lists the files whose layout differs from Go's own: none, as users copy them.
+        gofmt: attempt("gofmt", ["-l", ...named("go").map(({ name }) => name)], module),
+      };
+    }, 600_000);
+
+    it("build, and pass go vet and gofmt", () => {
+      expect(checks).toEqual({ build: "", vet: "", gofmt: "" });
     });
-    const env = { ...process.env, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" };
-    run("go", ["build", "-o", os.devNull, "./..."], module, env);
-    run("go", ["vet", "./..."], module, env);
-    // gofmt lists the files whose layout differs from Go's own: none, as users copy them.
-    expect(run("gofmt", ["-l", "."], module)).toBe("");
-  }, 600_000);
+
+    it.each(named("go"))(
+      "$name runs under Pulumi's mocks and registers and invokes what its YAML program shows",
+      ({ name, example }) => {
+        const recorded = runUnderMocks(example, (tables, record, mocks) => {
+          const env = {
+            ...process.env,
+            EXAMPLE_MOCKS: tables,
+            EXAMPLE_RECORD: record,
+            PULUMI_CONFIG: JSON.stringify(mocks.config),
+          };
+          run(bin(), [name], module, env);
+        });
+        expect(recorded.actual).toEqual(recorded.expected);
+      },
+    );
+  });
 
   it("run in Python with the generated SDK under Pulumi's mocks", () => {
     const venv = sdkVirtualenv(programsVenv(), path.join(dir, "python"));
