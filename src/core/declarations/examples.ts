@@ -5,10 +5,11 @@
  * `schema.json`, in the `{{% examples %}}`/`{{% example %}}` form Pulumi's docs generator and SDK
  * generators read (each SDK keeps its own language's block in its doc comments).
  *
- * Every program here is a whole program a user can paste: test/integration/schema-examples.test.ts
- * extracts them from `schema.json`, type-checks the TypeScript against the native SDK, builds the Go
- * against sdk/go/broker, runs the Python with the generated SDK under Pulumi's mocks, and checks the
- * YAML's types, properties and function arguments against the schema.
+ * Every program here is a whole program a user can paste, put together from snippets so that each
+ * piece of program has one text. test/integration/schema-examples.test.ts extracts them from
+ * `schema.json` and runs the TypeScript (against the native SDK), the Go (against sdk/go/broker) and
+ * the Python under Pulumi's mocks, the first two checked against what the YAML program shows;
+ * test/e2e/yaml-examples.test.ts runs the YAML through the real CLI against the emulator.
  */
 
 /** One example program in each language the Registry shows. */
