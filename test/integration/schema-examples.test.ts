@@ -18,13 +18,13 @@ import {
 
 // Issue #34: the Example Usage programs the Registry shows on every resource and function page (from
 // schema.json's descriptions, declared in src/core/declarations/examples.ts) are programs that run
-// with our SDKs. The TypeScript (compiled once against the package as users install it) and the Go
-// (built once against sdk/go/broker) run under Pulumi's mocks, and each must register exactly the
-// resources, with the inputs, and invoke exactly the functions, with the arguments, that the same
-// example's YAML program shows (test/support/example-mocks.ts). The Python runs with the generated
-// SDK under Pulumi's mocks, and the YAML names only types, properties, functions, arguments and
-// outputs the schema has; test/e2e/yaml-examples.test.ts runs the YAML through the real CLI. (The
-// example projects under examples/ run through the real CLI in test/e2e/native-examples.test.ts.)
+// with our SDKs. The TypeScript (compiled once against the package as users install it), the Go
+// (built once against sdk/go/broker) and the Python (with the generated SDK's wheel) run under
+// Pulumi's mocks, and each must register exactly the resources, with the inputs, and invoke exactly
+// the functions, with the arguments, that the same example's YAML program shows
+// (test/support/example-mocks.ts). The YAML names only types, properties, functions, arguments and
+// outputs the schema has; test/e2e/yaml-examples.test.ts runs it through the real CLI. (The example
+// projects under examples/ run through the real CLI in test/e2e/native-examples.test.ts.)
 
 const schema = readSchema(REPO_ROOT);
 const examples = allExamples(schema);
@@ -240,15 +240,26 @@ describe("the Example Usage programs of schema.json", () => {
     );
   });
 
-  it("run in Python with the generated SDK under Pulumi's mocks", () => {
-    const venv = sdkVirtualenv(programsVenv(), path.join(dir, "python"));
-    const driver = path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.py");
-    inLanguage("python").forEach((example, i) => {
-      const file = path.join(dir, "python", `${exampleName(example, i).replaceAll("-", "_")}.py`);
-      fs.writeFileSync(file, example.code);
-      run(path.join(venv, "bin", "python"), [driver, file], dir);
-    });
-  }, 300_000);
+  describe("in Python, with the generated SDK", () => {
+    let python: string;
+
+    beforeAll(() => {
+      python = path.join(sdkVirtualenv(programsVenv(), path.join(dir, "python")), "bin", "python");
+    }, 300_000);
+
+    it.each(named("python"))(
+      "$name runs under Pulumi's mocks and registers and invokes what its YAML program shows",
+      ({ name, example }) => {
+        const file = path.join(dir, "python", `${name.replaceAll("-", "_")}.py`);
+        fs.writeFileSync(file, example.code);
+        const driver = path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.py");
+        const recorded = runUnderMocks(example, (tables, record) => {
+          run(python, [driver, file, tables, record], dir);
+        });
+        expect(recorded.actual).toEqual(recorded.expected);
+      },
+    );
+  });
 
   it.each(inLanguage("yaml").map((example, i) => ({ name: exampleName(example, i), example })))(
     "name only what the schema has in YAML: $name",

@@ -3,8 +3,8 @@
  * example's YAML program and the schema: the resources it registers (type, name and inputs), the
  * functions it invokes (token and arguments), and the answers the mocks give (each resource's id and
  * outputs, each function's result), so a reference such as `${platform.workspaceId}` has a value to
- * compare. The TypeScript and Go programs run under mocks (test/fixtures/run-with-mocks.cjs,
- * test/fixtures/run-with-mocks.go) and must register and invoke exactly what the YAML shows: the four
+ * compare. The TypeScript, Go and Python programs run under mocks (test/fixtures/run-with-mocks.cjs,
+ * .go, .py) and must register and invoke exactly what the YAML shows: the four
  * languages of an example show one program, and YAML states it as data.
  */
 import { parse } from "yaml";
