@@ -29,6 +29,11 @@ export interface RegistryDocs {
   readonly import?: string;
 }
 
+/** Code as the examples carry it: trimmed, with one final newline. */
+function code(text: string): string {
+  return `${text.trim()}\n`;
+}
+
 /** The sections of a Pulumi YAML program, in the order a program lists them. */
 const YAML_SECTIONS = ["config", "variables", "resources", "outputs"] as const;
 
@@ -75,13 +80,14 @@ function statements(snippets: readonly Snippet[], language: "typescript" | "pyth
 }
 
 /** The Go program around `body`: the imports every example needs and `extraImports`, and `pulumi.Run`. */
-function goProgram(body: string, extraImports: readonly string[]): string {
+function goProgram(body: string, extraImports: readonly string[] = []): string {
   const imports = [
     '"github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker"',
     '"github.com/pulumi/pulumi/sdk/v3/go/pulumi"',
     ...extraImports,
   ];
   const indented = body
+    .trim()
     .split("\n")
     .map((line) => (line === "" ? "" : `\t\t${line}`))
     .join("\n");
@@ -115,10 +121,10 @@ function example(title: string, ...snippets: readonly Snippet[]): ExampleProgram
   });
   return {
     title,
-    typescript: `${typescriptImports.join("\n")}\n\n${statements(snippets, "typescript")}\n`,
-    python: `import pulumi\nimport pulumi_broker as broker\n\n${statements(snippets, "python")}\n`,
+    typescript: code(`${typescriptImports.join("\n")}\n\n${statements(snippets, "typescript")}`),
+    python: code(`import pulumi\nimport pulumi_broker as broker\n\n${statements(snippets, "python")}`),
     go: goProgram(statements(snippets, "go"), imports("go")),
-    yaml: `${yaml.join("\n")}\n`,
+    yaml: code(yaml.join("\n")),
   };
 }
 
