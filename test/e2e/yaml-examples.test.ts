@@ -153,7 +153,10 @@ let scratch: string;
 /** The merged program of each stage, by stack name. */
 const programs = new Map<string, YamlProgram>();
 const stacks = new Map<string, Stack>();
-/** Values that must appear in no CLI output: the admin key, and each key the harness made. */
+/**
+ * Values that must appear in no CLI output or file the engine wrote: the admin key, the key the
+ * harness made, and the secret outputs' values.
+ */
 const secrets: string[] = [];
 
 /**
