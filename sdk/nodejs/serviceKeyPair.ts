@@ -16,7 +16,10 @@ import * as utilities from "./utilities";
  * const ordersService = new broker.AccessKey("orders-service", {
  *     name: "orders-service",
  *     type: broker.AccessKeyType.Service,
- *     permissions: { send: ["orders/created"] },
+ *     permissions: {
+ *         send: ["orders/created"],
+ *         receive: ["payments/*"],
+ *     },
  * });
  * // Change the trigger's value to give the key a new pair.
  * const ordersPair = new broker.ServiceKeyPair("orders-pair", {
@@ -24,6 +27,8 @@ import * as utilities from "./utilities";
  *     rotationTriggers: { generation: "1" },
  * });
  *
+ * export const ordersServiceId = ordersService.accessKeyId;
+ * export const ordersKey = ordersService.accessKey; // a secret
  * export const ordersPublicKey = ordersPair.publicKey;
  * export const ordersPrivateKey = ordersPair.privateKey; // a secret
  * ```

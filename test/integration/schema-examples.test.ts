@@ -6,20 +6,25 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { comparable, expectedRun, type MockTables, type RecordedRun } from "../support/example-mocks";
 import {
   allExamples,
   exampleName,
+  inOtherLanguage,
   readSchema,
   type ExampleProgram,
   type PackageSchema,
 } from "../support/registry-docs";
 
 // Issue #34: the Example Usage programs the Registry shows on every resource and function page (from
-// schema.json's descriptions, declared in src/core/declarations/examples.ts) are programs that work
-// with our SDKs: the TypeScript type-checks against the package as users install it, the Go builds
-// against sdk/go/broker, the Python runs with the generated SDK under Pulumi's mocks, and the YAML
-// names only types, properties, functions, arguments and outputs the schema has. (The example
-// projects under examples/ run through the real CLI in test/e2e/examples.test.ts.)
+// schema.json's descriptions, declared in src/core/declarations/examples.ts) are programs that run
+// with our SDKs. The TypeScript (compiled once against the package as users install it), the Go
+// (built once against sdk/go/broker) and the Python (with the generated SDK's wheel) run under
+// Pulumi's mocks, and each must register exactly the resources, with the inputs, and invoke exactly
+// the functions, with the arguments, that the same example's YAML program shows
+// (test/support/example-mocks.ts). The YAML names only types, properties, functions, arguments and
+// outputs the schema has; test/e2e/yaml-examples.test.ts runs it through the real CLI. (The example
+// projects under examples/ run through the real CLI in test/e2e/native-examples.test.ts.)
 
 const schema = readSchema(REPO_ROOT);
 const examples = allExamples(schema);
@@ -48,6 +53,54 @@ function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv =
   }
 }
 
+/**
+ * The Go program `code` as a function `entry` of the package that runs the examples under mocks:
+ * its `func main()` renamed, and its one `pulumi.Run(` made `runWithMocks(`.
+ * @throws when the program has no `func main()` or not exactly one `pulumi.Run(`.
+ */
+function mockedGoProgram(name: string, code: string, entry: string): string {
+  const runs = code.split("pulumi.Run(").length - 1;
+  if (runs !== 1 || !code.includes("\nfunc main() {\n")) {
+    throw new Error(`${name}: not a program of one func main() calling pulumi.Run once`);
+  }
+  return code.replace("\nfunc main() {\n", `\nfunc ${entry}() {\n`).replace("pulumi.Run(", "runWithMocks(");
+}
+
+/** Runs `file` and returns all it printed, whether it succeeded or not. */
+function attempt(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    return run(file, args, cwd, env);
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** The examples in `language`, each with the file name it is written to. */
+function named(language: string): { name: string; example: ExampleProgram }[] {
+  return inLanguage(language).map((example, i) => ({ name: exampleName(example, i), example }));
+}
+
+/**
+ * Runs `example` under mocks with `driver` (given the file of the mocks' tables, the file to record
+ * into, and the tables), and returns what it registered and invoked beside what the same example's YAML
+ * program shows.
+ */
+function runUnderMocks(
+  example: ExampleProgram,
+  driver: (tablesFile: string, recordFile: string, mocks: MockTables) => void,
+): { actual: ReturnType<typeof comparable>; expected: ReturnType<typeof comparable> } {
+  const expected = expectedRun(schema, inOtherLanguage(examples, example, "yaml").code);
+  const runDir = fs.mkdtempSync(path.join(dir, "run-"));
+  const tables = path.join(runDir, "tables.json");
+  const record = path.join(runDir, "record.json");
+  fs.writeFileSync(tables, JSON.stringify(expected.mocks));
+  driver(tables, record, expected.mocks);
+  return {
+    actual: comparable(JSON.parse(fs.readFileSync(record, "utf8")) as RecordedRun),
+    expected: comparable({ registered: expected.resources, invoked: expected.invokes }),
+  };
+}
+
 describe("the Example Usage programs of schema.json", () => {
   it("come in TypeScript, Python, Go and YAML for every resource and function", () => {
     const tokens = [...Object.keys(schema.resources), ...Object.keys(schema.functions)];
@@ -56,75 +109,157 @@ describe("the Example Usage programs of schema.json", () => {
     }
   });
 
-  it("type-check in TypeScript against the installed package, under pulumi new's tsconfig (no skipLibCheck)", () => {
-    const project = path.join(dir, "typescript");
-    fs.mkdirSync(project);
-    // The packed package with @pulumi/pulumi and @types/node, as a template project's `npm install` gives.
-    fs.symlinkSync(
-      path.join(inject("packageFixture"), "node_modules"),
-      path.join(project, "node_modules"),
-      "dir",
-    );
-    const files = inLanguage("typescript").map((example, i) => {
-      const file = `${exampleName(example, i)}.ts`;
-      fs.writeFileSync(path.join(project, file), example.code);
-      return file;
+  describe("in TypeScript, against the installed package", () => {
+    let project: string;
+    /** What tsc printed compiling every program under pulumi new's tsconfig: nothing when all type-check. */
+    let tscOutput: string;
+
+    beforeAll(() => {
+      project = path.join(dir, "typescript");
+      fs.mkdirSync(project);
+      // The packed package with @pulumi/pulumi and @types/node, as a template project's `npm install` gives.
+      fs.symlinkSync(
+        path.join(inject("packageFixture"), "node_modules"),
+        path.join(project, "node_modules"),
+        "dir",
+      );
+      const files = inLanguage("typescript").map((example, i) => {
+        const file = `${exampleName(example, i)}.ts`;
+        fs.writeFileSync(path.join(project, file), example.code);
+        return file;
+      });
+      fs.writeFileSync(
+        path.join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            outDir: "bin",
+            target: "es2020",
+            module: "commonjs",
+            moduleResolution: "node",
+            noFallthroughCasesInSwitch: true,
+            noImplicitReturns: true,
+            forceConsistentCasingInFileNames: true,
+            noUnusedLocals: true,
+          },
+          files,
+        }),
+      );
+      // One compile for every program: it type-checks them and writes the JavaScript the mocks run.
+      const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+      tscOutput = attempt(process.execPath, [tsc, "-p", project, "--pretty", "false"], project);
     });
-    fs.writeFileSync(
-      path.join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          outDir: "bin",
-          target: "es2020",
-          module: "commonjs",
-          moduleResolution: "node",
-          noFallthroughCasesInSwitch: true,
-          noImplicitReturns: true,
-          forceConsistentCasingInFileNames: true,
-          noUnusedLocals: true,
-        },
-        files,
-      }),
+
+    it("type-check under pulumi new's tsconfig (no skipLibCheck)", () => {
+      expect(tscOutput).toBe("");
+    });
+
+    it.each(named("typescript"))(
+      "$name runs under Pulumi's mocks and registers and invokes what its YAML program shows",
+      ({ name, example }) => {
+        const program = path.join(project, "bin", `${name}.js`);
+        const driver = path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.cjs");
+        const recorded = runUnderMocks(example, (tables, record) => {
+          run(process.execPath, [driver, program, tables, record], project);
+        });
+        expect(recorded.actual).toEqual(recorded.expected);
+      },
     );
-    const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-    expect(run(process.execPath, [tsc, "--noEmit", "-p", project, "--pretty", "false"], project)).toBe("");
   });
 
-  it("build in Go against sdk/go/broker, and pass go vet", () => {
-    const module = path.join(dir, "go");
-    fs.mkdirSync(module);
-    // The module graph of the README's Go program (its go.sum lists what the SDK needs), with the
-    // SDK taken from this checkout as its README says for a clone.
-    const goMod = fs
-      .readFileSync(path.join(REPO_ROOT, "test", "programs", "go-native", "go.mod"), "utf8")
-      .replace(/^module \S+$/mu, "module broker-examples");
-    fs.writeFileSync(path.join(module, "go.mod"), `${goMod}\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
-    fs.copyFileSync(
-      path.join(REPO_ROOT, "test", "programs", "go-native", "go.sum"),
-      path.join(module, "go.sum"),
-    );
-    inLanguage("go").forEach((example, i) => {
-      const main = path.join(module, exampleName(example, i), "main.go");
-      fs.mkdirSync(path.dirname(main));
-      fs.writeFileSync(main, example.code);
-    });
-    const env = { ...process.env, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" };
-    run("go", ["build", "-o", os.devNull, "./..."], module, env);
-    run("go", ["vet", "./..."], module, env);
-    // gofmt lists the files whose layout differs from Go's own: none, as users copy them.
-    expect(run("gofmt", ["-l", "."], module)).toBe("");
-  }, 600_000);
+  describe("in Go, against sdk/go/broker", () => {
+    let module: string;
+    /** What building and vetting every program printed, and the files gofmt would change: nothing. */
+    let checks: { build: string; vet: string; gofmt: string };
+    /** The binary that runs each program, by name, under mocks. */
+    const bin = (): string => path.join(module, "run-with-mocks");
 
-  it("run in Python with the generated SDK under Pulumi's mocks", () => {
-    const venv = sdkVirtualenv(programsVenv(), path.join(dir, "python"));
-    const driver = path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.py");
-    inLanguage("python").forEach((example, i) => {
-      const file = path.join(dir, "python", `${exampleName(example, i).replaceAll("-", "_")}.py`);
-      fs.writeFileSync(file, example.code);
-      run(path.join(venv, "bin", "python"), [driver, file], dir);
+    beforeAll(() => {
+      module = path.join(dir, "go");
+      fs.mkdirSync(module);
+      // The module graph of the README's Go program (its go.sum lists what the SDK needs), with the
+      // SDK taken from this checkout as its README says for a clone.
+      const goMod = fs
+        .readFileSync(path.join(REPO_ROOT, "test", "programs", "go-native", "go.mod"), "utf8")
+        .replace(/^module \S+$/mu, "module broker-examples");
+      fs.writeFileSync(path.join(module, "go.mod"), `${goMod}\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
+      fs.copyFileSync(
+        path.join(REPO_ROOT, "test", "programs", "go-native", "go.sum"),
+        path.join(module, "go.sum"),
+      );
+      // Each program as users copy it; and all of them again in one package run under mocks, each
+      // program's `func main()` renamed and its `pulumi.Run(` made `runWithMocks(`
+      // (test/fixtures/run-with-mocks.go), nothing else: one binary to link, which runs the program
+      // its argument names.
+      const mocked = path.join(module, "mocked");
+      fs.mkdirSync(mocked);
+      const programs = named("go").map(({ name, example }, i) => {
+        const main = path.join(module, name, "main.go");
+        fs.mkdirSync(path.dirname(main));
+        fs.writeFileSync(main, example.code);
+        const entry = `example${i}`;
+        fs.writeFileSync(path.join(mocked, `${name}.go`), mockedGoProgram(name, example.code, entry));
+        return `\t${JSON.stringify(name)}: ${entry},`;
+      });
+      fs.writeFileSync(
+        path.join(mocked, "programs.go"),
+        `package main\n\n// programs are the examples by name.\nvar programs = map[string]func(){\n${programs.join("\n")}\n}\n`,
+      );
+      fs.copyFileSync(
+        path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.go"),
+        path.join(mocked, "mocks.go"),
+      );
+      const env = { ...process.env, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" };
+      checks = {
+        // vet type-checks every program as users copy it; the build compiles and links the mocked.
+        vet: attempt("go", ["vet", "./..."], module, env),
+        build: attempt("go", ["build", "-o", bin(), "./mocked"], module, env),
+        // gofmt lists the files whose layout differs from Go's own: none, as users copy them.
+        gofmt: attempt("gofmt", ["-l", ...named("go").map(({ name }) => name)], module),
+      };
+    }, 600_000);
+
+    it("build, and pass go vet and gofmt", () => {
+      expect(checks).toEqual({ build: "", vet: "", gofmt: "" });
     });
-  }, 300_000);
+
+    it.each(named("go"))(
+      "$name runs under Pulumi's mocks and registers and invokes what its YAML program shows",
+      ({ name, example }) => {
+        const recorded = runUnderMocks(example, (tables, record, mocks) => {
+          const env = {
+            ...process.env,
+            EXAMPLE_MOCKS: tables,
+            EXAMPLE_RECORD: record,
+            PULUMI_CONFIG: JSON.stringify(mocks.config),
+          };
+          run(bin(), [name], module, env);
+        });
+        expect(recorded.actual).toEqual(recorded.expected);
+      },
+    );
+  });
+
+  describe("in Python, with the generated SDK", () => {
+    let python: string;
+
+    beforeAll(() => {
+      python = path.join(sdkVirtualenv(programsVenv(), path.join(dir, "python")), "bin", "python");
+    }, 300_000);
+
+    it.each(named("python"))(
+      "$name runs under Pulumi's mocks and registers and invokes what its YAML program shows",
+      ({ name, example }) => {
+        const file = path.join(dir, "python", `${name.replaceAll("-", "_")}.py`);
+        fs.writeFileSync(file, example.code);
+        const driver = path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.py");
+        const recorded = runUnderMocks(example, (tables, record) => {
+          run(python, [driver, file, tables, record], dir);
+        });
+        expect(recorded.actual).toEqual(recorded.expected);
+      },
+    );
+  });
 
   it.each(inLanguage("yaml").map((example, i) => ({ name: exampleName(example, i), example })))(
     "name only what the schema has in YAML: $name",

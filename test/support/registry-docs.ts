@@ -27,6 +27,8 @@ export interface SchemaFunction {
 export interface ExampleProgram {
   /** The resource or function token whose description holds it. */
   readonly token: string;
+  /** Which `{{% example %}}` section of the description holds it, from 0. */
+  readonly section: number;
   readonly language: string;
   readonly code: string;
 }
@@ -47,9 +49,10 @@ export function describedTokens(schema: PackageSchema): [string, string][] {
 /** The fenced code blocks of each `{{% example %}}` section of `description`, by language. */
 export function examplesIn(token: string, description: string): ExampleProgram[] {
   const sections = [...description.matchAll(/\{\{% example %\}\}([\s\S]*?)\{\{% \/example %\}\}/gu)];
-  return sections.flatMap((section) =>
+  return sections.flatMap((section, index) =>
     [...(section[1] ?? "").matchAll(/```(\w+)\n([\s\S]*?)```/gu)].map((block) => ({
       token,
+      section: index,
       language: block[1] ?? "",
       code: block[2] ?? "",
     })),
@@ -59,6 +62,24 @@ export function examplesIn(token: string, description: string): ExampleProgram[]
 /** Every example program of the schema. */
 export function allExamples(schema: PackageSchema): ExampleProgram[] {
   return describedTokens(schema).flatMap(([token, description]) => examplesIn(token, description));
+}
+
+/**
+ * The program in `language` of the same example as `example` (same token, same section).
+ * @throws when the example has no program in `language`.
+ */
+export function inOtherLanguage(
+  examples: readonly ExampleProgram[],
+  example: ExampleProgram,
+  language: string,
+): ExampleProgram {
+  const found = examples.find(
+    (e) => e.token === example.token && e.section === example.section && e.language === language,
+  );
+  if (found === undefined) {
+    throw new Error(`${example.token}: example ${example.section} has no ${language} program`);
+  }
+  return found;
 }
 
 /** A file name for an example: its token's name, such as `getWorkspace`, and its index. */

@@ -32,7 +32,8 @@ import (
 //				Name: pulumi.String("orders-service"),
 //				Type: broker.AccessKeyTypeSERVICE,
 //				Permissions: &broker.PermissionsArgs{
-//					Send: pulumi.StringArray{pulumi.String("orders/created")},
+//					Send:    pulumi.StringArray{pulumi.String("orders/created")},
+//					Receive: pulumi.StringArray{pulumi.String("payments/*")},
 //				},
 //			})
 //			if err != nil {
@@ -46,6 +47,8 @@ import (
 //			if err != nil {
 //				return err
 //			}
+//			ctx.Export("ordersServiceId", ordersService.AccessKeyId)
+//			ctx.Export("ordersKey", ordersService.AccessKey) // a secret
 //			ctx.Export("ordersPublicKey", ordersPair.PublicKey)
 //			ctx.Export("ordersPrivateKey", ordersPair.PrivateKey) // a secret
 //			return nil

@@ -97,7 +97,10 @@ class ServiceKeyPair(pulumi.CustomResource):
             "orders-service",
             name="orders-service",
             type=broker.AccessKeyType.SERVICE,
-            permissions=broker.PermissionsArgs(send=["orders/created"]),
+            permissions=broker.PermissionsArgs(
+                send=["orders/created"],
+                receive=["payments/*"],
+            ),
         )
         # Change the trigger's value to give the key a new pair.
         orders_pair = broker.ServiceKeyPair(
@@ -106,6 +109,8 @@ class ServiceKeyPair(pulumi.CustomResource):
             rotation_triggers={"generation": "1"},
         )
 
+        pulumi.export("ordersServiceId", orders_service.access_key_id)
+        pulumi.export("ordersKey", orders_service.access_key)  # a secret
         pulumi.export("ordersPublicKey", orders_pair.public_key)
         pulumi.export("ordersPrivateKey", orders_pair.private_key)  # a secret
         ```
@@ -140,7 +145,10 @@ class ServiceKeyPair(pulumi.CustomResource):
             "orders-service",
             name="orders-service",
             type=broker.AccessKeyType.SERVICE,
-            permissions=broker.PermissionsArgs(send=["orders/created"]),
+            permissions=broker.PermissionsArgs(
+                send=["orders/created"],
+                receive=["payments/*"],
+            ),
         )
         # Change the trigger's value to give the key a new pair.
         orders_pair = broker.ServiceKeyPair(
@@ -149,6 +157,8 @@ class ServiceKeyPair(pulumi.CustomResource):
             rotation_triggers={"generation": "1"},
         )
 
+        pulumi.export("ordersServiceId", orders_service.access_key_id)
+        pulumi.export("ordersKey", orders_service.access_key)  # a secret
         pulumi.export("ordersPublicKey", orders_pair.public_key)
         pulumi.export("ordersPrivateKey", orders_pair.private_key)  # a secret
         ```
