@@ -79,6 +79,17 @@ export function runRepoScript(script: string): string {
 }
 
 /**
+ * Builds (once per machine) the Pulumi YAML language host for this run's CLI, which runs
+ * `runtime: yaml` programs; fast when `scripts/ensure-yaml-host.sh` has built it before.
+ */
+export function ensureYamlHost(): void {
+  execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/**
  * A `PATH` on which the first `python` is the virtualenv `venv`'s and the first `pulumi` this run's
  * CLI: the Python language host runs the first `python` on PATH, whatever Pulumi.yaml says.
  */
