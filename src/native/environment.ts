@@ -66,7 +66,8 @@ export function environmentDocument(inputs: EnvironmentInputs): BrokerConfigDocu
 /**
  * A child of an Environment: a resource of the `broker` package, registered as the SDKs register it
  * (its token, its secret outputs, this plugin's version for the default provider), so that check,
- * diff, adoption and the endpoint guard are those of the resource declared on its own.
+ * diff, adoption and the endpoint guard are those of the resource declared on its own. The plugin
+ * marks the secret outputs in its answers as well; the SDKs name them too, and so does this.
  */
 class BrokerChild extends pulumi.CustomResource {
   constructor(
