@@ -159,7 +159,9 @@ function componentOptions(
     providers[pkg] = new sdk.DependencyProviderResource(ref);
   }
   const parent = request.getParent();
+  const timeouts = request.getCustomtimeouts()?.toObject();
   return {
+    ...(timeouts === undefined ? {} : { customTimeouts: timeouts }),
     providers,
     dependsOn: request.getDependenciesList().map((urn) => new sdk.DependencyResource(urn)),
     protect: request.getProtect() ?? false,
@@ -167,8 +169,31 @@ function componentOptions(
     ignoreChanges: request.getIgnorechangesList(),
     replaceOnChanges: request.getReplaceonchangesList(),
     retainOnDelete: request.getRetainondelete() ?? false,
-    aliases: request.getAliasesList().flatMap((alias) => (alias.hasUrn() ? [alias.getUrn()] : [])),
+    aliases: request.getAliasesList().flatMap((alias) => aliasOf(sdk, alias)),
   };
+}
+
+/** An alias of the request as the SDK's options take it: a URN, or a spec of what changed. */
+function aliasOf(
+  sdk: typeof import("@pulumi/pulumi"),
+  alias: ReturnType<ConstructRequest["getAliasesList"]>[number],
+): pulumi.Input<string | pulumi.Alias>[] {
+  if (alias.hasUrn()) return [alias.getUrn()];
+  const spec = alias.getSpec();
+  if (spec === undefined) return [];
+  return [
+    {
+      ...(spec.getName() === "" ? {} : { name: spec.getName() }),
+      ...(spec.getType() === "" ? {} : { type: spec.getType() }),
+      ...(spec.getProject() === "" ? {} : { project: spec.getProject() }),
+      ...(spec.getStack() === "" ? {} : { stack: spec.getStack() }),
+      ...(spec.hasParenturn()
+        ? { parent: spec.getParenturn() }
+        : spec.hasNoparent() && spec.getNoparent()
+          ? { parent: sdk.rootStackResource }
+          : {}),
+    },
+  ];
 }
 
 /**
