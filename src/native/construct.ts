@@ -8,7 +8,7 @@
  * built in an async-local runtime state of its own (`withLocalStorage`) with the request's parent,
  * providers and options, its state serialized (`serializeResourceProperties`), and the answer sent
  * once the runtime's RPCs are done (`waitForRPCs`). This file only translates the request and
- * answer; which components exist is {@link COMPONENTS}.
+ * answer; which components exist is {@link COMPONENT_BUILDERS}.
  *
  * The SDK is the `@pulumi/pulumi` installed beside the plugin (bundled into the single executable),
  * required here when the first `Construct` arrives: the resource operations never load its runtime.
@@ -28,7 +28,7 @@ export type ComponentBuilder = (
 ) => { urn: pulumi.Output<string>; state: Record<string, unknown> };
 
 /** The components the plugin builds, by type token; each module is loaded on first use. */
-export const COMPONENTS: ReadonlyMap<string, () => ComponentBuilder> = new Map([
+export const COMPONENT_BUILDERS: ReadonlyMap<string, () => ComponentBuilder> = new Map([
   [
     ENVIRONMENT.token,
     () => (require("./environment") as typeof import("./environment")).constructEnvironment,
@@ -100,8 +100,8 @@ export async function construct(
   engineAddress: string | undefined,
 ): Promise<ConstructResponse> {
   const type = request.getType();
-  const builder = COMPONENTS.get(type);
-  if (builder === undefined) throw new UnknownResourceTypeError(type, [...COMPONENTS.keys()]);
+  const builder = COMPONENT_BUILDERS.get(type);
+  if (builder === undefined) throw new UnknownResourceTypeError(type, [...COMPONENT_BUILDERS.keys()]);
   if (engineAddress === undefined)
     throw new Error(
       "The broker provider cannot build a component: it was started without the engine's address. Let the Pulumi engine start the plugin (or attach it with PULUMI_DEBUG_PROVIDERS).",
@@ -200,8 +200,9 @@ function aliasOf(
  * The inputs as plain values: a component that declares resources from its inputs needs them known.
  * Secret or dependent inputs arrive as outputs; their values are taken (a document holds no secret:
  * key values are never in one), and an unknown one fails with {@link UnknownComponentInputError}.
+ * @internal Exported for its unit test.
  */
-async function knownInputs(
+export async function knownInputs(
   sdk: typeof import("@pulumi/pulumi"),
   type: string,
   inputs: Record<string, unknown>,
