@@ -198,7 +198,40 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
     await stack.setConfig("documentFile", { value: documentFile });
   });
 
-  it("6. the YAML project's state, backups, history and CLI output go to the final scan", () => {
+  it("6. its children keep the endpoint guard: the stack pointed at another broker fails the preview", async () => {
+    await stack.setAllConfig(emulatorConfig(source));
+    try {
+      const error = String(await stack.preview().catch((e: unknown) => e));
+      scan.text("preview at another endpoint", error, "cli output");
+      expect(error).toMatch(/lives at .*now points to/su);
+      expect(error).toContain(target.url);
+    } finally {
+      await stack.setAllConfig(emulatorConfig(target));
+    }
+  });
+
+  it("7. deployed where everything exists (the broker it was exported from), it adopts it all: nothing created twice", async () => {
+    const statsBefore = await source.controls!.stats();
+    const keysBefore = await allKeys(source);
+    const sourceStack = await project.stack("source", {
+      documentFile: { value: path.join(scratch, "exported.yaml") },
+      ...emulatorConfig(source),
+    });
+    fs.writeFileSync(path.join(scratch, "exported.yaml"), exported);
+    const up = await sourceStack.up();
+    scan.text("up at the source", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ create: RESOURCES });
+    expect(await source.controls!.stats()).toEqual(statsBefore);
+    expect((await allKeys(source)).map((k) => [k["id"], k["name"], k["permissions"]])).toEqual(
+      keysBefore.map((k) => [k["id"], k["name"], k["permissions"]]),
+    );
+    expect((await sourceStack.outputs())["accessKeys"]?.value).toEqual(
+      Object.fromEntries(keysBefore.map((k) => [String(k["name"]), Number(k["id"])])),
+    );
+    expect((await sourceStack.preview()).changeSummary).toEqual({ same: RESOURCES });
+  });
+
+  it("8. the YAML project's state, backups, history and CLI output go to the final scan", () => {
     scan.text("every CLI run", project.producedText(), "cli output");
     scan.project("environment-yaml", project);
     expect(scan.unread(CLI_TEST_SOURCES), "sources the scan read nothing from").toEqual([]);
