@@ -3,8 +3,10 @@
  * installing the plugin into a project's Pulumi home as users do, and reading (or writing) the
  * emulator's objects through the configuration API itself, to check what the CLI run did.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { promisify } from "node:util";
 
 /** An API endpoint and the ACCOUNT key to call it with (an emulator's `url` and `adminKey`). */
 export interface BrokerEndpoint {
@@ -15,6 +17,20 @@ export interface BrokerEndpoint {
 /** The `broker-config` command of the package linked into the project, as `npx broker-config` runs it. */
 export function brokerConfigCli(project: { dir: string }): string {
   return path.join(project.dir, "node_modules", "pulumi-broker-config", "dist", "cli", "broker-config.js");
+}
+
+/**
+ * Runs `broker-config export` of the package linked into `project` (a project directory, or a package
+ * fixture's) against `target` with its admin key as `BROKER_API_KEY`, writing `file`; resolves with the
+ * file's text. Asynchronous, so that an emulator running in the caller's process keeps answering.
+ */
+export async function exportBroker(project: string, target: BrokerEndpoint, file: string): Promise<string> {
+  await promisify(execFile)(
+    process.execPath,
+    [brokerConfigCli({ dir: project }), "export", "--base-url", target.url, "--out", file],
+    { env: { PATH: process.env["PATH"], BROKER_API_KEY: target.adminKey } },
+  );
+  return fs.readFileSync(file, "utf8");
 }
 
 /**

@@ -52,7 +52,7 @@ rewrite() {
 }
 rewrite utilities.ts "s#require\('./package.json'\)#require('../../package.json')#" "require('./package.json')"
 rewrite index.ts 's/^export \{ ((?:\w+Args|\w+Result)(?:, \w+)*) \} from/export type { \1 } from/mg' "export { XArgs } from"
-for file in accessKey.ts provider.ts serviceKeyPair.ts workspace.ts; do
+for file in accessKey.ts environment.ts provider.ts serviceKeyPair.ts workspace.ts; do
   rewrite "$file" 's/public static isInstance\(/public static override isInstance(/' "isInstance"
 done
 # A function's failure (a look-up that finds nothing, missing settings, a 401) reaches the program as

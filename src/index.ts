@@ -51,6 +51,7 @@ export {
   formatProblem,
   isBrokerConfigDocumentError,
   loadBrokerConfig,
+  parseBrokerConfig,
   planBrokerConfig,
   validateBrokerConfig,
   workspaceResourceName,

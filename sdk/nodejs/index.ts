@@ -10,6 +10,11 @@ export type AccessKey = import("./accessKey").AccessKey;
 export const AccessKey: typeof import("./accessKey").AccessKey = null as any;
 utilities.lazyLoad(exports, ["AccessKey"], () => require("./accessKey"));
 
+export type { EnvironmentArgs } from "./environment";
+export type Environment = import("./environment").Environment;
+export const Environment: typeof import("./environment").Environment = null as any;
+utilities.lazyLoad(exports, ["Environment"], () => require("./environment"));
+
 export type { GetAccessKeyArgs, GetAccessKeyResult, GetAccessKeyOutputArgs } from "./getAccessKey";
 export const getAccessKey: typeof import("./getAccessKey").getAccessKey = null as any;
 export const getAccessKeyOutput: typeof import("./getAccessKey").getAccessKeyOutput = null as any;
@@ -69,6 +74,8 @@ const _module = {
         switch (type) {
             case "broker:index:AccessKey":
                 return new AccessKey(name, <any>undefined, { urn })
+            case "broker:index:Environment":
+                return new Environment(name, <any>undefined, { urn })
             case "broker:index:ServiceKeyPair":
                 return new ServiceKeyPair(name, <any>undefined, { urn })
             case "broker:index:Workspace":

@@ -4,15 +4,18 @@
  */
 export { BROKER_CONFIG_SCHEMA } from "./schema";
 export { BrokerConfigDocumentError, formatProblem, isBrokerConfigDocumentError } from "./errors";
-export { loadBrokerConfig } from "./load";
+export { loadBrokerConfig, parseBrokerConfig } from "./load";
 export { validateBrokerConfig } from "./validate";
 export {
   accessKeyResourceName,
+  declarePlan,
   planBrokerConfig,
   workspaceResourceName,
   type BrokerConfigPlan,
   type PlannedAccessKey,
+  type PlannedAccessKeyInputs,
   type PlannedWorkspace,
+  type PlannedWorkspaceInputs,
 } from "./plan";
 export {
   BROKER_CONFIG_VERSION,

@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import { BrokerConfigDocumentError } from "./errors";
 import { parseSource } from "./source";
-import type { BrokerConfigDocument } from "./types";
+import type { BrokerConfigDocument, BrokerConfigSource } from "./types";
 import { problemsOf } from "./validate";
 
 /**
@@ -34,9 +34,23 @@ export function loadBrokerConfig(pathOrObject: string | BrokerConfigDocument): B
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error);
     throw new BrokerConfigDocumentError([{ path: "", message: `cannot be read: ${reason}`, file }], file);
   }
-  const parsed = parseSource({ file, text });
-  if (parsed.syntaxProblems.length > 0) throw new BrokerConfigDocumentError(parsed.syntaxProblems, file);
-  const problems = problemsOf(parsed.data, file, parsed.locate);
-  if (problems.length > 0) throw new BrokerConfigDocumentError(problems, file);
+  return parseBrokerConfig({ file, text });
+}
+
+/**
+ * Parses and validates a broker configuration document given as text, such as the `document` of the
+ * native `Environment` component (which has no file to read: the program passes the text).
+ *
+ * @param source The text (YAML or JSON) and the name its problems are reported under: a name ending in
+ *   `.json` is also held to JSON's stricter syntax.
+ * @returns The document, unchanged: defaults are applied later, by {@link planBrokerConfig}.
+ * @throws BrokerConfigDocumentError listing every problem, each as `<file>:line:column path: message`.
+ */
+export function parseBrokerConfig(source: BrokerConfigSource): BrokerConfigDocument {
+  const parsed = parseSource(source);
+  if (parsed.syntaxProblems.length > 0)
+    throw new BrokerConfigDocumentError(parsed.syntaxProblems, source.file);
+  const problems = problemsOf(parsed.data, source.file, parsed.locate);
+  if (problems.length > 0) throw new BrokerConfigDocumentError(problems, source.file);
   return parsed.data as BrokerConfigDocument;
 }

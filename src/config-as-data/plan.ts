@@ -53,6 +53,65 @@ export interface BrokerConfigPlan {
   accessKeys: PlannedAccessKey[];
 }
 
+/**
+ * The inputs of a planned workspace's `Workspace` resource, the same in both doors (`Id` is the
+ * door's type of the parent's `workspaceId`, an output of the parent resource).
+ */
+export interface PlannedWorkspaceInputs<Id> {
+  name: string;
+  /** Absent for a top-level workspace. */
+  parentId?: Id;
+  adopt: boolean;
+}
+
+/** The inputs of a planned access key's `AccessKey` resource, the same in both doors. */
+export interface PlannedAccessKeyInputs {
+  name: string;
+  type: AccessKeyType;
+  permissions: Permissions;
+  adopt: boolean;
+  onDelete: OnDelete;
+}
+
+/**
+ * Declares the resources of `plan` through `declare` (one door's resource classes), parents before
+ * children, each workspace given its parent's id: the one walk of a plan that `BrokerConfig` and
+ * the native `Environment` both use.
+ *
+ * @returns The declared resources: workspaces by path, access keys by key name.
+ */
+export function declarePlan<W, K, Id>(
+  plan: BrokerConfigPlan,
+  declare: {
+    workspace(planned: PlannedWorkspace, inputs: PlannedWorkspaceInputs<Id>): W;
+    accessKey(planned: PlannedAccessKey, inputs: PlannedAccessKeyInputs): K;
+    /** A declared workspace's id, for its children's `parentId`. */
+    workspaceId(workspace: W): Id;
+  },
+): { workspaces: Record<string, W>; accessKeys: Record<string, K> } {
+  const workspaces: Record<string, W> = {};
+  for (const planned of plan.workspaces) {
+    // Parents come first in the plan, so a child's parent is always declared already.
+    const parent = planned.parentPath === undefined ? undefined : workspaces[planned.parentPath];
+    workspaces[planned.path] = declare.workspace(planned, {
+      name: planned.name,
+      ...(parent === undefined ? {} : { parentId: declare.workspaceId(parent) }),
+      adopt: planned.adopt,
+    });
+  }
+  const accessKeys: Record<string, K> = {};
+  for (const planned of plan.accessKeys) {
+    accessKeys[planned.name] = declare.accessKey(planned, {
+      name: planned.name,
+      type: planned.type,
+      permissions: planned.permissions,
+      adopt: planned.adopt,
+      onDelete: planned.onDelete,
+    });
+  }
+  return { workspaces, accessKeys };
+}
+
 /** The resource name of the workspace at `path` (such as `/platform/orders`) in component `component`. */
 export function workspaceResourceName(component: string, path: string): string {
   return `${component}:workspace:${path}`;

@@ -4,9 +4,11 @@
  *
  * Each method is thin: decode the request (`codec.ts`), ask the provider configuration
  * (`config.ts`) or the resource type's adapter (`resources/`), encode the answer, and map any error
- * through `errors.ts`. `Invoke` runs the look-up functions (`functions.ts`). RPCs this provider does
- * not have (`Call`, `Construct`, `Parameterize`, `GetMapping(s)`) are left out, so the server answers
- * them `UNIMPLEMENTED`, which the engine expects and handles.
+ * through `errors.ts`. `Invoke` runs the look-up functions (`functions.ts`); `Construct` builds the
+ * package's components (`construct.ts`: the `Environment`), whose children come back to this server
+ * as ordinary resource operations. RPCs this provider does not have (`Call`, `Parameterize`,
+ * `GetMapping(s)`) are left out, so the server answers them `UNIMPLEMENTED`, which the engine expects
+ * and handles.
  *
  * `Handshake` (CLI 3.259 and 3.274 call it first, and 3.274 negotiates some capabilities only there)
  * is served when the `@pulumi/pulumi` installed beside the plugin ships its stubs (3.259 and 3.270 do,
@@ -29,6 +31,8 @@ import {
   CheckFailure,
   CheckResponse,
   ConfigureResponse,
+  type ConstructRequest,
+  type ConstructResponse,
   CreateResponse,
   GetSchemaResponse,
   InvokeResponse,
@@ -52,6 +56,7 @@ import { decodeStruct, encodeStruct, type PropertyMap } from "./codec";
 import { rateLimitNotifier } from "../core/rate-limit-notice";
 import { checkConfig, diffConfig, plainApiKeyWarning, ProviderConfiguration, requestOrigin } from "./config";
 import { settingPlace, STACK_ORIGIN, type SettingsOrigin } from "../settings/wording";
+import { construct } from "./construct";
 import { toDiffResponse } from "./diff";
 import { invokeFunction } from "./functions";
 import { engineLog, type EngineLog } from "./engine-log";
@@ -327,6 +332,12 @@ class BrokerProvider {
         const result = await invokeFunction(request.getTok(), decode(request.getArgs()), this.configuration);
         return new InvokeResponse().setReturn(encodeStruct(result));
       }),
+
+      // Not an operation: Construct sends no request to the broker. Its children's operations arrive
+      // as Check, Diff, Create, … calls of their own while it waits for their registrations.
+      construct: this.unary<ConstructRequest, ConstructResponse>((request) =>
+        construct(request, this.engineAddress),
+      ),
 
       cancel: this.unary<Empty, Empty>(() => {
         this.cancel();

@@ -1,15 +1,14 @@
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BrokerClient } from "../../src/client";
 import type { AccessKeyRecord } from "../../src/client/types";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { exportBroker } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { createWorkspaceTree } from "../support/client";
+import { createExportSource } from "../support/client";
 import { NO_BROKER_ENV, testProject } from "../support/projects";
 
 // Acceptance of configuration as data (issue #5): an environment exported with the real
@@ -17,7 +16,6 @@ import { NO_BROKER_ENV, testProject } from "../support/projects";
 // CLI to an empty environment, exports back to the same bytes; the same file adopts an existing
 // environment without duplicating anything. The steps share stacks and run in order.
 
-const execFileAsync = promisify(execFile);
 const programDir = path.join(__dirname, "programs", "config-as-data");
 
 let source: EmulatorHandle; // "A": populated by hand, exported
@@ -30,20 +28,9 @@ let stackA: Stack;
 /** Resources of a stack: the stack itself, the component, 6 workspaces, 6 keys (admin included). */
 const RESOURCES = 1 + 1 + 6 + 6;
 
-/** Runs `broker-config export` of the installed package (async: the emulators live in this process). */
-async function exportTo(env: EmulatorHandle, file: string): Promise<string> {
-  const cli = path.join(
-    inject("packageFixture"),
-    "node_modules",
-    "pulumi-broker-config",
-    "dist",
-    "cli",
-    "broker-config.js",
-  );
-  await execFileAsync(process.execPath, [cli, "export", "--base-url", env.url, "--out", file], {
-    env: { PATH: process.env["PATH"], BROKER_API_KEY: env.adminKey },
-  });
-  return fs.readFileSync(file, "utf8");
+/** Runs `broker-config export` of the installed package against `env`, into `file`. */
+function exportTo(env: EmulatorHandle, file: string): Promise<string> {
+  return exportBroker(inject("packageFixture"), env, file);
 }
 
 function brokerConfig(
@@ -72,24 +59,7 @@ beforeAll(async () => {
   source = await startEmulator({ controls: true });
   target = await startEmulator({ controls: true });
   const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
-  await createWorkspaceTree(client);
-  await client.createAccessKey({
-    name: "orders-svc",
-    type: "SERVICE",
-    permissions: { send: ["orders/created", "orders/cancelled"], receive: ["payments/*"] },
-  });
-  await client.createAccessKey({
-    name: "billing-svc",
-    type: "SERVICE",
-    permissions: { receive: ["orders/*"] },
-  });
-  await client.createAccessKey({
-    name: "reporting",
-    type: "SERVICE",
-    permissions: { receive: ["orders/*", "payments/*"], resources: { tier: "gold" } },
-  });
-  await client.createAccessKey({ name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } });
-  await client.createAccessKey({ name: "idle", type: "SERVICE", permissions: {} });
+  await createExportSource(client);
   await client.close();
 
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-config-as-data-e2e-"));

@@ -1,21 +1,20 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allKeys, allWorkspaces, installBrokerPlugin, keyById } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { REPO_ROOT } from "../../harness/repo.mts";
 import {
   emulatorConfig,
+  ensureYamlHost,
+  goSdkProject,
   NO_BROKER_ENV,
   numberOutput,
-  runRepoScript,
+  pythonSdkProject,
   testProject,
-  venvPath,
 } from "../support/projects";
 
 // Issue #34: the example projects of the native provider, one per language (examples/native-<language>),
@@ -40,35 +39,16 @@ const LANGUAGES: readonly Language[] = [
   },
   {
     language: "python",
-    project: (dir, scratch) => {
-      // The generated SDK's wheel, installed with pip into a venv of the project's own; the
-      // Python language host runs the first `python` on PATH.
-      const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), scratch);
-      return testProject("broker-native-python", dir, { ...NO_BROKER_ENV, PATH: venvPath(venv) });
-    },
+    project: (dir, scratch) => pythonSdkProject("broker-native-python", dir, scratch),
   },
   {
     language: "go",
-    project: async (dir) => {
-      runRepoScript("ensure-go-host.sh");
-      // The module graph may need entries the committed go.sum lacks (another Go version): fetch them.
-      const project = await testProject("broker-native-go", dir, { ...NO_BROKER_ENV, GOFLAGS: "-mod=mod" });
-      // The SDK's module is not published: the program takes it from this checkout, as a clone's user does.
-      fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
-      return project;
-    },
+    project: (dir) => goSdkProject("broker-native-go", dir),
   },
   {
     language: "yaml",
     project: (dir) => {
-      execFileSync(
-        "bash",
-        [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")],
-        {
-          cwd: REPO_ROOT,
-          stdio: ["ignore", "ignore", "inherit"],
-        },
-      );
+      ensureYamlHost();
       return testProject("broker-native-yaml", dir, NO_BROKER_ENV);
     },
   },

@@ -3,6 +3,7 @@ import { PluginAttach } from "@pulumi/pulumi/proto/plugin_pb";
 import {
   CheckRequest,
   ConfigureRequest,
+  ConstructRequest,
   CreateRequest,
   DeleteRequest,
   DiffRequest,
@@ -227,6 +228,20 @@ describe("resources against the emulator", () => {
     );
     expect(error.code).toBe(status.INVALID_ARGUMENT);
     expect(error.details).toContain('no resource type "broker:index:Queue"');
+  });
+
+  it("rejects a Construct of a type that is no component with INVALID_ARGUMENT, naming the components", async () => {
+    const request = new ConstructRequest()
+      .setType("broker:index:Workspace")
+      .setName("team")
+      .setProject("proj")
+      .setStack("dev")
+      .setMonitorendpoint("127.0.0.1:1");
+    const error = await failure(client.construct(request));
+    expect(error.code).toBe(status.INVALID_ARGUMENT);
+    expect(error.details).toBe(
+      'The broker provider has no resource type "broker:index:Workspace"; it serves broker:index:Environment.',
+    );
   });
 
   it("Check reports bad input per property, with no error", async () => {

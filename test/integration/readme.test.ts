@@ -173,10 +173,13 @@ describe("README and docs code blocks", () => {
       const pythonPath = [path.join(root, "sdk", "python"), path.join(dir, "site")].join(path.delimiter);
       const python = blocks.filter((b) => b.language === "python");
       expect(python.length).toBeGreaterThan(0);
+      // The blocks that deploy a configuration document read it from `broker.yaml` beside the program.
+      fs.writeFileSync(path.join(dir, "broker.yaml"), "version: 1\nworkspaces:\n  - name: platform\n");
       for (const block of python) {
         const file = path.join(dir, `block${block.index}.py`);
         fs.writeFileSync(file, block.code);
         execFileSync(path.join(venv, "bin", "python"), [path.join(dir, "run_with_mocks.py"), file], {
+          cwd: dir,
           env: { ...process.env, PYTHONPATH: pythonPath, PYTHONDONTWRITEBYTECODE: "1" },
           stdio: ["ignore", "pipe", "pipe"],
         });

@@ -35,6 +35,32 @@ export async function createWorkspaceTree(client: BrokerClient): Promise<void> {
   await client.createWorkspaceAndFind({ name: "data" });
 }
 
+/**
+ * Makes the environment the configuration-as-data suites export and copy: the tree of
+ * {@link createWorkspaceTree} and five keys (SERVICE and ACCOUNT, with and without permissions,
+ * one with resource permissions), through `client` (an ACCOUNT key's client).
+ */
+export async function createExportSource(client: BrokerClient): Promise<void> {
+  await createWorkspaceTree(client);
+  await client.createAccessKey({
+    name: "orders-svc",
+    type: "SERVICE",
+    permissions: { send: ["orders/created", "orders/cancelled"], receive: ["payments/*"] },
+  });
+  await client.createAccessKey({
+    name: "billing-svc",
+    type: "SERVICE",
+    permissions: { receive: ["orders/*"] },
+  });
+  await client.createAccessKey({
+    name: "reporting",
+    type: "SERVICE",
+    permissions: { receive: ["orders/*", "payments/*"], resources: { tier: "gold" } },
+  });
+  await client.createAccessKey({ name: "ops-admin", type: "ACCOUNT", permissions: { receive: ["audit/*"] } });
+  await client.createAccessKey({ name: "idle", type: "SERVICE", permissions: {} });
+}
+
 /** What {@link testClients} returns. */
 export interface TestClients {
   /**

@@ -15,6 +15,7 @@ const LONGEST_FILES = [
   "test/e2e/starting-points.test.ts",
   "test/e2e/lifecycle.test.ts",
   "test/e2e/native-examples.test.ts",
+  "test/e2e/environment.test.ts",
   "test/e2e/policy-pack.test.ts",
   "test/e2e/native.test.ts",
   "test/e2e/provider-messages.test.ts",

@@ -7,6 +7,8 @@ import type { PluginAttach, PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type {
   CheckRequest,
+  ConstructRequest,
+  ConstructResponse,
   CheckResponse,
   ConfigureRequest,
   ConfigureResponse,
@@ -99,6 +101,7 @@ export function providerClient(port: number) {
     checkConfig: unary<CheckRequest, CheckResponse>((r, cb) => client.checkConfig(r, cb)),
     diffConfig: unary<DiffRequest, DiffResponse>((r, cb) => client.diffConfig(r, cb)),
     configure: unary<ConfigureRequest, ConfigureResponse>((r, cb) => client.configure(r, cb)),
+    construct: unary<ConstructRequest, ConstructResponse>((r, cb) => client.construct(r, cb)),
     attach: unary<PluginAttach, Empty>((r, cb) => client.attach(r, cb)),
     cancel: unary<Empty, Empty>((r, cb) => client.cancel(r, cb)),
     handshake: unary<ProviderHandshakeRequest, ProviderHandshakeResponse>((r, cb) => client.handshake(r, cb)),
@@ -143,6 +146,7 @@ export function expectBrokerSchema(schemaJson: string, version: string): void {
   expect(schema.version).toBe(version);
   expect(Object.keys(schema.resources).sort()).toEqual([
     "broker:index:AccessKey",
+    "broker:index:Environment",
     "broker:index:ServiceKeyPair",
     "broker:index:Workspace",
   ]);

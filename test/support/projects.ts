@@ -3,11 +3,13 @@
  * program with the packed package and the run's CLI, and the declared state most of them deploy.
  */
 import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { expect, inject } from "vitest";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
-import { REPO_ROOT } from "../../harness/repo.mts";
+import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
+import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 
 /** The folder of the test programs (`test/programs/<name>`). */
 export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
@@ -76,6 +78,50 @@ export function runRepoScript(script: string): string {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   }).trim();
+}
+
+/**
+ * Builds (once per machine) the Pulumi YAML language host for this run's CLI, which runs
+ * `runtime: yaml` programs; fast when `scripts/ensure-yaml-host.sh` has built it before.
+ */
+export function ensureYamlHost(): void {
+  execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/**
+ * {@link testProject} for a Python program with the generated SDK: its wheel installed with pip into
+ * a venv of the project's own (in `scratch`), as users install it; the Python language host runs the
+ * first `python` on PATH.
+ */
+export function pythonSdkProject(
+  name: string,
+  programDir: string,
+  scratch: string,
+  env: Record<string, string> = NO_BROKER_ENV,
+): Promise<PulumiProject> {
+  const venv = sdkVirtualenv(programsVenv(inject("pulumiVersion")), scratch);
+  return testProject(name, programDir, { ...env, PATH: venvPath(venv) });
+}
+
+/**
+ * {@link testProject} for a Go program with the generated SDK: the Go language host built, and the
+ * SDK's unpublished module taken from this checkout (a `replace` appended to the program's go.mod),
+ * as a clone's user does. `GOFLAGS=-mod=mod`: the module graph may need entries the committed go.sum
+ * lacks (another Go version), which are fetched. A program's first run on a machine compiles it and
+ * the Pulumi Go SDK: minutes, not seconds.
+ */
+export async function goSdkProject(
+  name: string,
+  programDir: string,
+  env: Record<string, string> = NO_BROKER_ENV,
+): Promise<PulumiProject> {
+  runRepoScript("ensure-go-host.sh");
+  const project = await testProject(name, programDir, { ...env, GOFLAGS: "-mod=mod" });
+  fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
+  return project;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   accessKeyResourceName,
+  declarePlan,
   planBrokerConfig,
   workspaceResourceName,
   type BrokerConfigDocument,
@@ -139,5 +140,49 @@ describe("planBrokerConfig", () => {
     const plan = planBrokerConfig(doc, "prod");
     plan.accessKeys[0]!.permissions.send.push("x/y");
     expect(doc.accessKeys![0]!.permissions!.send).toEqual(["orders/created"]);
+  });
+});
+
+describe("declarePlan: the one walk of a plan both doors use", () => {
+  // A door's "resources" are recorded calls here: what BrokerConfig and Environment would declare.
+  function declared(document: BrokerConfigDocument) {
+    const calls: string[] = [];
+    const result = declarePlan(planBrokerConfig(document, "prod"), {
+      workspace: (planned, inputs) => {
+        calls.push(`workspace ${planned.resourceName} ${JSON.stringify(inputs)}`);
+        return { id: `id(${planned.path})` };
+      },
+      accessKey: (planned, inputs) => {
+        calls.push(`access key ${planned.resourceName} ${JSON.stringify(inputs)}`);
+        return { key: planned.name };
+      },
+      workspaceId: (workspace) => workspace.id,
+    });
+    return { calls, result };
+  }
+
+  it("declares parents before children, each child given its parent's id, then the keys", () => {
+    const { calls } = declared(doc);
+    expect(calls).toEqual([
+      'workspace prod:workspace:/platform {"name":"platform","adopt":true}',
+      'workspace prod:workspace:/platform/orders {"name":"orders","parentId":"id(/platform)","adopt":true}',
+      'workspace prod:workspace:/platform/orders/eu {"name":"eu","parentId":"id(/platform/orders)","adopt":true}',
+      'workspace prod:workspace:/platform/payments {"name":"payments","parentId":"id(/platform)","adopt":false}',
+      'workspace prod:workspace:/data {"name":"data","adopt":false}',
+      'access key prod:access-key:orders-svc {"name":"orders-svc","type":"SERVICE","permissions":{"send":["orders/created"],"receive":[],"resources":{}},"adopt":false,"onDelete":"revoke"}',
+      'access key prod:access-key:ops {"name":"ops","type":"ACCOUNT","permissions":{"send":[],"receive":[],"resources":{}},"adopt":true,"onDelete":"retain"}',
+    ]);
+  });
+
+  it("returns the declared resources by workspace path and by key name", () => {
+    const { result } = declared(doc);
+    expect(Object.keys(result.workspaces)).toEqual([
+      "/platform",
+      "/platform/orders",
+      "/platform/orders/eu",
+      "/platform/payments",
+      "/data",
+    ]);
+    expect(result.accessKeys).toEqual({ "orders-svc": { key: "orders-svc" }, ops: { key: "ops" } });
   });
 });

@@ -11,6 +11,7 @@ import { PartiallyCreatedError } from "../../src/core/partial-failure";
 import { StateDecodeError } from "../../src/core/state";
 import { CreatedButFailedError } from "../../src/dynamic/impl/partial-failure";
 import { CodecError } from "../../src/native/codec";
+import { UnknownComponentInputError } from "../../src/native/construct";
 import { ResourceInitFailedError, UnknownResourceTypeError } from "../../src/native/errors";
 import { UnknownFunctionError } from "../../src/native/functions";
 
@@ -34,6 +35,7 @@ const CASES: readonly [Error & { code: string }, string][] = [
     "BROKER_UNKNOWN_RESOURCE_TYPE",
   ],
   [new UnknownFunctionError("broker:index:nope"), "BROKER_UNKNOWN_FUNCTION"],
+  [new UnknownComponentInputError("broker:index:Environment", "document"), "BROKER_COMPONENT_INPUT_UNKNOWN"],
 ];
 
 describe("error codes", () => {

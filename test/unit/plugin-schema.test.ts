@@ -86,8 +86,24 @@ describe("schema.json", () => {
     expect(schema.version).toBeUndefined();
   });
 
-  it("declares exactly the three resources", () => {
-    expect(Object.keys(schema.resources).sort()).toEqual(RESOURCES.map((r) => r.token).sort());
+  it("declares exactly the three resources and the Environment component", () => {
+    expect(Object.keys(schema.resources).sort()).toEqual(
+      [...RESOURCES.map((r) => r.token), "broker:index:Environment"].sort(),
+    );
+    const components = Object.entries(schema.resources).filter(
+      ([, spec]) => (spec as { isComponent?: boolean }).isComponent === true,
+    );
+    expect(components.map(([token]) => token)).toEqual(["broker:index:Environment"]);
+  });
+
+  it("gives the Environment component the document as text or object, and the outputs of BrokerConfig", () => {
+    const environment = resource("broker:index:Environment");
+    expect(Object.keys(environment.inputProperties).sort()).toEqual(["config", "document", "documentName"]);
+    expect(Object.keys(environment.properties).sort()).toEqual([
+      "accessKeyValues",
+      "accessKeys",
+      "workspaces",
+    ]);
   });
 
   it.each(RESOURCES)("$token has the inputs and outputs of the dynamic class", ({ token, file, args }) => {
@@ -114,6 +130,7 @@ describe("schema.json", () => {
     expect(secrets.sort()).toEqual([
       "broker:index:AccessKey out accessKey",
       "broker:index:AccessKey out privateKey",
+      "broker:index:Environment out accessKeyValues",
       "broker:index:ServiceKeyPair in accessKey",
       "broker:index:ServiceKeyPair out accessKey",
       "broker:index:ServiceKeyPair out privateKey",

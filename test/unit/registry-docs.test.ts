@@ -63,6 +63,11 @@ describe("the descriptions of resources and functions", () => {
       // The API returns a private key only when it makes the pair: the section says so instead.
       expect(importSection).toMatch(/^A ServiceKeyPair cannot be imported: /u);
       expect(importSection).not.toContain("$ pulumi import");
+    } else if (token === "broker:index:Environment") {
+      // A component is not imported: the section says what to do instead (adopt, or one resource).
+      expect(importSection).toMatch(/^An Environment is a component: it is not imported itself\./u);
+      expect(importSection).toContain("`adopt: true`");
+      expect(importSection).not.toContain("$ pulumi import");
     } else {
       const name = token.split(":")[2];
       expect(importSection).toMatch(new RegExp(`\\n\\$ pulumi import ${token} [a-z-]+ \\d+\\n`, "u"));

@@ -23,6 +23,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 	switch typ {
 	case "broker:index:AccessKey":
 		r = &AccessKey{}
+	case "broker:index:Environment":
+		r = &Environment{}
 	case "broker:index:ServiceKeyPair":
 		r = &ServiceKeyPair{}
 	case "broker:index:Workspace":

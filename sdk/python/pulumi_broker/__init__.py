@@ -8,6 +8,7 @@ import typing
 # Export this package's modules as members:
 from ._enums import *
 from .access_key import *
+from .environment import *
 from .get_access_key import *
 from .get_access_keys import *
 from .get_workspace import *
@@ -35,6 +36,7 @@ _utilities.register(
   "fqn": "pulumi_broker",
   "classes": {
    "broker:index:AccessKey": "AccessKey",
+   "broker:index:Environment": "Environment",
    "broker:index:ServiceKeyPair": "ServiceKeyPair",
    "broker:index:Workspace": "Workspace"
   }

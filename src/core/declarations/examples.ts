@@ -583,6 +583,96 @@ partnerKey := broker.VerifyAccessKeyOutput(ctx, broker.VerifyAccessKeyOutputArgs
   ],
 };
 
+/**
+ * The document of the Python Environment example, written out: that example runs under Pulumi's mocks
+ * in the tests, where no file is beside it. The other languages read the file, as users do.
+ */
+const ENVIRONMENT_DOCUMENT = `version: 1
+adopt: true
+workspaces:
+  - name: platform
+    children:
+      - name: orders
+accessKeys:
+  - name: orders-svc
+    type: SERVICE
+    permissions:
+      send: [orders/created]
+      receive: [payments/*]
+`;
+
+const ENVIRONMENT_DOCS: RegistryDocs = {
+  examples: [
+    {
+      title: "An environment from the document another one exported",
+      typescript: code(`
+import * as fs from "fs";
+import * as broker from "pulumi-broker-config/native";
+
+// broker.yaml: what \`broker-config export\` wrote from another environment.
+const prod = new broker.Environment("prod", {
+    document: fs.readFileSync("broker.yaml", "utf8"),
+    documentName: "broker.yaml",
+});
+
+export const workspaceIds = prod.workspaces;
+export const keyIds = prod.accessKeys;
+export const keyValues = prod.accessKeyValues; // a secret
+`),
+      python: code(`
+import pulumi
+import pulumi_broker as broker
+
+# What \`broker-config export\` wrote from another environment; usually read from its file:
+# document = open("broker.yaml", encoding="utf-8").read()
+document = """
+${ENVIRONMENT_DOCUMENT}"""
+prod = broker.Environment("prod", document=document, document_name="broker.yaml")
+
+pulumi.export("workspaceIds", prod.workspaces)
+pulumi.export("keyIds", prod.access_keys)
+pulumi.export("keyValues", prod.access_key_values)  # a secret
+`),
+      go: goProgram(
+        `
+// broker.yaml: what \`broker-config export\` wrote from another environment.
+document, err := os.ReadFile("broker.yaml")
+if err != nil {
+	return err
+}
+prod, err := broker.NewEnvironment(ctx, "prod", &broker.EnvironmentArgs{
+	Document:     pulumi.String(string(document)),
+	DocumentName: pulumi.String("broker.yaml"),
+})
+if err != nil {
+	return err
+}
+ctx.Export("workspaceIds", prod.Workspaces)
+ctx.Export("keyIds", prod.AccessKeys)
+ctx.Export("keyValues", prod.AccessKeyValues) // a secret
+`,
+        ['"os"'],
+      ),
+      yaml: code(`
+resources:
+  # broker.yaml: what \`broker-config export\` wrote from another environment.
+  prod:
+    type: broker:index:Environment
+    properties:
+      document:
+        fn::readFile: ./broker.yaml
+      documentName: broker.yaml
+outputs:
+  workspaceIds: \${prod.workspaces}
+  keyIds: \${prod.accessKeys}
+  keyValues: \${prod.accessKeyValues}
+`),
+    },
+  ],
+  import: `An Environment is a component: it is not imported itself. Its children are ordinary resources: to take over an environment that already exists, set \`adopt: true\` in the document (what \`broker-config export\` writes), and each Workspace and AccessKey of it is adopted on the first \`pulumi up\` instead of created again. To import one object by its id, declare it as a Workspace or AccessKey of its own and import that.
+`,
+};
+
 /** The Registry documentation of each resource and function, by token. */
 export const REGISTRY_DOCS: Readonly<Record<string, RegistryDocs>> = {
   "broker:index:Workspace": WORKSPACE_DOCS,
@@ -593,6 +683,7 @@ export const REGISTRY_DOCS: Readonly<Record<string, RegistryDocs>> = {
   "broker:index:getAccessKey": GET_ACCESS_KEY_DOCS,
   "broker:index:getAccessKeys": GET_ACCESS_KEYS_DOCS,
   "broker:index:verifyAccessKey": VERIFY_ACCESS_KEY_DOCS,
+  "broker:index:Environment": ENVIRONMENT_DOCS,
 };
 
 /** The languages of each example, in the order the Registry's tabs list them. */

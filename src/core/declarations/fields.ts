@@ -161,3 +161,21 @@ export function secretFields(resource: ResourceDeclaration): string[] {
 export function fieldNames(resource: ResourceDeclaration): string[] {
   return Object.keys(resource.fields);
 }
+
+/**
+ * A component resource the plugin serves through `Construct` (`isComponent` in the schema): it makes
+ * resources of the package as its children, so it has no provider operations of its own. Its inputs
+ * are what the program passes; its outputs are what it registers once its children are declared.
+ */
+export interface ComponentDeclaration {
+  /** The type token, `broker:index:<name>`. */
+  readonly token: string;
+  /** The type name, as the SDKs spell it (`Environment`). */
+  readonly name: string;
+  /** For the user, in every SDK and the schema. */
+  readonly doc: string;
+  /** What the program passes. `required` marks the ones it must. */
+  readonly inputs: Readonly<Record<string, InputField>>;
+  /** What the component registers as its outputs; `secret` ones stay secret in every language. */
+  readonly outputs: Readonly<Record<string, OutputField>>;
+}

@@ -8,7 +8,8 @@ import type { ResourceDeclaration } from "./fields";
 
 export * from "./fields";
 export { ACCESS_KEY } from "./access-key";
-export { RESOURCES, renderPackageSchema } from "./package-schema";
+export { COMPONENTS, RESOURCES, renderPackageSchema } from "./package-schema";
+export { DEFAULT_DOCUMENT_NAME, ENVIRONMENT } from "./environment";
 export { SERVICE_KEY_PAIR } from "./service-key-pair";
 export { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS, SHARED_TYPES, type SharedTypeValues } from "./types";
 export { WORKSPACE } from "./workspace";

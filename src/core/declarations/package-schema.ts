@@ -6,10 +6,12 @@
  */
 import { SETTINGS, type SettingDeclaration } from "../../settings/declarations";
 import { ACCESS_KEY } from "./access-key";
+import { ENVIRONMENT } from "./environment";
 import { registryDescription } from "./examples";
 import { renderFunctions, renderResultTypes } from "./function-schema";
 import {
   propertyTypeSchema,
+  type ComponentDeclaration,
   type FieldDeclaration,
   type PropertyType,
   type ResourceDeclaration,
@@ -21,6 +23,13 @@ import { WORKSPACE } from "./workspace";
 
 /** Every resource of the package, in the order the schema lists them. */
 export const RESOURCES: readonly ResourceDeclaration[] = [WORKSPACE, ACCESS_KEY, SERVICE_KEY_PAIR];
+
+/**
+ * Every component of the package (served by the plugin's `Construct`), listed in the schema after the
+ * resources. Kept apart from {@link RESOURCES}: a component has no provider operations, no dynamic
+ * class and no state of its own to migrate or recover.
+ */
+export const COMPONENTS: readonly ComponentDeclaration[] = [ENVIRONMENT];
 
 /** A JSON value, as the schema is made of. */
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -123,6 +132,19 @@ function resourceSchema(resource: ResourceDeclaration): JsonObject {
   };
 }
 
+function componentSchema(component: ComponentDeclaration): JsonObject {
+  const inputs = Object.entries(component.inputs);
+  const outputs = Object.entries(component.outputs);
+  return {
+    isComponent: true,
+    description: registryDescription(component.token, component.doc),
+    inputProperties: Object.fromEntries(inputs.map(([name, field]) => [name, inputProperty(field)])),
+    requiredInputs: inputs.filter(([, field]) => field.required === true).map(([name]) => name),
+    properties: Object.fromEntries(outputs.map(([name, field]) => [name, outputProperty(field)])),
+    required: outputs.filter(([, field]) => field.optional !== true).map(([name]) => name),
+  };
+}
+
 function typeSchema(type: TypeDeclaration): JsonObject {
   if (type.kind === "enum") {
     return {
@@ -171,7 +193,10 @@ export function renderPackageSchema(): JsonObject {
       ...Object.fromEntries(SHARED_TYPES.map((t) => [t.token, typeSchema(t)])),
       ...renderResultTypes(),
     },
-    resources: Object.fromEntries(RESOURCES.map((r) => [r.token, resourceSchema(r)])),
+    resources: {
+      ...Object.fromEntries(RESOURCES.map((r) => [r.token, resourceSchema(r)])),
+      ...Object.fromEntries(COMPONENTS.map((c) => [c.token, componentSchema(c)])),
+    },
     functions: renderFunctions(),
     language: LANGUAGE,
   };

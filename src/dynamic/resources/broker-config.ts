@@ -1,7 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { BrokerConfigDocumentError } from "../../config-as-data/errors";
 import { loadBrokerConfig } from "../../config-as-data/load";
-import { planBrokerConfig } from "../../config-as-data/plan";
+import { brokerConfigOutputs } from "../../config-as-data/outputs";
+import { declarePlan, planBrokerConfig } from "../../config-as-data/plan";
 import type { BrokerConfigDocument } from "../../config-as-data/types";
 import { AccessKey } from "./access-key";
 import { Workspace } from "./workspace";
@@ -64,49 +65,24 @@ export class BrokerConfig extends pulumi.ComponentResource {
    */
   constructor(name: string, args: BrokerConfigArgs, opts?: pulumi.ComponentResourceOptions) {
     super("broker:index:BrokerConfig", name, {}, opts);
-    const doc = loadBrokerConfig(documentOf(args));
-    const plan = planBrokerConfig(doc, name);
-
-    const workspaces: Record<string, Workspace> = {};
-    for (const planned of plan.workspaces) {
-      const parent = planned.parentPath === undefined ? undefined : workspaces[planned.parentPath];
-      workspaces[planned.path] = new Workspace(
-        planned.resourceName,
-        {
-          name: planned.name,
-          ...(parent === undefined ? {} : { parentId: parent.workspaceId }),
-          adopt: planned.adopt,
-        },
-        { parent: this },
-      );
-    }
-    const keys: Record<string, AccessKey> = {};
-    for (const planned of plan.accessKeys) {
-      keys[planned.name] = new AccessKey(
-        planned.resourceName,
-        {
-          name: planned.name,
-          type: planned.type,
-          permissions: planned.permissions,
-          adopt: planned.adopt,
-          onDelete: planned.onDelete,
-        },
-        { parent: this },
-      );
-    }
-
-    this.workspaceResources = workspaces;
-    this.accessKeyResources = keys;
-    this.workspaces = collect(workspaces, (w) => w.workspaceId);
-    this.accessKeys = collect(keys, (k) => k.accessKeyId);
-    // Already secret through AccessKey's additionalSecretOutputs; said again so that this output
-    // stays secret even if that ever changes.
-    this.accessKeyValues = pulumi.secret(collect(keys, (k) => k.accessKey));
-    this.registerOutputs({
-      workspaces: this.workspaces,
-      accessKeys: this.accessKeys,
-      accessKeyValues: this.accessKeyValues,
+    const plan = planBrokerConfig(loadBrokerConfig(documentOf(args)), name);
+    const declared = declarePlan<Workspace, AccessKey, pulumi.Output<number>>(plan, {
+      workspace: (planned, inputs) => new Workspace(planned.resourceName, inputs, { parent: this }),
+      accessKey: (planned, inputs) => new AccessKey(planned.resourceName, inputs, { parent: this }),
+      workspaceId: (workspace) => workspace.workspaceId,
     });
+    const outputs = brokerConfigOutputs(declared, {
+      workspaceId: (w) => w.workspaceId,
+      accessKeyId: (k) => k.accessKeyId,
+      accessKey: (k) => k.accessKey,
+    });
+
+    this.workspaceResources = declared.workspaces;
+    this.accessKeyResources = declared.accessKeys;
+    this.workspaces = outputs.workspaces;
+    this.accessKeys = outputs.accessKeys;
+    this.accessKeyValues = outputs.accessKeyValues;
+    this.registerOutputs(outputs);
   }
 }
 
@@ -121,13 +97,4 @@ function documentOf(args: BrokerConfigArgs): string | BrokerConfigDocument {
     ]);
   }
   return args.file ?? (args.config as BrokerConfigDocument);
-}
-
-/** One output holding a map of every resource's value; it is secret when any value is. */
-function collect<R, T>(
-  resources: Record<string, R>,
-  pick: (resource: R) => pulumi.Output<T>,
-): pulumi.Output<Record<string, T>> {
-  const outputs = Object.fromEntries(Object.entries(resources).map(([key, r]) => [key, pick(r)]));
-  return pulumi.output(outputs) as pulumi.Output<Record<string, T>>;
 }

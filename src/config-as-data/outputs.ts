@@ -1,0 +1,46 @@
+/**
+ * The outputs a deployed document gives, the same for the dynamic door's `BrokerConfig` and the
+ * native `Environment`: workspace ids by path, key ids and (secret) key values by key name. Apart
+ * from `index.ts` because it needs `@pulumi/pulumi`, which the `broker-config` CLI does not load.
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+/** The outputs of a deployed document. */
+export interface BrokerConfigOutputs {
+  /** Workspace ids by path, such as `{ "/platform": 1, "/platform/orders": 2 }`. */
+  workspaces: pulumi.Output<Record<string, number>>;
+  /** Access key ids by key name. */
+  accessKeys: pulumi.Output<Record<string, number>>;
+  /** Access key values by key name: always a secret. */
+  accessKeyValues: pulumi.Output<Record<string, string>>;
+}
+
+/**
+ * The outputs of the resources `declarePlan` (`plan.ts`) declared, read through `pick` (one door's
+ * resource classes).
+ */
+export function brokerConfigOutputs<W, K>(
+  declared: { workspaces: Record<string, W>; accessKeys: Record<string, K> },
+  pick: {
+    workspaceId(workspace: W): pulumi.Output<number>;
+    accessKeyId(key: K): pulumi.Output<number>;
+    accessKey(key: K): pulumi.Output<string>;
+  },
+): BrokerConfigOutputs {
+  return {
+    workspaces: collect(declared.workspaces, (w) => pick.workspaceId(w)),
+    accessKeys: collect(declared.accessKeys, (k) => pick.accessKeyId(k)),
+    // Already secret through the AccessKey's secret outputs; said again so that this output stays
+    // secret even if that ever changes.
+    accessKeyValues: pulumi.secret(collect(declared.accessKeys, (k) => pick.accessKey(k))),
+  };
+}
+
+/** One output holding a map of every resource's value; it is secret when any value is. */
+function collect<R, T>(
+  resources: Record<string, R>,
+  pick: (resource: R) => pulumi.Output<T>,
+): pulumi.Output<Record<string, T>> {
+  const outputs = Object.fromEntries(Object.entries(resources).map(([key, r]) => [key, pick(r)]));
+  return pulumi.output(outputs) as pulumi.Output<Record<string, T>>;
+}
