@@ -156,6 +156,11 @@ function limitGoals(results: Figures): Goal[] {
   const parallel = results["rateLimitedParallel"] as Record<string, unknown> | undefined;
   const ups: [string, unknown][] = [
     ["rateLimited", results["rateLimited"]],
+    ["rateLimited.native", (results["rateLimited"] as Record<string, unknown> | undefined)?.["native"]],
+    [
+      "rateLimited.knownQuota",
+      (results["rateLimited"] as Record<string, unknown> | undefined)?.["knownQuota"],
+    ],
     ["rateLimitedParallel", parallel],
     ["rateLimitedParallel.knownQuota", parallel?.["knownQuota"]],
   ];
@@ -198,6 +203,24 @@ function limitGoals(results: Figures): Goal[] {
       met: (figures["requests"] ?? Infinity) <= (figures["maxRequests"] ?? -1),
       detail: `${figures["requests"]} requests (${stale?.[`${name}WithoutStaleness`]?.["requests"]} with readStalenessMs 0); bound ${figures["maxRequests"]}`,
     });
+  }
+  // Issue #38: `refresh` and `preview --refresh` of 1000 keys at the default parallelism, each door:
+  // within the pages' bound, and the limit costing at most 1.25 × requests ÷ limit beyond the time of
+  // the same command without it.
+  const previewRefresh = results["previewRefresh"] as
+    Record<string, Record<string, Record<string, number>>> | undefined;
+  for (const door of ["native", "dynamic"]) {
+    for (const command of ["refresh", "previewRefresh"]) {
+      const figures = previewRefresh?.[door]?.[command];
+      if (figures === undefined) continue;
+      const name = `previewRefresh.${door}.${command}`;
+      goals.push({
+        goal: `${name}.requests <= maxRequests`,
+        met: (figures["requests"] ?? Infinity) <= (figures["maxRequests"] ?? -1),
+        detail: `${figures["requests"]} requests (${figures["pages"]} pages, ${figures["singleReads"]} single reads) for ${figures["stackKeys"]} keys of ${figures["brokerKeys"]}; bound ${figures["maxRequests"]}`,
+      });
+      goals.push(beyondUnlimitedGoal(name, figures));
+    }
   }
   const shared = results["sharedQuota"] as Record<string, number> | undefined;
   if (shared !== undefined) {

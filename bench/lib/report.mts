@@ -108,7 +108,8 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         limits.map(([name, figures]) => [
           name,
           Object.entries(figures)
-            .map(([key, value]) => `${key} ${value}`)
+            // Nested figures (the native door's run, requests by route) print as JSON.
+            .map(([key, value]) => `${key} ${typeof value === "object" ? JSON.stringify(value) : value}`)
             .join(", "),
         ]),
       ),

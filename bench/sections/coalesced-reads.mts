@@ -90,10 +90,15 @@ async function createOtherKeys(url: string, adminKey: string, others: number): P
   }
 }
 
+/** `pulumi refresh` without its prompt and preview: the command of most measured refreshes. */
+export const REFRESH: readonly string[] = ["refresh", "--yes", "--skip-preview"];
+/** `pulumi preview --refresh`: a refresh's reads, then a preview, nothing written. */
+export const PREVIEW_REFRESH: readonly string[] = ["preview", "--refresh"];
+
 /**
- * `up` of a stack of `stackKeys` keys without a limit, then each of `refreshes` (extra CLI
- * arguments) at {@link LIMIT_RPS} requests/s with {@link LATENCY_MS} ms latency, counting what each
- * refresh sent.
+ * `up` of a stack of `stackKeys` keys without a limit, then each of `refreshes` (CLI arguments
+ * after `pulumi`, such as {@link REFRESH} or {@link PREVIEW_REFRESH}) without a limit and then at
+ * {@link LIMIT_RPS} requests/s with {@link LATENCY_MS} ms latency, counting what each sent.
  */
 export async function refreshesUnderLimit(
   ctx: BenchContext,
@@ -138,16 +143,15 @@ export async function refreshesUnderLimit(
     const values = await listKeyValues(emulator.url, emulator.adminKey);
     for (const key of values) ctx.secrets.add(key);
     const figures: RefreshFigures[] = [];
-    for (const extra of refreshes) {
-      ctx.log(`coalescedReads: ${label}: refresh ${extra.join(" ")} without a limit`);
-      const unlimited = await project.run(["refresh", "--yes", "--skip-preview", ...extra]);
+    for (const command of refreshes) {
+      const shown = command.filter((arg) => arg !== "--yes" && arg !== "--skip-preview").join(" ");
+      ctx.log(`coalescedReads: ${label}: ${shown} without a limit`);
+      const unlimited = await project.run([...command]);
       await controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
       await controls.setRateLimit({ requestsPerSecond: LIMIT_RPS });
       await controls.clearRequests();
-      ctx.log(
-        `coalescedReads: ${label}: refresh ${extra.join(" ")} at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`,
-      );
-      const refresh = await project.run(["refresh", "--yes", "--skip-preview", ...extra]);
+      ctx.log(`coalescedReads: ${label}: ${shown} at ${LIMIT_RPS} requests/s, ${LATENCY_MS} ms latency`);
+      const refresh = await project.run([...command]);
       const log = await controls.requests();
       await controls.clearRateLimit();
       await controls.clearFaults();
@@ -184,7 +188,7 @@ export const wholeRefreshBound = (brokerKeys: number): number => Math.ceil(broke
 /** Measures the refreshes. */
 export async function measureCoalescedReads(ctx: BenchContext): Promise<CoalescedReadsFigures> {
   const big = { keys: REFRESH_KEYS, otherKeys: 0, maxRequests: wholeRefreshBound };
-  const both = [[], ["--parallel", String(RAISED_PARALLELISM)]] as const;
+  const both = [REFRESH, [...REFRESH, "--parallel", String(RAISED_PARALLELISM)]] as const;
   const [refreshNative, refreshNativeParallel] = await refreshesUnderLimit(
     ctx,
     "native",
@@ -200,7 +204,9 @@ export async function measureCoalescedReads(ctx: BenchContext): Promise<Coalesce
     both,
   );
   const small = { keys: SMALL_STACK_KEYS, otherKeys: OTHER_KEYS, maxRequests: () => SMALL_STACK_KEYS + 1 };
-  const [smallStackAmongOthers] = await refreshesUnderLimit(ctx, "small-stack", "native-keys", small, [[]]);
+  const [smallStackAmongOthers] = await refreshesUnderLimit(ctx, "small-stack", "native-keys", small, [
+    REFRESH,
+  ]);
   if (
     refreshNative === undefined ||
     refreshNativeParallel === undefined ||
