@@ -26,6 +26,8 @@ export const MAX_REFRESH_SLOPE_GROWTH = 1.5;
  * than with the Node-script plugin: not at all (issue #17); the fastest of 5 runs each is compared.
  */
 export const MAX_PLUGIN_PREVIEW_RATIO = 1.0;
+/** Issue #38: the native resources' state per resource against the dynamic resources'. */
+export const MAX_NATIVE_STATE_RATIO = 0.7;
 
 /** Evaluates every goal whose figures are present. */
 export function evaluateGoals(results: Figures): Goal[] {
@@ -105,6 +107,12 @@ export function evaluateGoals(results: Figures): Goal[] {
       goal: "native state bytes per resource <= dynamic",
       met: bytes("native") <= bytes("dynamic"),
       detail: `native ${bytes("native")}, dynamic ${bytes("dynamic")}, floor ${bytes("floor")} B/resource`,
+    });
+    // Issue #38.
+    goals.push({
+      goal: `native state bytes per resource <= ${MAX_NATIVE_STATE_RATIO} x dynamic`,
+      met: bytes("native") <= MAX_NATIVE_STATE_RATIO * bytes("dynamic"),
+      detail: `${bytes("native")} / ${bytes("dynamic")} = ${(bytes("native") / bytes("dynamic")).toFixed(3)}`,
     });
   }
   const up = results["up"] as Record<string, Record<string, number>> | undefined;
