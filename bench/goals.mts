@@ -26,6 +26,8 @@ export const MAX_REFRESH_SLOPE_GROWTH = 1.5;
  * than with the Node-script plugin: not at all (issue #17); the fastest of 5 runs each is compared.
  */
 export const MAX_PLUGIN_PREVIEW_RATIO = 1.0;
+/** Issue #38: the native resources' state per resource against the dynamic resources'. */
+export const MAX_NATIVE_STATE_RATIO = 0.7;
 
 /** Evaluates every goal whose figures are present. */
 export function evaluateGoals(results: Figures): Goal[] {
@@ -106,6 +108,12 @@ export function evaluateGoals(results: Figures): Goal[] {
       met: bytes("native") <= bytes("dynamic"),
       detail: `native ${bytes("native")}, dynamic ${bytes("dynamic")}, floor ${bytes("floor")} B/resource`,
     });
+    // Issue #38.
+    goals.push({
+      goal: `native state bytes per resource <= ${MAX_NATIVE_STATE_RATIO} x dynamic`,
+      met: bytes("native") <= MAX_NATIVE_STATE_RATIO * bytes("dynamic"),
+      detail: `${bytes("native")} / ${bytes("dynamic")} = ${(bytes("native") / bytes("dynamic")).toFixed(3)}`,
+    });
   }
   const up = results["up"] as Record<string, Record<string, number>> | undefined;
   if (up?.["100"] !== undefined) {
@@ -156,6 +164,11 @@ function limitGoals(results: Figures): Goal[] {
   const parallel = results["rateLimitedParallel"] as Record<string, unknown> | undefined;
   const ups: [string, unknown][] = [
     ["rateLimited", results["rateLimited"]],
+    ["rateLimited.native", (results["rateLimited"] as Record<string, unknown> | undefined)?.["native"]],
+    [
+      "rateLimited.knownQuota",
+      (results["rateLimited"] as Record<string, unknown> | undefined)?.["knownQuota"],
+    ],
     ["rateLimitedParallel", parallel],
     ["rateLimitedParallel.knownQuota", parallel?.["knownQuota"]],
   ];
@@ -198,6 +211,24 @@ function limitGoals(results: Figures): Goal[] {
       met: (figures["requests"] ?? Infinity) <= (figures["maxRequests"] ?? -1),
       detail: `${figures["requests"]} requests (${stale?.[`${name}WithoutStaleness`]?.["requests"]} with readStalenessMs 0); bound ${figures["maxRequests"]}`,
     });
+  }
+  // Issue #38: `refresh` and `preview --refresh` of 1000 keys at the default parallelism, each door:
+  // within the pages' bound, and the limit costing at most 1.25 × requests ÷ limit beyond the time of
+  // the same command without it.
+  const previewRefresh = results["previewRefresh"] as
+    Record<string, Record<string, Record<string, number>>> | undefined;
+  for (const door of ["native", "dynamic"]) {
+    for (const command of ["refresh", "previewRefresh"]) {
+      const figures = previewRefresh?.[door]?.[command];
+      if (figures === undefined) continue;
+      const name = `previewRefresh.${door}.${command}`;
+      goals.push({
+        goal: `${name}.requests <= maxRequests`,
+        met: (figures["requests"] ?? Infinity) <= (figures["maxRequests"] ?? -1),
+        detail: `${figures["requests"]} requests (${figures["pages"]} pages, ${figures["singleReads"]} single reads) for ${figures["stackKeys"]} keys of ${figures["brokerKeys"]}; bound ${figures["maxRequests"]}`,
+      });
+      goals.push(beyondUnlimitedGoal(name, figures));
+    }
   }
   const shared = results["sharedQuota"] as Record<string, number> | undefined;
   if (shared !== undefined) {

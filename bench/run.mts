@@ -27,7 +27,7 @@ import { measurePlugin } from "./sections/plugin.mts";
 import { measureProviderBytes } from "./sections/provider-bytes.mts";
 import { LIMIT_SECTIONS } from "./sections/rate-limit.mts";
 import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
-import { measureSharedQuota, measureStaleReads } from "./sections/shared-quota.mts";
+import { measurePreviewRefresh, measureSharedQuota, measureStaleReads } from "./sections/shared-quota.mts";
 import { measureUp } from "./sections/up.mts";
 
 const LIMITS = ["rateLimited", "rateLimitedParallel", "rateLimitedFaults", "latency"] as const;
@@ -43,6 +43,7 @@ const SECTIONS = [
   ...LIMITS,
   "coalescedReads",
   "staleReads",
+  "previewRefresh",
   "sharedQuota",
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -128,6 +129,9 @@ try {
   }
   if (wanted("staleReads")) {
     results["staleReads"] = await measureStaleReads(ctx);
+  }
+  if (wanted("previewRefresh")) {
+    results["previewRefresh"] = await measurePreviewRefresh(ctx);
   }
   if (wanted("sharedQuota")) {
     results["sharedQuota"] = await measureSharedQuota(ctx);

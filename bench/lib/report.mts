@@ -108,7 +108,8 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         limits.map(([name, figures]) => [
           name,
           Object.entries(figures)
-            .map(([key, value]) => `${key} ${value}`)
+            // Nested figures (the native door's run, requests by route) print as JSON.
+            .map(([key, value]) => `${key} ${typeof value === "object" ? JSON.stringify(value) : value}`)
             .join(", "),
         ]),
       ),
@@ -133,6 +134,19 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         ]),
       ),
     );
+    for (const which of ["native", "dynamic"] as const) {
+      const entry = native[which]["entryBytes"] as unknown as
+        { total: number; members: object; inputs: object; outputs: object } | undefined;
+      if (entry === undefined) continue;
+      parts.push(
+        table(`One access key's checkpoint entry, ${which} (bytes, compact JSON)`, [
+          ["total", String(entry.total)],
+          ["members", JSON.stringify(entry.members)],
+          ["inputs", JSON.stringify(entry.inputs)],
+          ["outputs", JSON.stringify(entry.outputs)],
+        ]),
+      );
+    }
   }
   const plugin = results["plugin"] as
     | {

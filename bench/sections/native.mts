@@ -4,6 +4,7 @@
  * and the engine's floor (the same inputs served by a no-op dynamic provider), with the state each
  * resource costs. Each program gets a fresh emulator process and a fresh stack per run.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { startEmulatorProcess } from "../../harness/emulator-process.mts";
@@ -24,6 +25,52 @@ export interface ProgramFigures {
   upSeconds: number;
   /** Checkpoint bytes / N (the stack's own entries, providers included). */
   stateBytesPerResource: number;
+  /**
+   * What one access key's entry of the checkpoint holds, in bytes as the file stores them (compact
+   * JSON, averaged over the keys): each top-level member (`inputs`, `outputs`, `provider`,
+   * `propertyDependencies`, `stackTrace`, …) with its name, and the inputs' and outputs' own members.
+   */
+  entryBytes?: EntryBytes;
+}
+
+/** An access key's checkpoint entry, member by member (see {@link ProgramFigures.entryBytes}). */
+export interface EntryBytes {
+  /** The whole entry. */
+  total: number;
+  members: Record<string, number>;
+  inputs: Record<string, number>;
+  outputs: Record<string, number>;
+}
+
+/** Bytes of `"name":value` as compact JSON writes it, the comma included. */
+const memberBytes = (name: string, value: unknown): number =>
+  JSON.stringify(name).length + 1 + JSON.stringify(value).length + 1;
+
+/** Averages each member's bytes over `entries`. */
+function averageMembers(entries: readonly Record<string, unknown>[]): Record<string, number> {
+  const sums = new Map<string, number>();
+  for (const entry of entries)
+    for (const [name, value] of Object.entries(entry))
+      sums.set(name, (sums.get(name) ?? 0) + memberBytes(name, value));
+  return Object.fromEntries([...sums].map(([name, sum]) => [name, Math.round(sum / entries.length)]));
+}
+
+/** What the access keys' entries of a checkpoint file hold, member by member. */
+export function accessKeyEntryBytes(checkpointText: string): EntryBytes | undefined {
+  const checkpoint = JSON.parse(checkpointText) as {
+    checkpoint?: { latest?: { resources?: Record<string, unknown>[] } };
+  };
+  const keys = (checkpoint.checkpoint?.latest?.resources ?? []).filter((r) =>
+    String(r["type"]).endsWith("AccessKey"),
+  );
+  if (keys.length === 0) return undefined;
+  const part = (name: string) => keys.map((r) => (r[name] ?? {}) as Record<string, unknown>);
+  return {
+    total: Math.round(keys.reduce((sum, r) => sum + JSON.stringify(r).length, 0) / keys.length),
+    members: averageMembers(keys),
+    inputs: averageMembers(part("inputs")),
+    outputs: averageMembers(part("outputs")),
+  };
 }
 
 /** The `native` section of bench/results.json. */
@@ -49,7 +96,7 @@ async function upOnce(
   ctx: BenchContext,
   program: string,
   n: number,
-): Promise<{ seconds: number; stateBytes: number }> {
+): Promise<{ seconds: number; stateBytes: number; entryBytes: EntryBytes | undefined }> {
   const emulator = await startEmulatorProcess({ controls: false });
   ctx.secrets.add(emulator.adminKey);
   const project = await PulumiProject.create({
@@ -71,7 +118,11 @@ async function upOnce(
     });
     const up = await project.run(["up", "--yes", "--skip-preview"]);
     for (const key of await listKeyValues(emulator.url, emulator.adminKey)) ctx.secrets.add(key);
-    return { seconds: up.seconds, stateBytes: project.stateBytes("bench") };
+    return {
+      seconds: up.seconds,
+      stateBytes: project.stateBytes("bench"),
+      entryBytes: accessKeyEntryBytes(fs.readFileSync(project.stateFile("bench"), "utf8")),
+    };
   } finally {
     ctx.produced.push({
       source: `native: ${program} N=${n}: CLI output and backend files`,
@@ -87,7 +138,10 @@ async function upOnce(
  * of them; the floor runs first in each round, so a cold disk cache penalises it, not us.
  */
 export async function measureNative(ctx: BenchContext, n: number = NATIVE_SIZE): Promise<NativeFigures> {
-  const runs: Record<keyof typeof PROGRAMS, { seconds: number; stateBytes: number }[]> = {
+  const runs: Record<
+    keyof typeof PROGRAMS,
+    { seconds: number; stateBytes: number; entryBytes: EntryBytes | undefined }[]
+  > = {
     floor: [],
     dynamic: [],
     native: [],
@@ -98,10 +152,14 @@ export async function measureNative(ctx: BenchContext, n: number = NATIVE_SIZE):
       runs[which].push(await upOnce(ctx, PROGRAMS[which], n));
     }
   }
-  const figures = (which: keyof typeof PROGRAMS): ProgramFigures => ({
-    upSeconds: round(Math.min(...runs[which].map((run) => run.seconds))),
-    stateBytesPerResource: Math.round((runs[which].at(-1)?.stateBytes ?? Number.NaN) / n),
-  });
+  const figures = (which: keyof typeof PROGRAMS): ProgramFigures => {
+    const entryBytes = runs[which].at(-1)?.entryBytes;
+    return {
+      upSeconds: round(Math.min(...runs[which].map((run) => run.seconds))),
+      stateBytesPerResource: Math.round((runs[which].at(-1)?.stateBytes ?? Number.NaN) / n),
+      ...(which === "floor" || entryBytes === undefined ? {} : { entryBytes }),
+    };
+  };
   const native = figures("native");
   const dynamic = figures("dynamic");
   const floor = figures("floor");

@@ -10,6 +10,7 @@
  */
 import * as path from "node:path";
 import type * as EmulatorModule from "../../src/emulator/index.ts";
+import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { startEmulatorProcess } from "../../harness/emulator-process.mts";
 import { CliError, PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
@@ -73,6 +74,17 @@ export interface RateLimitedFigures {
   /** Of those, pages of the key list (the creates' read-backs, coalesced) and single reads of a key. */
   pages: number;
   singleReads: number;
+  /** Every request by route and status (`POST /access-key 201`: 100), from the emulator's request log. */
+  byRoute: Record<string, number>;
+}
+
+/**
+ * `rateLimited`: the dynamic door's `up`, the same with the native resources, and the dynamic door's
+ * with the quota known (no 429 to learn it from: what is left are the creates and their read-backs).
+ */
+export interface RateLimitedDoorsFigures extends RateLimitedFigures {
+  native: RateLimitedFigures;
+  knownQuota: RateLimitedFigures;
 }
 
 /** `rateLimitedParallel`: as learned from 429s, and with the quota known. */
@@ -145,7 +157,7 @@ async function withEmulator<T>(ctx: BenchContext, run: (broker: Broker) => Promi
 async function withProject<T>(
   ctx: BenchContext,
   label: string,
-  program: "keys" | "noop",
+  program: "keys" | "native-keys" | "noop",
   broker: Broker | undefined,
   run: (project: PulumiProject) => Promise<T>,
   config: Record<string, { value: string }> = {},
@@ -158,6 +170,7 @@ async function withProject<T>(
     pulumiBin: ctx.pulumiBin,
   });
   try {
+    if (program === "native-keys") installBrokerPlugin(project);
     await project.initStack("bench", {
       count: { value: String(KEYS) },
       // The no-op program never calls the API; the URL only has to be valid.
@@ -227,9 +240,25 @@ async function duplicatesOnBroker(broker: Broker): Promise<number> {
  */
 export const RAISED_UP_PARALLELISM = KEYS;
 
-/** `rateLimited`: 100 keys at 10 requests/s with 50 ms latency, at the engine's default parallelism. */
-export function measureRateLimited(ctx: BenchContext): Promise<RateLimitedFigures> {
-  return measureLimitedUp(ctx, "rate-limited", []);
+/**
+ * `rateLimited`: 100 keys at 10 requests/s with 50 ms latency, at the engine's default parallelism, in
+ * the dynamic door and in the native one.
+ */
+export async function measureRateLimited(ctx: BenchContext): Promise<RateLimitedDoorsFigures> {
+  const dynamic = await measureLimitedUp(ctx, "rate-limited", []);
+  const native = await measureLimitedUp(ctx, "rate-limited-native", [], {}, "native-keys");
+  const quota = { "broker:maxRequestsPerSecond": { value: String(LIMIT_RPS) } };
+  return { ...dynamic, native, knownQuota: await measureLimitedUp(ctx, "rate-limited-quota", [], quota) };
+}
+
+/** Requests of a request log counted by route and status, most frequent first. */
+export function countByRoute(log: readonly { route: string; status: number }[]): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const entry of log) {
+    const key = `${entry.route} ${entry.status}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]));
 }
 
 /**
@@ -253,6 +282,7 @@ async function measureLimitedUp(
   label: string,
   extraArgs: readonly string[],
   config: Record<string, { value: string }> = {},
+  program: "keys" | "native-keys" = "keys",
 ): Promise<RateLimitedFigures> {
   const command = ["up", ...extraArgs].join(" ");
   // The engine's and the provider's own time: the same up without the limit, the latency or a quota.
@@ -261,7 +291,7 @@ async function measureLimitedUp(
     withProject(
       ctx,
       `${label}-unlimited`,
-      "keys",
+      program,
       broker,
       async (project) => (await up(project, extraArgs)).seconds,
     ),
@@ -270,7 +300,7 @@ async function measureLimitedUp(
     withProject(
       ctx,
       label,
-      "keys",
+      program,
       broker,
       async (project) => {
         await broker.controls.injectFault({ kind: "latency", latencyMs: LATENCY_MS });
@@ -298,6 +328,7 @@ async function measureLimitedUp(
           pages: log.filter((entry) => entry.route === "GET /access-key").length,
           singleReads: log.filter((entry) => entry.route === "GET /access-key/{accessKey}/permissions")
             .length,
+          byRoute: countByRoute(log),
         };
       },
       config,

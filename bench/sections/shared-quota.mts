@@ -20,7 +20,14 @@ import type { BenchContext } from "../lib/context.mts";
 import { dist, PROGRAMS_DIR } from "../lib/repo.mts";
 import { ratioBeyondUnlimited, round } from "../lib/stats.mts";
 import { listKeyValues } from "./cli-requests.mts";
-import { refreshesUnderLimit, wholeRefreshBound, type RefreshFigures } from "./coalesced-reads.mts";
+import {
+  PREVIEW_REFRESH,
+  REFRESH,
+  REFRESH_KEYS,
+  refreshesUnderLimit,
+  wholeRefreshBound,
+  type RefreshFigures,
+} from "./coalesced-reads.mts";
 import { LATENCY_MS, LIMIT_RPS } from "./rate-limit.mts";
 
 /** Keys of the refreshed stack in `staleReads`. */
@@ -40,7 +47,7 @@ export async function measureStaleReads(ctx: BenchContext): Promise<StaleReadsFi
   // A stack each: a refresh uses the settings its provider had at the last `up`.
   const without = { ...stack, config: { "broker:readStalenessMs": "0" } };
   const refresh = async (label: string, program: "native-keys" | "keys", of: typeof stack) => {
-    const [figures] = await refreshesUnderLimit(ctx, label, program, of, [[]]);
+    const [figures] = await refreshesUnderLimit(ctx, label, program, of, [REFRESH]);
     if (figures === undefined) throw new Error(`staleReads: ${label} was not measured`);
     return figures;
   };
@@ -49,6 +56,46 @@ export async function measureStaleReads(ctx: BenchContext): Promise<StaleReadsFi
     native: await refresh("stale-native", "native-keys", stack),
     dynamicWithoutStaleness: await refresh("stale-dynamic-0", "keys", without),
     dynamic: await refresh("stale-dynamic", "keys", stack),
+  };
+}
+
+/**
+ * Runs of each command in `previewRefresh`, without the limit and under it; the fastest of each
+ * count. A `preview --refresh` of 1000 keys spends 20 to 33 s in the engine here (its preview of
+ * every resource), and one run of it varied by 5 s either way on this shared machine: more than the
+ * 1.5 s the bound allows the limit for 12 requests.
+ */
+export const PREVIEW_REFRESH_REPEATS = 3;
+
+/** `previewRefresh`: each door's `refresh` and `preview --refresh` of the same stack. */
+export interface PreviewRefreshFigures {
+  native: { refresh: RefreshFigures; previewRefresh: RefreshFigures };
+  dynamic: { refresh: RefreshFigures; previewRefresh: RefreshFigures };
+}
+
+/**
+ * Measures `previewRefresh`: a stack of {@link REFRESH_KEYS} keys in each door, then its `pulumi
+ * refresh` and its `pulumi preview --refresh`, each without the limit and then under it (issue #38:
+ * both within ⌈T/100⌉ + 5 requests, and within 1.25 × requests ÷ limit of their unlimited time).
+ */
+export async function measurePreviewRefresh(ctx: BenchContext): Promise<PreviewRefreshFigures> {
+  const stack = { keys: REFRESH_KEYS, otherKeys: 0, maxRequests: wholeRefreshBound };
+  const door = async (label: string, program: "native-keys" | "keys") => {
+    const [refresh, previewRefresh] = await refreshesUnderLimit(
+      ctx,
+      label,
+      program,
+      stack,
+      [REFRESH, PREVIEW_REFRESH],
+      PREVIEW_REFRESH_REPEATS,
+    );
+    if (refresh === undefined || previewRefresh === undefined)
+      throw new Error(`previewRefresh: ${label} was not measured`);
+    return { refresh, previewRefresh };
+  };
+  return {
+    native: await door("preview-refresh-native", "native-keys"),
+    dynamic: await door("preview-refresh-dynamic", "keys"),
   };
 }
 

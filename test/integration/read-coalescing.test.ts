@@ -482,6 +482,44 @@ describe("coalesced reads: requests", () => {
     await client.close();
   });
 
+  it("creates run 8 at a time, each read back (an `up` at the engine's default parallelism, quota known): the POSTs and about a page per 8 creates, nothing else", async () => {
+    // Issue #38: the least such an `up` can send is its POSTs and ⌈N/8⌉ pages, since a read-back may
+    // only be answered by a page sent after its create was answered, and no more than 8 creates are
+    // under way (docs/decisions.md, "What an `up`, a refresh and the state cost"). Paced by a known
+    // quota: the read-backs wait for a slot behind the POSTs already holding one, and share a page.
+    const client = new BrokerClient(
+      { baseUrl: emulator.url, apiKey: emulator.adminKey, maxRequestsPerSecond: 50, readStalenessMs: 2000 },
+      { baseDelayMs: 5, maxDelayMs: 50, pacer: new RatePacer(REAL_TIMING) },
+    );
+    const creates = 48;
+    const workers = 8;
+    let next = 0;
+    const names: string[] = [];
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < creates; i = next++) {
+        const created = await client.createAccessKey({
+          name: `up-${i}`,
+          type: "SERVICE",
+          permissions: { send: [`orders/${i}`], receive: [] },
+        });
+        names.push((await client.getAccessKeyPermissions(created.accessKey)).name);
+      }
+    };
+    await Promise.all(Array.from({ length: workers }, worker));
+    expect(names.sort()).toEqual(Array.from({ length: creates }, (_, i) => `up-${i}`).sort());
+    // No list before a create, no key pair step (a SERVICE key's pair comes in the create's answer),
+    // no 429 (the quota is known).
+    const expected = new Set(["POST /access-key 201", `${KEY_PAGES} 200`, `${KEY_SINGLES} 200`]);
+    expect(exchanges.map((e) => `${e.route} ${e.status}`).filter((route) => !expected.has(route))).toEqual(
+      [],
+    );
+    expect(count("POST /access-key")).toBe(creates);
+    // 6 batches of 8: a page each, and a read-back that finds itself alone at most twice (the first
+    // and the last); one read per create would be 48.
+    expect(count(KEY_PAGES) + count(KEY_SINGLES)).toBeLessThanOrEqual(creates / workers + 2);
+    await client.close();
+  });
+
   it("reads of 150 workspaces made together take 2 pages of the workspace list", async () => {
     const setup = newClient();
     const ids: number[] = [];
