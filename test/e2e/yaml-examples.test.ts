@@ -9,6 +9,10 @@ import { allKeys, brokerApi, installBrokerPlugin } from "../../harness/broker-na
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { REPO_ROOT } from "../../harness/repo.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { parseBrokerConfig } from "../../src/config-as-data/load";
+import { planBrokerConfig } from "../../src/config-as-data/plan";
+import { EXAMPLE_FILES } from "../../src/core/declarations/examples";
+import { writeExampleFiles } from "../support/example-mocks";
 import { emulatorConfig, NO_BROKER_ENV, testProject } from "../support/projects";
 import { allExamples, exampleName, readSchema, type PackageSchema } from "../support/registry-docs";
 
@@ -142,9 +146,21 @@ function secretOutputs(packageSchema: PackageSchema, program: YamlProgram): stri
   );
 }
 
-/** How many resources `program` declares. */
+/** How many resources `program` declares, with the children each component's document makes. */
 function resourceCount(program: YamlProgram): number {
-  return Object.keys(program.resources ?? {}).length;
+  return Object.values(program.resources ?? {}).reduce<number>((n, r) => n + 1 + childrenOf(r), 0);
+}
+
+/** How many children `resource` makes: an Environment one per workspace and key of its document. */
+function childrenOf(resource: unknown): number {
+  const { type, properties } = resource as { type: string; properties?: { document?: unknown } };
+  if (type !== "broker:index:Environment") return 0;
+  const file = (properties?.document as { "fn::readFile"?: string } | undefined)?.["fn::readFile"];
+  const text = file === undefined ? undefined : EXAMPLE_FILES[path.posix.normalize(file)];
+  if (file === undefined || text === undefined)
+    throw new Error("an Environment example reads no example file");
+  const plan = planBrokerConfig(parseBrokerConfig({ file, text }), "count");
+  return plan.workspaces.length + plan.accessKeys.length;
 }
 
 let emulator: EmulatorHandle;
@@ -193,6 +209,7 @@ beforeAll(async () => {
   }
   fs.writeFileSync(path.join(scratch, "Pulumi.yaml"), "name: broker-yaml-examples\nruntime: yaml\n");
   project = await testProject("broker-yaml-examples", scratch, NO_BROKER_ENV);
+  writeExampleFiles(project.dir);
   installBrokerPlugin(project);
 }, 600_000);
 

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
-import { comparable, expectedRun, type MockTables, type RecordedRun } from "../support/example-mocks";
+import {
+  comparable,
+  expectedRun,
+  writeExampleFiles,
+  type MockTables,
+  type RecordedRun,
+} from "../support/example-mocks";
 import {
   allExamples,
   exampleName,
@@ -117,6 +123,7 @@ describe("the Example Usage programs of schema.json", () => {
     beforeAll(() => {
       project = path.join(dir, "typescript");
       fs.mkdirSync(project);
+      writeExampleFiles(project);
       // The packed package with @pulumi/pulumi and @types/node, as a template project's `npm install` gives.
       fs.symlinkSync(
         path.join(inject("packageFixture"), "node_modules"),
@@ -177,6 +184,7 @@ describe("the Example Usage programs of schema.json", () => {
     beforeAll(() => {
       module = path.join(dir, "go");
       fs.mkdirSync(module);
+      writeExampleFiles(module);
       // The module graph of the README's Go program (its go.sum lists what the SDK needs), with the
       // SDK taken from this checkout as its README says for a clone.
       const goMod = fs
@@ -245,6 +253,7 @@ describe("the Example Usage programs of schema.json", () => {
 
     beforeAll(() => {
       python = path.join(sdkVirtualenv(programsVenv(), path.join(dir, "python")), "bin", "python");
+      writeExampleFiles(dir);
     }, 300_000);
 
     it.each(named("python"))(

@@ -7,7 +7,10 @@
  * .go, .py) and must register and invoke exactly what the YAML shows: the four
  * languages of an example show one program, and YAML states it as data.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { parse } from "yaml";
+import { EXAMPLE_FILES } from "../../src/core/declarations/examples";
 import type { PackageSchema } from "./registry-docs";
 
 /** A resource the program registers. */
@@ -131,10 +134,17 @@ class MadeUpValues {
  * outputs made up from the schema (its inputs echoed), each function's result made up from the
  * schema, each config value `<key>-value`. References (`${name}`, `${name.property}`) are resolved
  * against those answers, in the order the references need.
- * @throws when the program names what the schema lacks or references what it does not declare.
+ * Each `fn::readFile` of the program reads from `files` (by path relative to the program), the
+ * files the examples find beside them.
+ * @throws when the program names what the schema lacks, references what it does not declare, or
+ *   reads a file `files` lacks.
  */
-export function expectedRun(schema: PackageSchema, yamlCode: string): ExpectedRun {
-  const program = parse(yamlCode) as YamlProgram;
+export function expectedRun(
+  schema: PackageSchema,
+  yamlCode: string,
+  files: Readonly<Record<string, string>> = EXAMPLE_FILES,
+): ExpectedRun {
+  const program = withFilesRead(parse(yamlCode), files) as YamlProgram;
   const madeUp = new MadeUpValues(schema);
   /** The value of each name a reference can start with. */
   const values = new Map<string, unknown>();
@@ -235,6 +245,24 @@ function unwrapSecrets(value: unknown): unknown {
   const record = value as Record<string, unknown>;
   if (record[SECRET_SIG.key] === SECRET_SIG.value) return unwrapSecrets(record["value"]);
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, unwrapSecrets(v)]));
+}
+
+/** Writes the files the examples read (such as the Environment example's `broker.yaml`) into `dir`. */
+export function writeExampleFiles(dir: string): void {
+  for (const [name, text] of Object.entries(EXAMPLE_FILES)) fs.writeFileSync(path.join(dir, name), text);
+}
+
+/** `value` with each `{ "fn::readFile": path }` in it replaced by that file's text, from `files`. */
+function withFilesRead(value: unknown, files: Readonly<Record<string, string>>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withFilesRead(v, files));
+  if (typeof value !== "object" || value === null) return value;
+  const read = (value as { "fn::readFile"?: unknown })["fn::readFile"];
+  if (typeof read === "string") {
+    const text = files[path.posix.normalize(read)];
+    if (text === undefined) throw new Error(`fn::readFile: ${read}: no such file beside the example`);
+    return text;
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withFilesRead(v, files)]));
 }
 
 /** The resource or variable `name` of `program`. */

@@ -94,22 +94,9 @@ class Environment(pulumi.ComponentResource):
         import pulumi
         import pulumi_broker as broker
 
-        # What `broker-config export` wrote from another environment; usually read from its file:
-        # document = open("broker.yaml", encoding="utf-8").read()
-        document = \"\"\"
-        version: 1
-        adopt: true
-        workspaces:
-          - name: platform
-            children:
-              - name: orders
-        accessKeys:
-          - name: orders-svc
-            type: SERVICE
-            permissions:
-              send: [orders/created]
-              receive: [payments/*]
-        \"\"\"
+        # broker.yaml: what `broker-config export` wrote from another environment.
+        with open("broker.yaml", encoding="utf-8") as file:
+            document = file.read()
         prod = broker.Environment("prod", document=document, document_name="broker.yaml")
 
         pulumi.export("workspaceIds", prod.workspaces)
@@ -143,22 +130,9 @@ class Environment(pulumi.ComponentResource):
         import pulumi
         import pulumi_broker as broker
 
-        # What `broker-config export` wrote from another environment; usually read from its file:
-        # document = open("broker.yaml", encoding="utf-8").read()
-        document = \"\"\"
-        version: 1
-        adopt: true
-        workspaces:
-          - name: platform
-            children:
-              - name: orders
-        accessKeys:
-          - name: orders-svc
-            type: SERVICE
-            permissions:
-              send: [orders/created]
-              receive: [payments/*]
-        \"\"\"
+        # broker.yaml: what `broker-config export` wrote from another environment.
+        with open("broker.yaml", encoding="utf-8") as file:
+            document = file.read()
         prod = broker.Environment("prod", document=document, document_name="broker.yaml")
 
         pulumi.export("workspaceIds", prod.workspaces)

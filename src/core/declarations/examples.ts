@@ -584,22 +584,25 @@ partnerKey := broker.VerifyAccessKeyOutput(ctx, broker.VerifyAccessKeyOutputArgs
 };
 
 /**
- * The document of the Python Environment example, written out: that example runs under Pulumi's mocks
- * in the tests, where no file is beside it. The other languages read the file, as users do.
+ * The files the examples read from beside the program, by name: the Environment example's
+ * `broker.yaml`, as `broker-config export` writes it. The tests write them beside every example
+ * program they run, so the examples read their file as users' programs do.
  */
-const ENVIRONMENT_DOCUMENT = `version: 1
+export const EXAMPLE_FILES: Readonly<Record<string, string>> = {
+  "broker.yaml": `version: 1
 adopt: true
 workspaces:
-  - name: platform
+  - name: shop
     children:
-      - name: orders
+      - name: checkout
 accessKeys:
-  - name: orders-svc
+  - name: checkout-svc
     type: SERVICE
     permissions:
-      send: [orders/created]
+      send: [checkout/completed]
       receive: [payments/*]
-`;
+`,
+};
 
 const ENVIRONMENT_DOCS: RegistryDocs = {
   examples: [
@@ -623,10 +626,9 @@ export const keyValues = prod.accessKeyValues; // a secret
 import pulumi
 import pulumi_broker as broker
 
-# What \`broker-config export\` wrote from another environment; usually read from its file:
-# document = open("broker.yaml", encoding="utf-8").read()
-document = """
-${ENVIRONMENT_DOCUMENT}"""
+# broker.yaml: what \`broker-config export\` wrote from another environment.
+with open("broker.yaml", encoding="utf-8") as file:
+    document = file.read()
 prod = broker.Environment("prod", document=document, document_name="broker.yaml")
 
 pulumi.export("workspaceIds", prod.workspaces)
