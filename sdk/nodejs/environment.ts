@@ -53,6 +53,10 @@ export class Environment extends pulumi.ComponentResource {
      */
     declare public /*out*/ readonly accessKeys: pulumi.Output<{[key: string]: number}>;
     /**
+     * The private key (base64 text) of each SERVICE key's encryption key pair, as the broker made it with the key, by key name (a secret). ACCOUNT keys have no pair and no entry; a `ServiceKeyPair` of its own rotates a key's pair.
+     */
+    declare public /*out*/ readonly privateKeys: pulumi.Output<{[key: string]: string}>;
+    /**
      * The workspace ids by path, such as `{"/platform": 1, "/platform/orders": 2}`.
      */
     declare public /*out*/ readonly workspaces: pulumi.Output<{[key: string]: number}>;
@@ -73,14 +77,16 @@ export class Environment extends pulumi.ComponentResource {
             resourceInputs["documentName"] = (args?.documentName) ?? "document";
             resourceInputs["accessKeyValues"] = undefined /*out*/;
             resourceInputs["accessKeys"] = undefined /*out*/;
+            resourceInputs["privateKeys"] = undefined /*out*/;
             resourceInputs["workspaces"] = undefined /*out*/;
         } else {
             resourceInputs["accessKeyValues"] = undefined /*out*/;
             resourceInputs["accessKeys"] = undefined /*out*/;
+            resourceInputs["privateKeys"] = undefined /*out*/;
             resourceInputs["workspaces"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const secretOpts = { additionalSecretOutputs: ["accessKeyValues"] };
+        const secretOpts = { additionalSecretOutputs: ["accessKeyValues", "privateKeys"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
         super(Environment.__pulumiType, name, resourceInputs, opts, true /*remote*/);
     }

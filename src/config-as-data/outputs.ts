@@ -1,6 +1,7 @@
 /**
  * The outputs a deployed document gives, the same for the dynamic door's `BrokerConfig` and the
- * native `Environment`: workspace ids by path, key ids and (secret) key values by key name. Apart
+ * native `Environment`: workspace ids by path, key ids, (secret) key values and (secret) SERVICE keys'
+ * private keys by key name. Apart
  * from `index.ts` because it needs `@pulumi/pulumi`, which the `broker-config` CLI does not load.
  */
 import * as pulumi from "@pulumi/pulumi";
@@ -13,6 +14,11 @@ export interface BrokerConfigOutputs {
   accessKeys: pulumi.Output<Record<string, number>>;
   /** Access key values by key name: always a secret. */
   accessKeyValues: pulumi.Output<Record<string, string>>;
+  /**
+   * The private key of each SERVICE key's encryption key pair, as the broker made it with the key,
+   * by key name (base64 text): always a secret. ACCOUNT keys have no pair and no entry.
+   */
+  privateKeys: pulumi.Output<Record<string, string>>;
 }
 
 /**
@@ -25,6 +31,7 @@ export function brokerConfigOutputs<W, K>(
     workspaceId(workspace: W): pulumi.Output<number>;
     accessKeyId(key: K): pulumi.Output<number>;
     accessKey(key: K): pulumi.Output<string>;
+    privateKey(key: K): pulumi.Output<string | undefined>;
   },
 ): BrokerConfigOutputs {
   return {
@@ -33,6 +40,7 @@ export function brokerConfigOutputs<W, K>(
     // Already secret through the AccessKey's secret outputs; said again so that this output stays
     // secret even if that ever changes.
     accessKeyValues: pulumi.secret(collect(declared.accessKeys, (k) => pick.accessKey(k))),
+    privateKeys: pulumi.secret(collect(declared.accessKeys, (k) => pick.privateKey(k)).apply(withoutAbsent)),
   };
 }
 
@@ -43,4 +51,11 @@ function collect<R, T>(
 ): pulumi.Output<Record<string, T>> {
   const outputs = Object.fromEntries(Object.entries(resources).map(([key, r]) => [key, pick(r)]));
   return pulumi.output(outputs) as pulumi.Output<Record<string, T>>;
+}
+
+/** `values` without the entries that have no value (an ACCOUNT key's private key). */
+function withoutAbsent(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }

@@ -127,6 +127,7 @@ export class Environment extends pulumi.ComponentResource {
       workspaceId: (w) => w.output<number>("workspaceId"),
       accessKeyId: (k) => k.output<number>("accessKeyId"),
       accessKey: (k) => k.output<string>("accessKey"),
+      privateKey: (k) => k.output<string | undefined>("privateKey"),
     });
     this.registerOutputs(this.outputs);
   }

@@ -103,8 +103,18 @@ describe("configuration as data through the Pulumi CLI", () => {
     const keys = await keysOf(target);
     expect(values["orders-svc"]).toBe(keys.find((k) => k.name === "orders-svc")!.key);
     expect(outputs["accessKeys"]!.value).toEqual(Object.fromEntries(keys.map((k) => [k.name, k.id])));
+    // The SERVICE keys' private keys, and no entry for an ACCOUNT key.
+    expect(outputs["privateKeys"]!.secret).toBe(true);
+    const privateKeys = outputs["privateKeys"]!.value as Record<string, string>;
+    expect(Object.keys(privateKeys).sort()).toEqual(
+      keys
+        .filter((k) => k.type === "SERVICE")
+        .map((k) => k.name)
+        .sort(),
+    );
     const text = project.producedText() + up.stdout + up.stderr;
     for (const key of keys) expect(text).not.toContain(key.key);
+    for (const privateKey of Object.values(privateKeys)) expect(text).not.toContain(privateKey);
   });
 
   it("3. a second preview shows no changes", async () => {

@@ -1,3 +1,4 @@
+import { createPrivateKey } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -51,6 +52,28 @@ const scan = new SecretScan();
 /** Every key value `env` holds: the secrets no output of the runs may show. */
 async function keyValues(env: EmulatorHandle): Promise<string[]> {
   return (await allKeys(env)).map((k) => String(k["key"]));
+}
+
+/**
+ * Checks a stack's `privateKeys` output: a secret holding, for exactly the SERVICE keys among `keys`
+ * (as the API lists them), a private key (PKCS #8, base64) that Node's crypto reads; each is added
+ * to the secrets no output of the runs may show.
+ */
+function expectPrivateKeys(
+  output: { value: unknown; secret: boolean } | undefined,
+  keys: Record<string, unknown>[],
+): void {
+  expect(output?.secret).toBe(true);
+  const privateKeys = output?.value as Record<string, string>;
+  const service = keys.filter((k) => k["type"] === "SERVICE").map((k) => String(k["name"]));
+  expect(service.length).toBeGreaterThan(0);
+  expect(Object.keys(privateKeys).sort()).toEqual(service.sort());
+  for (const value of Object.values(privateKeys)) {
+    scan.secrets(value);
+    expect(createPrivateKey({ key: Buffer.from(value, "base64"), format: "der", type: "pkcs8" }).type).toBe(
+      "private",
+    );
+  }
 }
 
 /** The child resource of a preview step: `access-key:<name>` or `workspace:<path>`. */
@@ -110,6 +133,7 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
       value: Object.fromEntries(keys.map((k) => [String(k["name"]), Number(k["id"])])),
       secret: false,
     });
+    expectPrivateKeys(outputs["privateKeys"], keys);
     const workspaces = outputs["workspaces"]?.value as Record<string, number>;
     expect(Object.keys(workspaces).sort()).toEqual([
       "/data",
@@ -129,6 +153,10 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
     };
     const component = state.deployment.resources.find((r) => r.type === "broker:index:Environment");
     expect(component?.outputs?.["accessKeyValues"]).toEqual({
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      ciphertext: expect.any(String) as string,
+    });
+    expect(component?.outputs?.["privateKeys"]).toEqual({
       "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
       ciphertext: expect.any(String) as string,
     });
@@ -339,6 +367,7 @@ describe.each(LANGUAGES)("a $language program of one Environment, through the Pu
       secret: true,
     });
     expect(Object.keys(outputs["workspaces"]?.value as object)).toHaveLength(6);
+    expectPrivateKeys(outputs["privateKeys"], keys);
     const state = JSON.parse((await languageProject.cli(["stack", "export", "--stack", "dev"])).stdout) as {
       deployment: { resources: StateResource[] };
     };

@@ -102,6 +102,7 @@ describe("schema.json", () => {
     expect(Object.keys(environment.properties).sort()).toEqual([
       "accessKeyValues",
       "accessKeys",
+      "privateKeys",
       "workspaces",
     ]);
   });
@@ -131,6 +132,7 @@ describe("schema.json", () => {
       "broker:index:AccessKey out accessKey",
       "broker:index:AccessKey out privateKey",
       "broker:index:Environment out accessKeyValues",
+      "broker:index:Environment out privateKeys",
       "broker:index:ServiceKeyPair in accessKey",
       "broker:index:ServiceKeyPair out accessKey",
       "broker:index:ServiceKeyPair out privateKey",

@@ -59,6 +59,8 @@ type Environment struct {
 	AccessKeyValues pulumi.StringMapOutput `pulumi:"accessKeyValues"`
 	// The access key ids by key name.
 	AccessKeys pulumi.IntMapOutput `pulumi:"accessKeys"`
+	// The private key (base64 text) of each SERVICE key's encryption key pair, as the broker made it with the key, by key name (a secret). ACCOUNT keys have no pair and no entry; a `ServiceKeyPair` of its own rotates a key's pair.
+	PrivateKeys pulumi.StringMapOutput `pulumi:"privateKeys"`
 	// The workspace ids by path, such as `{"/platform": 1, "/platform/orders": 2}`.
 	Workspaces pulumi.IntMapOutput `pulumi:"workspaces"`
 }
@@ -75,6 +77,7 @@ func NewEnvironment(ctx *pulumi.Context,
 	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"accessKeyValues",
+		"privateKeys",
 	})
 	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
@@ -200,6 +203,11 @@ func (o EnvironmentOutput) AccessKeyValues() pulumi.StringMapOutput {
 // The access key ids by key name.
 func (o EnvironmentOutput) AccessKeys() pulumi.IntMapOutput {
 	return o.ApplyT(func(v *Environment) pulumi.IntMapOutput { return v.AccessKeys }).(pulumi.IntMapOutput)
+}
+
+// The private key (base64 text) of each SERVICE key's encryption key pair, as the broker made it with the key, by key name (a secret). ACCOUNT keys have no pair and no entry; a `ServiceKeyPair` of its own rotates a key's pair.
+func (o EnvironmentOutput) PrivateKeys() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *Environment) pulumi.StringMapOutput { return v.PrivateKeys }).(pulumi.StringMapOutput)
 }
 
 // The workspace ids by path, such as `{"/platform": 1, "/platform/orders": 2}`.

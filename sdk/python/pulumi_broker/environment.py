@@ -181,8 +181,9 @@ class Environment(pulumi.ComponentResource):
             __props__.__dict__["document_name"] = document_name
             __props__.__dict__["access_key_values"] = None
             __props__.__dict__["access_keys"] = None
+            __props__.__dict__["private_keys"] = None
             __props__.__dict__["workspaces"] = None
-        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["accessKeyValues"])
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["accessKeyValues", "privateKeys"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Environment, __self__).__init__(
             'broker:index:Environment',
@@ -206,6 +207,14 @@ class Environment(pulumi.ComponentResource):
         The access key ids by key name.
         """
         return pulumi.get(self, "access_keys")
+
+    @_builtins.property
+    @pulumi.getter(name="privateKeys")
+    def private_keys(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
+        """
+        The private key (base64 text) of each SERVICE key's encryption key pair, as the broker made it with the key, by key name (a secret). ACCOUNT keys have no pair and no entry; a `ServiceKeyPair` of its own rotates a key's pair.
+        """
+        return pulumi.get(self, "private_keys")
 
     @_builtins.property
     @pulumi.getter

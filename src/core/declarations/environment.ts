@@ -44,5 +44,11 @@ export const ENVIRONMENT = {
       doc: "The access key values by key name (a secret).",
       secret: true,
     },
+    privateKeys: {
+      kind: "output",
+      type: mapOf(STRING),
+      doc: "The private key (base64 text) of each SERVICE key's encryption key pair, as the broker made it with the key, by key name (a secret). ACCOUNT keys have no pair and no entry; a `ServiceKeyPair` of its own rotates a key's pair.",
+      secret: true,
+    },
   },
 } as const satisfies ComponentDeclaration;

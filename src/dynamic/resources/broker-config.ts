@@ -52,6 +52,8 @@ export class BrokerConfig extends pulumi.ComponentResource {
   readonly accessKeys: pulumi.Output<Record<string, number>>;
   /** Access key values by key name (SECRET). */
   readonly accessKeyValues: pulumi.Output<Record<string, string>>;
+  /** The private key of each SERVICE key's encryption key pair, by key name (SECRET); ACCOUNT keys have none. */
+  readonly privateKeys: pulumi.Output<Record<string, string>>;
   /** The Workspace resources by path, e.g. for `dependsOn`. */
   readonly workspaceResources: Readonly<Record<string, Workspace>>;
   /** The AccessKey resources by key name, e.g. to give one a {@link ServiceKeyPair}. */
@@ -75,6 +77,7 @@ export class BrokerConfig extends pulumi.ComponentResource {
       workspaceId: (w) => w.workspaceId,
       accessKeyId: (k) => k.accessKeyId,
       accessKey: (k) => k.accessKey,
+      privateKey: (k) => k.privateKey,
     });
 
     this.workspaceResources = declared.workspaces;
@@ -82,6 +85,7 @@ export class BrokerConfig extends pulumi.ComponentResource {
     this.workspaces = outputs.workspaces;
     this.accessKeys = outputs.accessKeys;
     this.accessKeyValues = outputs.accessKeyValues;
+    this.privateKeys = outputs.privateKeys;
     this.registerOutputs(outputs);
   }
 }

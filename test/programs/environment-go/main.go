@@ -28,6 +28,7 @@ func main() {
 		ctx.Export("workspaces", environment.Workspaces)
 		ctx.Export("accessKeys", environment.AccessKeys)
 		ctx.Export("accessKeyValues", environment.AccessKeyValues) // a secret
+		ctx.Export("privateKeys", environment.PrivateKeys)         // a secret
 		return nil
 	})
 }

@@ -14,3 +14,4 @@ with open(document_file, encoding="utf-8") as document:
 pulumi.export("workspaces", environment.workspaces)
 pulumi.export("accessKeys", environment.access_keys)
 pulumi.export("accessKeyValues", environment.access_key_values)  # a secret
+pulumi.export("privateKeys", environment.private_keys)  # a secret

@@ -20,3 +20,4 @@ const environment = new broker.Environment(
 export const workspaces = environment.workspaces;
 export const accessKeys = environment.accessKeys;
 export const accessKeyValues = environment.accessKeyValues;
+export const privateKeys = environment.privateKeys;

@@ -10,3 +10,4 @@ const environment = new broker.BrokerConfig("env", { file: config.require("file"
 exports.workspaces = environment.workspaces;
 exports.accessKeys = environment.accessKeys;
 exports.accessKeyValues = environment.accessKeyValues;
+exports.privateKeys = environment.privateKeys;
