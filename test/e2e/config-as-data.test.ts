@@ -9,7 +9,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { exportBroker } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { createExportSource } from "../support/client";
-import { NO_BROKER_ENV, testProject } from "../support/projects";
+import { NO_BROKER_ENV, tearDown, testProject } from "../support/projects";
 
 // Acceptance of configuration as data (issue #5): an environment exported with the real
 // `broker-config` command of the packed package, deployed with BrokerConfig through the real Pulumi
@@ -67,12 +67,7 @@ beforeAll(async () => {
   exportedA = await exportTo(source, path.join(dir, "a.yaml"));
 });
 
-afterAll(async () => {
-  await source.close();
-  await target.close();
-  project.remove();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => tearDown({ emulators: [source, target], project, scratch: [dir] }));
 
 describe("configuration as data through the Pulumi CLI", () => {
   it("1. the export of A holds the tree, the keys and adopt: true, and no key value", async () => {

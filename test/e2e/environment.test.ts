@@ -19,8 +19,9 @@ import {
   NO_BROKER_ENV,
   PROGRAMS_DIR,
   pythonSdkProject,
-  testProject,
   type StateResource,
+  tearDown,
+  testProject,
 } from "../support/projects";
 
 // Issue #36: the `broker:index:Environment` component, served by the plugin's Construct, deploys the
@@ -97,12 +98,7 @@ beforeAll(async () => {
   await source.controls!.clearRequests();
 }, 300_000);
 
-afterAll(async () => {
-  await source.close();
-  await target.close();
-  project.remove();
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => tearDown({ emulators: [source, target], project, scratch: [scratch] }));
 
 describe("a YAML program of one Environment, through the Pulumi CLI", () => {
   it("1. previews with no credentials: the component and a child per workspace and key, without a request", async () => {

@@ -11,6 +11,7 @@ import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mt
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
+import { ensureYamlHost } from "../support/projects";
 
 // The look-up functions (issue #18) through the real Pulumi CLI, offline, against two emulators, in
 // five runs of programs that do the same: test/programs/lookups-js (JavaScript, once on the native
@@ -158,15 +159,7 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
       fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${GO_SDK_MODULE} => ${GO_SDK_DIR}\n`);
     }
     if (door.plugin) installBrokerPlugin(project);
-    if (door.yaml === true)
-      execFileSync(
-        "bash",
-        [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")],
-        {
-          cwd: REPO_ROOT,
-          stdio: ["ignore", "ignore", "inherit"],
-        },
-      );
+    if (door.yaml === true) ensureYamlHost();
   }, 300_000);
 
   afterAll(() => {

@@ -14,6 +14,7 @@ import {
   NO_BROKER_ENV,
   numberOutput,
   pythonSdkProject,
+  tearDown,
   testProject,
 } from "../support/projects";
 
@@ -74,11 +75,7 @@ describe.each(LANGUAGES)(
       installBrokerPlugin(project);
     }, 600_000);
 
-    afterAll(async () => {
-      await emulator.close();
-      project.remove();
-      fs.rmSync(scratch, { recursive: true, force: true });
-    });
+    afterAll(() => tearDown({ emulators: [emulator], project, scratch: [scratch] }));
 
     // A Go program's first run on a machine compiles it and the Pulumi Go SDK: minutes, not seconds.
     it("previews with no credentials: the stack, two workspaces, a key and a pair, without a request", async () => {

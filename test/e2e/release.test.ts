@@ -12,6 +12,7 @@ import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { buildRelease, PACKAGE_VERSION, serveDirectory, type FileServer } from "../../harness/release.mts";
 import { childPath, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
+import { ensureYamlHost } from "../support/projects";
 
 // Issue #17: the package installed from its release artifacts as a Pulumi user installs a provider,
 // through the real CLI, offline, against the emulator. `scripts/release.mts` writes the release into
@@ -295,10 +296,7 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
 
 describe("the plugin archive installed with --file, and the README's YAML program, without Node.js", () => {
   const program = useReleaseProgram(async () => {
-    execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")], {
-      cwd: REPO_ROOT,
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+    ensureYamlHost();
     const pulumiBin = inject("pulumiBin");
     const project = await PulumiProject.create({
       name: "release-yaml",

@@ -10,6 +10,7 @@ import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
+import { ensureYamlHost } from "../support/projects";
 
 // Issue #32: where users start. For each `pulumi new` template (typescript, javascript, python, go,
 // yaml), the project is laid out exactly as `pulumi new <template>` writes it (the templates cannot
@@ -420,14 +421,7 @@ ${program.slice(end)}`,
     secrets: ["ordersKey", "ordersPrivateKey"],
     install: (project) => {
       // README, YAML: no SDK; the YAML language host beside the CLI, the plugin installed.
-      execFileSync(
-        "bash",
-        [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")],
-        {
-          cwd: REPO_ROOT,
-          stdio: ["ignore", "ignore", "inherit"],
-        },
-      );
+      ensureYamlHost();
       installPluginWithNpx(project);
       return {};
     },

@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { allKeys, brokerApi, installBrokerPlugin } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
@@ -13,7 +12,7 @@ import { parseBrokerConfig } from "../../src/config-as-data/load";
 import { planBrokerConfig } from "../../src/config-as-data/plan";
 import { EXAMPLE_FILES } from "../../src/core/declarations/examples";
 import { writeExampleFiles } from "../support/example-mocks";
-import { emulatorConfig, NO_BROKER_ENV, testProject } from "../support/projects";
+import { emulatorConfig, ensureYamlHost, NO_BROKER_ENV, tearDown, testProject } from "../support/projects";
 import { allExamples, exampleName, readSchema, type PackageSchema } from "../support/registry-docs";
 
 // Issue #34: every YAML Example Usage program of schema.json runs through the real Pulumi CLI (the
@@ -195,10 +194,7 @@ async function lookUpSetup(): Promise<Record<string, string>> {
 beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   secrets.push(emulator.adminKey);
-  execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-yaml-host.sh"), inject("pulumiVersion")], {
-    cwd: REPO_ROOT,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  ensureYamlHost();
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-yaml-examples-"));
   for (const stage of STAGES) {
     const examples = yamlExamples.filter(({ example }) => stage.tokens.includes(example.token));
@@ -213,11 +209,7 @@ beforeAll(async () => {
   installBrokerPlugin(project);
 }, 600_000);
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => tearDown({ emulators: [emulator], project, scratch: [scratch] }));
 
 /** Makes the project's program the merged program of `stage` (the stacks share the project). */
 function useProgram(stage: Stage): YamlProgram {

@@ -15,6 +15,20 @@ import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
 
 /**
+ * Ends what a CLI test file set up, for its `afterAll`: closes its emulators, removes its Pulumi
+ * project (stacks, state and plugins) and deletes its scratch folders.
+ */
+export async function tearDown(setUp: {
+  readonly emulators: readonly { close(): Promise<void> }[];
+  readonly project: PulumiProject;
+  readonly scratch: readonly string[];
+}): Promise<void> {
+  for (const emulator of setUp.emulators) await emulator.close();
+  setUp.project.remove();
+  for (const dir of setUp.scratch) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
  * An environment that names no broker, for projects whose stacks name it in their config: the
  * broker of whoever runs the tests (`BROKER_BASE_URL`, `BROKER_API_KEY`) must not stand in for a
  * setting a stack forgot.
