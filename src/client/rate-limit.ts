@@ -11,14 +11,25 @@
  *   same reason, and the first `Retry-After` already covers it.
  * - The pace (requests per second) becomes {@link CUT_RATIO} of the rate the server admitted over
  *   the second before the refused request was sent: that rate is the limit as this process meets it,
- *   so the pace lands just under it, not at half of it.
+ *   so the pace lands just under it, not at half of it. But never below {@link CONTENTION_CUT} of the
+ *   pace the refused request was sent at: a process that was itself held back (by a block, or by its
+ *   pace) in that second was admitted few requests for its own reasons, and its count says little
+ *   about the limit; it then backs off by a fixed share, as every process sharing the limit does.
  * - When the 429 is corroborated — the pace was holding requests back when it came, or another
- *   request of the same burst was refused too — the client has met the limit: the pace holds for
- *   {@link PACE_HOLD_MS} after the block, then grows by {@link PACE_GROWTH_PER_SECOND} of itself per
- *   second. Each probe past the limit costs a whole `Retry-After` of silence, so the client probes
- *   rarely rather than often. A lone 429 while nothing was held back may be a fluke (servers refuse
- *   for other reasons than the rate, too): the pace then doubles every second from the end of the
- *   block, so it does not pin the client far below the limit.
+ *   request of the same burst was refused too — the client has met the limit: the pace holds for a
+ *   while after the block, then grows by a fixed step per second, {@link PACE_STEP_SHARE} of the
+ *   highest rate the server has admitted this process (at least {@link MIN_PACE}), and from ten steps
+ *   on by that share of itself per second, compounded (additive growth after a multiplicative cut:
+ *   processes sharing one limit each grow by the same step and each cut by a share of their own pace,
+ *   so a process that took much gives back much, and their paces converge to equal shares). The hold
+ *   starts at {@link MIN_PACE_HOLD_MS} and doubles, up to {@link MAX_PACE_HOLD_MS}, each time the
+ *   pace grew back into the limit at the same level ({@link SAME_LEVEL}): a limit found again where
+ *   it was is the server's own, and each probe past it costs a whole `Retry-After` of silence, so the
+ *   client probes it rarely. A 429 at another level, or one the client drew without growing (others
+ *   took more), means the share is moving, and the hold is short again: capacity other processes
+ *   leave when they finish is taken up within seconds. A lone 429 while nothing was held back may be
+ *   a fluke (servers refuse for other reasons than the rate, too): the pace then doubles every second
+ *   from the end of the block, so it does not pin the client far below the limit.
  * - Above {@link UNPACED_ABOVE} the pace is dropped altogether: when the limit lifts, the client
  *   speeds up again.
  * - A known quota (`maxRequestsPerSecond`) paces from the start, at {@link KNOWN_QUOTA_SHARE} of
@@ -42,11 +53,23 @@ export const MIN_PACE = 1;
 /** After a 429, the pace is this share of the rate the server admitted over the last second. */
 export const CUT_RATIO = 0.92;
 
-/** After a 429's block, the pace holds this long before it grows. */
-export const PACE_HOLD_MS = 30_000;
+/** A 429 never cuts the pace below this share of the pace its request was sent at. */
+export const CONTENTION_CUT = 0.7;
 
-/** Then it grows by this share of itself per second (compounded). */
-export const PACE_GROWTH_PER_SECOND = 0.1;
+/** After a 429's block, the pace holds at least this long before it grows… */
+export const MIN_PACE_HOLD_MS = 2_000;
+
+/** …and at most this long, once the pace has grown into the limit at the same level again and again. */
+export const MAX_PACE_HOLD_MS = 30_000;
+
+/** Two cuts within this share of each other are at the same level: the limit was found where it was. */
+export const SAME_LEVEL = 0.2;
+
+/**
+ * After its hold, the pace grows each second by this share of the highest rate the server has
+ * admitted this process over a second (at least {@link MIN_PACE}).
+ */
+export const PACE_STEP_SHARE = 0.1;
 
 /** After a lone 429 (nothing corroborates that the limit was met), the pace grows this fast: doubling. */
 export const UNCORROBORATED_GROWTH_PER_SECOND = 1;
@@ -94,15 +117,22 @@ export class RatePacer {
   #pace: number | undefined;
   /** When the hold of the learned pace began (the end of the block that set it). */
   #paceSince = 0;
-  /** The hold and the growth per second of the learned pace (see the module's comment). */
-  #hold = PACE_HOLD_MS;
-  #growth = PACE_GROWTH_PER_SECOND;
+  /** The hold of the learned pace, and whether it then grows by steps or doubles (see the module's comment). */
+  #hold = MIN_PACE_HOLD_MS;
+  #doubling = false;
+  /** The hold a corroborated 429 sets: doubled each time the limit is found at the same level again. */
+  #metHold = MIN_PACE_HOLD_MS;
+  /** The highest rate the server admitted this process over the second before a 429, in past episodes. */
+  #pastCeiling = 0;
   /** When the pace last held a request back (it was binding). */
   #heldBackAt = Number.NEGATIVE_INFINITY;
   /** When the current episode began: 429s of requests sent before it belong to it. */
   #lastCutAt = Number.NEGATIVE_INFINITY;
-  /** The window the current episode measured the admitted rate over, and what it counted in it. */
-  #episode = { from: 0, to: 0, admitted: 0 };
+  /**
+   * The window the current episode measured the admitted rate over, what it counted in it, and the
+   * least the episode cuts the pace to ({@link CONTENTION_CUT} of the pace its request was sent at).
+   */
+  #episode = { from: 0, to: 0, admitted: 0, floor: 0 };
   /** When the latest slot was handed out. */
   #lastSlot = Number.NEGATIVE_INFINITY;
   /**
@@ -126,14 +156,30 @@ export class RatePacer {
   pace(knownQuota?: number, at = this.#clock.now()): number | undefined {
     let learned: number | undefined;
     if (this.#pace !== undefined) {
-      const growing = Math.max(0, at - this.#paceSince - this.#hold);
-      const grown = growing === 0 ? this.#pace : this.#pace * (1 + this.#growth) ** (growing / 1000);
+      const seconds = Math.max(0, at - this.#paceSince - this.#hold) / 1000;
+      const grown = this.#doubling
+        ? this.#pace * (1 + UNCORROBORATED_GROWTH_PER_SECOND) ** seconds
+        : this.#grownBySteps(this.#pace, seconds);
       if (grown > UNPACED_ABOVE) this.#pace = undefined;
       else learned = grown;
     }
     if (knownQuota === undefined) return learned;
     const ceiling = KNOWN_QUOTA_SHARE * knownQuota;
     return learned === undefined ? ceiling : Math.min(learned, ceiling);
+  }
+
+  /**
+   * The pace `seconds` into its growth after a corroborated 429: by a fixed step per second (see the
+   * module's comment) up to the rate that step is {@link PACE_STEP_SHARE} of, and past it by that
+   * share of itself per second, compounded, so that a lifted limit is found in tens of seconds, not
+   * in hundreds.
+   */
+  #grownBySteps(pace: number, seconds: number): number {
+    const step = Math.max(MIN_PACE, PACE_STEP_SHARE * this.#ceiling());
+    const knee = step / PACE_STEP_SHARE;
+    const toKnee = Math.max(0, (knee - pace) / step);
+    if (seconds <= toKnee) return pace + step * seconds;
+    return Math.max(pace, knee) * (1 + PACE_STEP_SHARE) ** (seconds - toKnee);
   }
 
   /**
@@ -201,8 +247,16 @@ export class RatePacer {
 
   /** Holds the pace just under the limit when it was met, or lets it recover fast after a lone 429. */
   #corroborate(met: boolean): void {
-    this.#hold = met ? PACE_HOLD_MS : 0;
-    this.#growth = met ? PACE_GROWTH_PER_SECOND : UNCORROBORATED_GROWTH_PER_SECOND;
+    this.#hold = met ? this.#metHold : 0;
+    this.#doubling = !met;
+  }
+
+  /**
+   * The highest rate the server has admitted this process over the second before a 429 (the current
+   * episode's count, corrected by the later 429s of its burst, included).
+   */
+  #ceiling(): number {
+    return Math.max(this.#pastCeiling, this.#episode.admitted);
   }
 
   /** The current generation (see {@link PacerSlot.generation}). */
@@ -230,6 +284,10 @@ export class RatePacer {
     this.#refused = this.#refused.filter((t) => t > horizon);
     const episode = this.#episode;
     if (sentAt > this.#lastCutAt) {
+      // The last episode's cut, and the pace (grown since) this request was sent at.
+      this.#pastCeiling = this.#ceiling();
+      const lastCut = this.#pace;
+      const sentAtPace = this.pace(undefined, sentAt);
       this.#blockedUntil = Math.max(this.#blockedUntil, now + (retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS));
       episode.from = sentAt - WINDOW_MS;
       episode.to = sentAt;
@@ -237,6 +295,15 @@ export class RatePacer {
       let sent = 0;
       for (let i = this.#recentStart; i < recent.length; i++) if (inWindow(recent[i] ?? 0)) sent++;
       episode.admitted = sent - this.#refused.filter(inWindow).length;
+      episode.floor = sentAtPace === undefined ? 0 : CONTENTION_CUT * sentAtPace;
+      // Grown back into the limit where it was found last time: the server's own limit; hold longer.
+      const cut = Math.max(MIN_PACE, CUT_RATIO * episode.admitted);
+      const foundAgain =
+        lastCut !== undefined &&
+        sentAtPace !== undefined &&
+        sentAtPace > lastCut &&
+        Math.abs(cut / lastCut - 1) <= SAME_LEVEL;
+      this.#metHold = foundAgain ? Math.min(MAX_PACE_HOLD_MS, 2 * this.#metHold) : MIN_PACE_HOLD_MS;
       // Growth starts once the block is over: waiting is not evidence that the limit lifted.
       this.#paceSince = this.#blockedUntil;
       this.#lastCutAt = now;
@@ -248,7 +315,7 @@ export class RatePacer {
       if (sentAt > episode.from && sentAt <= episode.to) episode.admitted--;
     }
     const quota = knownQuota ?? Number.POSITIVE_INFINITY;
-    this.#pace = Math.max(MIN_PACE, Math.min(quota, CUT_RATIO * episode.admitted));
+    this.#pace = Math.max(MIN_PACE, Math.min(quota, Math.max(CUT_RATIO * episode.admitted, episode.floor)));
     return Math.max(0, Math.ceil(this.#blockedUntil - now));
   }
 }

@@ -1,16 +1,19 @@
 import { describe, expect, it } from "vitest";
 
 import {
+  CONTENTION_CUT,
   CUT_RATIO,
   DEFAULT_RATE_LIMIT_WAIT_MS,
   KNOWN_QUOTA_SHARE,
+  MAX_PACE_HOLD_MS,
   MIN_PACE,
-  PACE_GROWTH_PER_SECOND,
-  PACE_HOLD_MS,
+  MIN_PACE_HOLD_MS,
+  PACE_STEP_SHARE,
   RATE_LIMIT_MAX_JITTER_MS,
   UNCORROBORATED_GROWTH_PER_SECOND,
   RatePacer,
   sharedPacer,
+  type PacerSlot,
   UNPACED_ABOVE,
 } from "../../src/client/rate-limit";
 import { parseRetryAfter, REAL_TIMING } from "../../src/client/retry";
@@ -159,12 +162,14 @@ describe("the pace learned from 429s", () => {
     // The burst's other refusal: not admitted either, and its own Retry-After does not push the block.
     expect(pacer.rateLimited(sentAt, 1_000)).toBe(970);
     expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 10);
-    // A request sent after the cut, refused again: the pace was still too fast; the admitted rate of
-    // its own second counts now (4 sent at the pace, the 5th refused).
+    // A request sent after the cut, refused again: the pace was still too fast (others share the
+    // limit). Its own second counts 4 admitted, but it was held back by its pace for most of it, so
+    // the count says little: the pace backs off by a share of itself instead.
     clock.advance(970);
     paced(pacer, clock, 5);
     expect(pacer.rateLimited(clock.now(), 1_000)).toBe(1_000);
-    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 4);
+    expect(CUT_RATIO * 4).toBeLessThan(CONTENTION_CUT * CUT_RATIO * 10);
+    expect(pacer.pace()).toBeCloseTo(CONTENTION_CUT * CUT_RATIO * 10);
   });
 
   it("measures the last second only, however long the client has been sending", () => {
@@ -190,11 +195,11 @@ describe("the pace learned from 429s", () => {
     expect(pacer.pace()).toBe(MIN_PACE);
   });
 
-  it("stays just under a limit it met for a while, then speeds up again by a share per second, then stops pacing", () => {
+  it("stays just under a limit it met for a while, then speeds up again by a step per second, then stops pacing", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
     const sentAt = clock.now();
-    // 12 at once, two refused: the limit is met.
+    // 12 at once, two refused: the limit is met, 10 admitted.
     burst(pacer, 12);
     clock.advance(1);
     pacer.rateLimited(sentAt, 1_000);
@@ -204,16 +209,166 @@ describe("the pace learned from 429s", () => {
     // Waiting out the block is no evidence that the limit lifted, nor is the hold after it.
     clock.advance(1_000);
     expect(pacer.pace()).toBeCloseTo(cut);
-    clock.advance(PACE_HOLD_MS);
+    clock.advance(MIN_PACE_HOLD_MS);
     expect(pacer.pace()).toBeCloseTo(cut);
+    // A step a second: a tenth of the 10 the server admitted, up to that rate…
+    const step = PACE_STEP_SHARE * 10;
+    clock.advance(500);
+    expect(pacer.pace()).toBeCloseTo(cut + step / 2);
+    const toTen = (10 - cut) / step;
+    clock.advance(toTen * 1_000 - 500);
+    expect(pacer.pace()).toBeCloseTo(10);
+    // …then a tenth of itself a second, compounded, until it no longer paces at all.
     clock.advance(1_000);
-    expect(pacer.pace()).toBeCloseTo(cut * (1 + PACE_GROWTH_PER_SECOND));
-    clock.advance(1_000);
-    expect(pacer.pace()).toBeCloseTo(cut * (1 + PACE_GROWTH_PER_SECOND) ** 2);
-    const toUnpaced = Math.log(UNPACED_ABOVE / cut) / Math.log(1 + PACE_GROWTH_PER_SECOND);
+    expect(pacer.pace()).toBeCloseTo(10 * (1 + PACE_STEP_SHARE));
+    const toUnpaced = Math.log(UNPACED_ABOVE / 10) / Math.log(1 + PACE_STEP_SHARE);
     clock.advance(Math.ceil(toUnpaced) * 1_000);
     expect(pacer.pace()).toBeUndefined();
     burst(pacer, 20);
+  });
+
+  it("holds twice as long each time it grows back into the limit at the same level, and briefly again when a 429 comes without growing", () => {
+    const clock = fakeClock();
+    const pacer = new RatePacer(clock);
+    const sentAt = clock.now();
+    burst(pacer, 12);
+    clock.advance(1);
+    pacer.rateLimited(sentAt, 1_000);
+    pacer.rateLimited(sentAt, 1_000);
+    const cut = pacer.pace() ?? 0;
+    // The first hold is the shortest; then the pace grows past the cut and meets the limit again.
+    clock.advance(1_000 + MIN_PACE_HOLD_MS + 1_000);
+    expect(pacer.pace()).toBeGreaterThan(cut);
+    paced(pacer, clock, 10);
+    pacer.rateLimited(clock.now(), 1_000);
+    const again = pacer.pace() ?? 0;
+    expect(Math.abs(again / cut - 1)).toBeLessThan(0.2);
+    // Found at the same level: the hold doubled (3 s into it, the pace has not grown).
+    clock.advance(1_000 + MIN_PACE_HOLD_MS + 1_000);
+    expect(pacer.pace()).toBeCloseTo(again);
+    // A 429 during that hold (the pace had not grown: others took more) holds briefly again.
+    paced(pacer, clock, 5);
+    expect(pacer.pace()).toBeCloseTo(again);
+    pacer.rateLimited(clock.now(), 1_000);
+    const third = pacer.pace() ?? 0;
+    clock.advance(1_000 + MIN_PACE_HOLD_MS + 1_000);
+    expect(pacer.pace()).toBeGreaterThan(third);
+  });
+
+  it(`holds at most ${MAX_PACE_HOLD_MS / 1_000} s however often the limit is found again`, () => {
+    const clock = fakeClock();
+    const pacer = new RatePacer(clock);
+    const sentAt = clock.now();
+    burst(pacer, 12);
+    clock.advance(1);
+    pacer.rateLimited(sentAt, 1_000);
+    pacer.rateLimited(sentAt, 1_000);
+    // Each round: wait for the pace to grow a little past the hold, then meet the limit there again.
+    for (let round = 0; round < 8; round++) {
+      const held = Math.min(MAX_PACE_HOLD_MS, MIN_PACE_HOLD_MS * 2 ** round);
+      clock.advance(1_000 + held + 300);
+      paced(pacer, clock, 10);
+      pacer.rateLimited(clock.now(), 1_000);
+    }
+    const cut = pacer.pace() ?? 0;
+    clock.advance(1_000 + MAX_PACE_HOLD_MS - 100);
+    expect(pacer.pace()).toBeCloseTo(cut);
+    clock.advance(1_100);
+    expect(pacer.pace()).toBeGreaterThan(cut);
+  });
+
+  it("grows by at least MIN_PACE a second when the server admitted it little, up to ten such steps", () => {
+    const clock = fakeClock();
+    const pacer = new RatePacer(clock);
+    // Admitted 2 of a burst of 4 (others took the rest of the limit).
+    const sentAt = clock.now();
+    burst(pacer, 4);
+    clock.advance(1);
+    pacer.rateLimited(sentAt, 1_000);
+    pacer.rateLimited(sentAt, 1_000);
+    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 2);
+    clock.advance(1_000 + MIN_PACE_HOLD_MS + 3_000);
+    expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 2 + 3 * MIN_PACE);
+  });
+});
+
+/** One process of {@link shareOneLimit}. */
+interface SharingProcess {
+  readonly pacer: RatePacer;
+  /** When it next acts, and when it stops. */
+  at: number;
+  readonly until: number;
+  /** The slot it waits for, if any. */
+  slot?: PacerSlot | undefined;
+  /** When its requests were admitted. */
+  readonly got: number[];
+}
+
+/**
+ * Processes that share one limit of `limit` requests/s, each always with requests to send: each
+ * sends when its pacer's slot comes (taking a new slot if a 429 came meanwhile), the server admits at
+ * most `limit` in any second and answers the rest 429 with the whole seconds until it has room
+ * again. Process i runs from `runs[i].from` to `runs[i].to` ms (to the end when absent). Returns, per
+ * process, when its requests were admitted (ms from the start).
+ */
+function shareOneLimit(limit: number, runs: { from: number; to?: number }[], untilMs: number): number[][] {
+  const clock = fakeClock();
+  const t0 = clock.now();
+  const admitted: number[] = [];
+  const processes = runs.map((run, i) => {
+    // Each its own deterministic jitter.
+    const pacer = new RatePacer({ now: clock.now, random: () => ((i * 7 + admitted.length) % 10) / 10 });
+    const sharing: SharingProcess = { pacer, at: t0 + run.from, until: t0 + (run.to ?? untilMs), got: [] };
+    return sharing;
+  });
+  for (;;) {
+    const running = processes.filter((p) => p.at <= p.until);
+    if (running.length === 0) break;
+    const next = running.reduce((a, b) => (b.at < a.at ? b : a));
+    clock.advance(next.at - clock.now());
+    const { pacer } = next;
+    if (next.slot === undefined || pacer.generation !== next.slot.generation) {
+      // Takes a slot (again, when a 429 came while it waited) and sends when it comes.
+      next.slot = pacer.reserve();
+      if (next.slot.waitMs > 0) {
+        next.at = clock.now() + next.slot.waitMs;
+        continue;
+      }
+    }
+    next.slot = undefined;
+    const now = clock.now();
+    while (admitted.length > 0 && (admitted[0] ?? 0) <= now - 1_000) admitted.shift();
+    if (admitted.length < limit) {
+      admitted.push(now);
+      next.got.push(now - t0);
+      next.at = now + 1;
+    } else {
+      const retryAfterMs = Math.ceil(((admitted[0] ?? now) + 1_000 - now) / 1_000) * 1_000;
+      next.at = now + pacer.rateLimited(now, retryAfterMs);
+    }
+  }
+  return processes.map((p) => p.got);
+}
+
+describe("processes sharing one limit", () => {
+  it("converge to even shares and use most of the limit, whoever started first", () => {
+    const limit = 10;
+    const got = shareOneLimit(limit, [{ from: 0 }, { from: 3_000 }, { from: 6_000 }], 60_000);
+    // Over the last 30 s: each process near a third of the limit, all together most of it.
+    const late = got.map((times) => times.filter((t) => t > 30_000).length / 30);
+    for (const rate of late) {
+      expect(rate).toBeGreaterThan(0.15 * limit);
+      expect(rate).toBeLessThan(0.5 * limit);
+    }
+    expect(late.reduce((a, b) => a + b, 0)).toBeGreaterThan(0.7 * limit);
+  });
+
+  it("take up what a process leaves when it stops, within seconds", () => {
+    const limit = 10;
+    // Two share the limit for 20 s, then one stops.
+    const [stays = []] = shareOneLimit(limit, [{ from: 0 }, { from: 0, to: 20_000 }], 40_000);
+    // From 10 s after, the one left is admitted most of the limit.
+    expect(stays.filter((t) => t > 30_000).length / 10).toBeGreaterThan(0.8 * limit);
   });
 });
 
@@ -234,9 +389,11 @@ it("holds after a lone 429 when the pace was holding requests back: the limit wa
   refusedAfter(pacer, clock, 10, 1_000);
   clock.advance(1_000);
   paced(pacer, clock, 5);
+  // Sent at the pace, grown since the lone 429: the cut takes at most 30% off it.
+  const sentAtPace = pacer.pace() ?? 0;
   pacer.rateLimited(clock.now(), 1_000);
-  const cut = CUT_RATIO * 4;
-  clock.advance(1_000 + PACE_HOLD_MS);
+  const cut = Math.max(CUT_RATIO * 4, CONTENTION_CUT * sentAtPace);
+  clock.advance(1_000 + MIN_PACE_HOLD_MS);
   expect(pacer.pace()).toBeCloseTo(cut);
 });
 
@@ -257,7 +414,7 @@ describe("a known quota", () => {
     burst(pacer, 1);
     pacer.rateLimited(clock.now(), 0, 2);
     expect(pacer.pace(2)).toBe(1);
-    clock.advance(PACE_HOLD_MS + 60_000);
+    clock.advance(MAX_PACE_HOLD_MS + 60_000);
     expect(pacer.pace(2)).toBe(2 * KNOWN_QUOTA_SHARE);
   });
 });
