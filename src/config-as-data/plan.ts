@@ -75,7 +75,9 @@ export interface PlannedAccessKeyInputs {
 
 /** How one door declares the resources of a plan: its resource classes, and a workspace's id. */
 export interface PlanDeclarations<W, K, Id> {
+  /** Declares the door's `Workspace` resource of a planned workspace, with these inputs. */
   workspace(planned: PlannedWorkspace, inputs: PlannedWorkspaceInputs<Id>): W;
+  /** Declares the door's `AccessKey` resource of a planned key, with these inputs. */
   accessKey(planned: PlannedAccessKey, inputs: PlannedAccessKeyInputs): K;
   /** A declared workspace's id: its children's `parentId`, and its entry in the `workspaces` output. */
   workspaceId(workspace: W): Id;
