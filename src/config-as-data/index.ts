@@ -12,6 +12,8 @@ export {
   planBrokerConfig,
   workspaceResourceName,
   type BrokerConfigPlan,
+  type DeclaredPlan,
+  type PlanDeclarations,
   type PlannedAccessKey,
   type PlannedAccessKeyInputs,
   type PlannedWorkspace,

@@ -54,3 +54,62 @@ export function parseBrokerConfig(source: BrokerConfigSource): BrokerConfigDocum
   if (problems.length > 0) throw new BrokerConfigDocumentError(problems, source.file);
   return parsed.data as BrokerConfigDocument;
 }
+
+/**
+ * One of the two inputs a component takes its document from, with the words that describe it in
+ * the error when the component is given neither or both.
+ */
+export interface DocumentInput<Name extends string, T> {
+  /** The input's name, such as `file`. */
+  readonly name: Name;
+  /** What the input holds, such as `a YAML or JSON file`. */
+  readonly description: string;
+  /** What the program gave, `undefined` when it left the input out. */
+  readonly value: T | undefined;
+}
+
+/** The input a component was given its document in: its name and its value. */
+export interface GivenInput<Name extends string, T> {
+  /** The input's name, telling which of the two was given. */
+  readonly name: Name;
+  /** What the program gave in it (never `undefined`). */
+  readonly value: T;
+}
+
+/**
+ * The rule both components that read a document (the dynamic `BrokerConfig`, the native
+ * `Environment`) hold their inputs to: the document comes from exactly one of two inputs.
+ *
+ * @param component The component's type name, such as `BrokerConfig`: the subject of the message.
+ * @param first The first alternative, named first in the message.
+ * @param second The second alternative.
+ * @returns The alternative that was given, as a union tagged by `name`.
+ * @throws BrokerConfigDocumentError when neither or both are given:
+ *   ``BrokerConfig needs exactly one of `file` (a YAML or JSON file) and `config` (an object), got both``.
+ *
+ * @example
+ * ```ts
+ * const given = documentInput(
+ *   "BrokerConfig",
+ *   { name: "file", description: "a YAML or JSON file", value: args.file },
+ *   { name: "config", description: "an object", value: args.config },
+ * );
+ * ```
+ */
+export function documentInput<A extends string, TA, B extends string, TB>(
+  component: string,
+  first: DocumentInput<A, TA>,
+  second: DocumentInput<B, TB>,
+): GivenInput<A, TA> | GivenInput<B, TB> {
+  if (first.value !== undefined && second.value === undefined)
+    return { name: first.name, value: first.value };
+  if (second.value !== undefined && first.value === undefined)
+    return { name: second.name, value: second.value };
+  const got = first.value === undefined ? "neither" : "both";
+  throw new BrokerConfigDocumentError([
+    {
+      path: "",
+      message: `${component} needs exactly one of \`${first.name}\` (${first.description}) and \`${second.name}\` (${second.description}), got ${got}`,
+    },
+  ]);
+}

@@ -5,6 +5,7 @@
  * from `index.ts` because it needs `@pulumi/pulumi`, which the `broker-config` CLI does not load.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { DeclaredPlan } from "./plan";
 
 /** The outputs of a deployed document. */
 export interface BrokerConfigOutputs {
@@ -22,20 +23,19 @@ export interface BrokerConfigOutputs {
 }
 
 /**
- * The outputs of the resources `declarePlan` (`plan.ts`) declared, read through `pick` (one door's
- * resource classes).
+ * The outputs of the resources `declarePlan` (`plan.ts`) declared: the workspaces' ids through the
+ * accessor `declarePlan` was given, the keys' values through `pick` (one door's resource classes).
  */
 export function brokerConfigOutputs<W, K>(
-  declared: { workspaces: Record<string, W>; accessKeys: Record<string, K> },
+  declared: DeclaredPlan<W, K, pulumi.Output<number>>,
   pick: {
-    workspaceId(workspace: W): pulumi.Output<number>;
     accessKeyId(key: K): pulumi.Output<number>;
     accessKey(key: K): pulumi.Output<string>;
     privateKey(key: K): pulumi.Output<string | undefined>;
   },
 ): BrokerConfigOutputs {
   return {
-    workspaces: collect(declared.workspaces, (w) => pick.workspaceId(w)),
+    workspaces: collect(declared.workspaces, (w) => declared.workspaceId(w)),
     accessKeys: collect(declared.accessKeys, (k) => pick.accessKeyId(k)),
     // Already secret through the AccessKey's secret outputs; said again so that this output stays
     // secret even if that ever changes.

@@ -73,22 +73,41 @@ export interface PlannedAccessKeyInputs {
   onDelete: OnDelete;
 }
 
+/** How one door declares the resources of a plan: its resource classes, and a workspace's id. */
+export interface PlanDeclarations<W, K, Id> {
+  /** Declares the door's `Workspace` resource of a planned workspace, with these inputs. */
+  workspace(planned: PlannedWorkspace, inputs: PlannedWorkspaceInputs<Id>): W;
+  /** Declares the door's `AccessKey` resource of a planned key, with these inputs. */
+  accessKey(planned: PlannedAccessKey, inputs: PlannedAccessKeyInputs): K;
+  /** A declared workspace's id: its children's `parentId`, and its entry in the `workspaces` output. */
+  workspaceId(workspace: W): Id;
+}
+
+/**
+ * What {@link declarePlan} declared, with the accessor of a workspace's id it was given, so that
+ * what reads the resources afterwards (`brokerConfigOutputs`) asks the same one.
+ */
+export interface DeclaredPlan<W, K, Id> {
+  /** The workspaces by path, such as `/platform/orders`. */
+  workspaces: Record<string, W>;
+  /** The access keys by key name. */
+  accessKeys: Record<string, K>;
+  /** A declared workspace's id: {@link PlanDeclarations.workspaceId} as given. */
+  workspaceId(workspace: W): Id;
+}
+
 /**
  * Declares the resources of `plan` through `declare` (one door's resource classes), parents before
  * children, each workspace given its parent's id: the one walk of a plan that `BrokerConfig` and
  * the native `Environment` both use.
  *
- * @returns The declared resources: workspaces by path, access keys by key name.
+ * @returns The declared resources (workspaces by path, access keys by key name) and `declare`'s
+ *   accessor of a workspace's id.
  */
 export function declarePlan<W, K, Id>(
   plan: BrokerConfigPlan,
-  declare: {
-    workspace(planned: PlannedWorkspace, inputs: PlannedWorkspaceInputs<Id>): W;
-    accessKey(planned: PlannedAccessKey, inputs: PlannedAccessKeyInputs): K;
-    /** A declared workspace's id, for its children's `parentId`. */
-    workspaceId(workspace: W): Id;
-  },
-): { workspaces: Record<string, W>; accessKeys: Record<string, K> } {
+  declare: PlanDeclarations<W, K, Id>,
+): DeclaredPlan<W, K, Id> {
   const workspaces: Record<string, W> = {};
   for (const planned of plan.workspaces) {
     // Parents come first in the plan, so a child's parent is always declared already.
@@ -109,7 +128,8 @@ export function declarePlan<W, K, Id>(
       onDelete: planned.onDelete,
     });
   }
-  return { workspaces, accessKeys };
+  // Called through `declare`, so that an accessor written as a method keeps its `this`.
+  return { workspaces, accessKeys, workspaceId: (workspace) => declare.workspaceId(workspace) };
 }
 
 /** The resource name of the workspace at `path` (such as `/platform/orders`) in component `component`. */

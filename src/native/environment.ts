@@ -9,7 +9,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { BrokerConfigDocumentError } from "../config-as-data/errors";
-import { loadBrokerConfig, parseBrokerConfig } from "../config-as-data/load";
+import { documentInput, loadBrokerConfig, parseBrokerConfig } from "../config-as-data/load";
 import { brokerConfigOutputs, type BrokerConfigOutputs } from "../config-as-data/outputs";
 import { declarePlan, planBrokerConfig } from "../config-as-data/plan";
 import type { BrokerConfigDocument } from "../config-as-data/types";
@@ -40,27 +40,23 @@ export interface EnvironmentInputs {
  *   (`broker.yaml:14:9 accessKeys[1].type: …`) when the document is `document`.
  */
 export function environmentDocument(inputs: EnvironmentInputs): BrokerConfigDocument {
-  const given = [inputs.document, inputs.config].filter((v) => v !== undefined).length;
-  if (given !== 1) {
+  const given = documentInput(
+    "Environment",
+    { name: "document", description: "YAML or JSON text", value: inputs.document },
+    { name: "config", description: "an object", value: inputs.config },
+  );
+  if (given.name === "config") return loadBrokerConfig(given.value as BrokerConfigDocument);
+  if (typeof given.value !== "string") {
     throw new BrokerConfigDocumentError([
       {
         path: "",
-        message: `Environment needs exactly one of \`document\` (YAML or JSON text) and \`config\` (an object), got ${given === 0 ? "neither" : "both"}`,
-      },
-    ]);
-  }
-  if (inputs.config !== undefined) return loadBrokerConfig(inputs.config as BrokerConfigDocument);
-  if (typeof inputs.document !== "string") {
-    throw new BrokerConfigDocumentError([
-      {
-        path: "",
-        message: `Environment's \`document\` must be text (YAML or JSON), got ${typeof inputs.document}`,
+        message: `Environment's \`document\` must be text (YAML or JSON), got ${typeof given.value}`,
       },
     ]);
   }
   const name =
     typeof inputs.documentName === "string" && inputs.documentName !== "" ? inputs.documentName : undefined;
-  return parseBrokerConfig({ file: name ?? DEFAULT_DOCUMENT_NAME, text: inputs.document });
+  return parseBrokerConfig({ file: name ?? DEFAULT_DOCUMENT_NAME, text: given.value });
 }
 
 /**
@@ -124,7 +120,6 @@ export class Environment extends pulumi.ComponentResource {
       workspaceId: (workspace) => workspace.output<number>("workspaceId"),
     });
     this.outputs = brokerConfigOutputs(declared, {
-      workspaceId: (w) => w.output<number>("workspaceId"),
       accessKeyId: (k) => k.output<number>("accessKeyId"),
       accessKey: (k) => k.output<string>("accessKey"),
       privateKey: (k) => k.output<string | undefined>("privateKey"),

@@ -5,11 +5,10 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BrokerClient } from "../../src/client";
 import type { AccessKeyRecord } from "../../src/client/types";
-import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import type { EmulatorHandle } from "../../src/emulator";
 import { exportBroker } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { createExportSource } from "../support/client";
-import { NO_BROKER_ENV, tearDown, testProject } from "../support/projects";
+import { NO_BROKER_ENV, startExportPair, tearDown, testProject } from "../support/projects";
 
 // Acceptance of configuration as data (issue #5): an environment exported with the real
 // `broker-config` command of the packed package, deployed with BrokerConfig through the real Pulumi
@@ -56,11 +55,7 @@ async function keysOf(env: EmulatorHandle): Promise<AccessKeyRecord[]> {
 }
 
 beforeAll(async () => {
-  source = await startEmulator({ controls: true });
-  target = await startEmulator({ controls: true });
-  const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
-  await createExportSource(client);
-  await client.close();
+  ({ source, target } = await startExportPair());
 
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-config-as-data-e2e-"));
   project = await testProject("config-as-data-e2e", programDir, NO_BROKER_ENV);

@@ -9,9 +9,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allKeys, allWorkspaces, exportBroker, installBrokerPlugin } from "../../harness/broker-native.mts";
 import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
-import { BrokerClient } from "../../src/client";
 import type { BrokerConfigDocument } from "../../src/config-as-data";
-import { createExportSource } from "../support/client";
 import {
   emulatorConfig,
   ensureYamlHost,
@@ -19,6 +17,7 @@ import {
   NO_BROKER_ENV,
   PROGRAMS_DIR,
   pythonSdkProject,
+  startExportPair,
   type StateResource,
   tearDown,
   testProject,
@@ -83,11 +82,7 @@ function childOf(step: PreviewStep): string {
 }
 
 beforeAll(async () => {
-  source = await startEmulator({ controls: true });
-  target = await startEmulator({ controls: true });
-  const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
-  await createExportSource(client);
-  await client.close();
+  ({ source, target } = await startExportPair());
   ensureYamlHost();
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-environment-e2e-"));
   project = await testProject("environment-yaml", path.join(PROGRAMS_DIR, "environment-yaml"), NO_BROKER_ENV);

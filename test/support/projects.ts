@@ -1,6 +1,7 @@
 /**
  * Test helpers for the suites that run programs through the real Pulumi CLI: the project of a
- * program with the packed package and the run's CLI, and the declared state most of them deploy.
+ * program with the packed package and the run's CLI, the declared state most of them deploy, and the
+ * two brokers the configuration-as-data suites copy between.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -10,6 +11,9 @@ import { expect, inject } from "vitest";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { BrokerClient } from "../../src/client";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import { createExportSource } from "./client";
 
 /** The folder of the test programs (`test/programs/<name>`). */
 export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
@@ -26,6 +30,40 @@ export async function tearDown(setUp: {
   for (const emulator of setUp.emulators) await emulator.close();
   setUp.project.remove();
   for (const dir of setUp.scratch) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The two brokers of a suite that copies an environment: what {@link startExportPair} returns. */
+export interface ExportPair {
+  /** An emulator (controls on) holding {@link createExportSource}'s environment: the one exported. */
+  readonly source: EmulatorHandle;
+  /** An empty emulator (controls on): the one the export is deployed to. */
+  readonly target: EmulatorHandle;
+}
+
+/**
+ * Starts the brokers the configuration-as-data suites copy between: a source made by
+ * {@link createExportSource} (through a client of its admin key, closed again) and an empty target,
+ * both with their test controls on. When a step fails, the emulators already started are closed
+ * before the error is thrown, so a failed `beforeAll` leaves no server behind.
+ */
+export async function startExportPair(): Promise<ExportPair> {
+  const started: EmulatorHandle[] = [];
+  try {
+    const source = await startEmulator({ controls: true });
+    started.push(source);
+    const target = await startEmulator({ controls: true });
+    started.push(target);
+    const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
+    try {
+      await createExportSource(client);
+    } finally {
+      await client.close();
+    }
+    return { source, target };
+  } catch (error) {
+    for (const emulator of started) await emulator.close();
+    throw error;
+  }
 }
 
 /**

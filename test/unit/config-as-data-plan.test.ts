@@ -185,4 +185,9 @@ describe("declarePlan: the one walk of a plan both doors use", () => {
     ]);
     expect(result.accessKeys).toEqual({ "orders-svc": { key: "orders-svc" }, ops: { key: "ops" } });
   });
+
+  it("returns the accessor of a workspace's id it was given, for the outputs to read the same ids", () => {
+    const { result } = declared(doc);
+    expect(result.workspaceId(result.workspaces["/platform/orders"]!)).toBe("id(/platform/orders)");
+  });
 });

@@ -13,6 +13,7 @@ import {
   type BrokerConfigDocument,
 } from "../../src/config-as-data";
 import { isBrokerError } from "../../src/client/errors";
+import { documentInput } from "../../src/config-as-data/load";
 
 let dir: string;
 
@@ -294,6 +295,49 @@ describe("problems in objects name the path", () => {
     expect(() => loadBrokerConfig({ version: 1, accessKeys: [{ name: "a" }] } as never)).toThrow(
       "Invalid broker configuration (1 problem):\n  accessKeys[0].type: is required",
     );
+  });
+});
+
+describe("documentInput: a component's document comes from exactly one of two inputs", () => {
+  /** The two inputs of BrokerConfig, with the values given. */
+  const choose = (file: string | undefined, config: BrokerConfigDocument | undefined) =>
+    documentInput(
+      "BrokerConfig",
+      { name: "file", description: "a YAML or JSON file", value: file },
+      { name: "config", description: "an object", value: config },
+    );
+
+  /** The error `choose` throws; fails the test when it returns or throws anything else. */
+  function errorOf(file: string | undefined, config: BrokerConfigDocument | undefined): Error {
+    try {
+      choose(file, config);
+    } catch (error) {
+      if (isBrokerConfigDocumentError(error)) return error;
+      throw error;
+    }
+    throw new Error("an input was accepted");
+  }
+
+  it("returns the one given, tagged with its name", () => {
+    expect(choose("broker.yaml", undefined)).toEqual({ name: "file", value: "broker.yaml" });
+    expect(choose(undefined, { version: 1 })).toEqual({ name: "config", value: { version: 1 } });
+  });
+
+  it("counts an empty value as given: only a left-out input is absent", () => {
+    expect(choose("", undefined)).toEqual({ name: "file", value: "" });
+  });
+
+  it("refuses neither, naming both inputs with their descriptions", () => {
+    expect(errorOf(undefined, undefined).message).toBe(
+      "Invalid broker configuration (1 problem):\n  (document): BrokerConfig needs exactly one of `file` (a YAML or JSON file) and `config` (an object), got neither",
+    );
+  });
+
+  it("refuses both", () => {
+    const error = errorOf("broker.yaml", { version: 1 });
+    expect(error.message).toContain("BrokerConfig needs exactly one of `file`");
+    expect(error.message).toMatch(/got both$/u);
+    expect(isBrokerError(error)).toBe(true);
   });
 });
 

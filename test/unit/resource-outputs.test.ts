@@ -4,6 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AccessKey } from "../../src/dynamic/resources/access-key";
+import { isBrokerConfigDocumentError } from "../../src/config-as-data";
 import { BrokerConfig } from "../../src/dynamic/resources/broker-config";
 import { ServiceKeyPair } from "../../src/dynamic/resources/service-key-pair";
 import { Workspace } from "../../src/dynamic/resources/workspace";
@@ -117,6 +118,20 @@ describe("resource classes under Pulumi's mocks", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it("refuses a BrokerConfig given neither or both of file and config, naming its own inputs", () => {
+    expect(() => new BrokerConfig("neither-config", {})).toThrow(
+      "BrokerConfig needs exactly one of `file` (a YAML or JSON file) and `config` (an object), got neither",
+    );
+    let both: unknown;
+    try {
+      new BrokerConfig("both-config", { file: "broker.yaml", config: { version: 1 } });
+    } catch (error) {
+      both = error;
+    }
+    expect(isBrokerConfigDocumentError(both)).toBe(true);
+    expect((both as Error).message).toMatch(/got both$/u);
   });
 
   it("registers a ServiceKeyPair's accessKey as a secret input when it was passed as a plain string", async () => {

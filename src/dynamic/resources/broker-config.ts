@@ -1,6 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { BrokerConfigDocumentError } from "../../config-as-data/errors";
-import { loadBrokerConfig } from "../../config-as-data/load";
+import { documentInput, loadBrokerConfig } from "../../config-as-data/load";
 import { brokerConfigOutputs } from "../../config-as-data/outputs";
 import { declarePlan, planBrokerConfig } from "../../config-as-data/plan";
 import type { BrokerConfigDocument } from "../../config-as-data/types";
@@ -67,14 +66,18 @@ export class BrokerConfig extends pulumi.ComponentResource {
    */
   constructor(name: string, args: BrokerConfigArgs, opts?: pulumi.ComponentResourceOptions) {
     super("broker:index:BrokerConfig", name, {}, opts);
-    const plan = planBrokerConfig(loadBrokerConfig(documentOf(args)), name);
+    const given = documentInput(
+      "BrokerConfig",
+      { name: "file", description: "a YAML or JSON file", value: args.file },
+      { name: "config", description: "an object", value: args.config },
+    );
+    const plan = planBrokerConfig(loadBrokerConfig(given.value), name);
     const declared = declarePlan<Workspace, AccessKey, pulumi.Output<number>>(plan, {
       workspace: (planned, inputs) => new Workspace(planned.resourceName, inputs, { parent: this }),
       accessKey: (planned, inputs) => new AccessKey(planned.resourceName, inputs, { parent: this }),
       workspaceId: (workspace) => workspace.workspaceId,
     });
     const outputs = brokerConfigOutputs(declared, {
-      workspaceId: (w) => w.workspaceId,
       accessKeyId: (k) => k.accessKeyId,
       accessKey: (k) => k.accessKey,
       privateKey: (k) => k.privateKey,
@@ -88,17 +91,4 @@ export class BrokerConfig extends pulumi.ComponentResource {
     this.privateKeys = outputs.privateKeys;
     this.registerOutputs(outputs);
   }
-}
-
-function documentOf(args: BrokerConfigArgs): string | BrokerConfigDocument {
-  const given = [args.file, args.config].filter((v) => v !== undefined).length;
-  if (given !== 1) {
-    throw new BrokerConfigDocumentError([
-      {
-        path: "",
-        message: `BrokerConfig needs exactly one of \`file\` (a YAML or JSON file) and \`config\` (an object), got ${given === 0 ? "neither" : "both"}`,
-      },
-    ]);
-  }
-  return args.file ?? (args.config as BrokerConfigDocument);
 }
