@@ -25,9 +25,10 @@
  *   starts at {@link MIN_PACE_HOLD_MS} and doubles, up to {@link MAX_PACE_HOLD_MS}, each time the
  *   pace grew back into the limit at the same level ({@link SAME_LEVEL}): a limit found again where
  *   it was is the server's own, and each probe past it costs a whole `Retry-After` of silence, so the
- *   client probes it rarely. A 429 at another level, or one the client drew without growing (others
- *   took more), means the share is moving, and the hold is short again: capacity other processes
- *   leave when they finish is taken up within seconds. A lone 429 while nothing was held back may be
+ *   client probes it rarely. A 429 at another level means the share is moving: the hold is short
+ *   again. One the client drew without having grown since the last cut (others took more) holds only
+ *   {@link CONTENDED_PACE_HOLD_MS}: capacity other processes leave when they finish is taken up
+ *   within seconds. A lone 429 while nothing was held back may be
  *   a fluke (servers refuse for other reasons than the rate, too): the pace then doubles every second
  *   from the end of the block, so it does not pin the client far below the limit.
  * - Above {@link UNPACED_ABOVE} the pace is dropped altogether: when the limit lifts, the client
@@ -56,11 +57,14 @@ export const CUT_RATIO = 0.92;
 /** A 429 never cuts the pace below this share of the pace its request was sent at. */
 export const CONTENTION_CUT = 0.7;
 
-/** After a 429's block, the pace holds at least this long before it grows… */
-export const MIN_PACE_HOLD_MS = 2_000;
+/** After a 429's block, the pace holds this long before it grows… */
+export const MIN_PACE_HOLD_MS = 3_000;
 
 /** …and at most this long, once the pace has grown into the limit at the same level again and again. */
 export const MAX_PACE_HOLD_MS = 30_000;
+
+/** After a 429 drawn without having grown since the last cut (others took more), it holds this long. */
+export const CONTENDED_PACE_HOLD_MS = 1_000;
 
 /** Two cuts within this share of each other are at the same level: the limit was found where it was. */
 export const SAME_LEVEL = 0.2;
@@ -303,7 +307,14 @@ export class RatePacer {
         sentAtPace !== undefined &&
         sentAtPace > lastCut &&
         Math.abs(cut / lastCut - 1) <= SAME_LEVEL;
-      this.#metHold = foundAgain ? Math.min(MAX_PACE_HOLD_MS, 2 * this.#metHold) : MIN_PACE_HOLD_MS;
+      // Refused without having grown since the last cut: others took more of the limit, which they
+      // may give back as soon; hold only briefly.
+      const unprovoked = lastCut !== undefined && sentAtPace !== undefined && sentAtPace <= lastCut;
+      this.#metHold = foundAgain
+        ? Math.min(MAX_PACE_HOLD_MS, 2 * this.#metHold)
+        : unprovoked
+          ? CONTENDED_PACE_HOLD_MS
+          : MIN_PACE_HOLD_MS;
       // Growth starts once the block is over: waiting is not evidence that the limit lifted.
       this.#paceSince = this.#blockedUntil;
       this.#lastCutAt = now;

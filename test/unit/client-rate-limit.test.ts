@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import {
+  CONTENDED_PACE_HOLD_MS,
   CONTENTION_CUT,
   CUT_RATIO,
   DEFAULT_RATE_LIMIT_WAIT_MS,
@@ -227,7 +228,7 @@ describe("the pace learned from 429s", () => {
     burst(pacer, 20);
   });
 
-  it("holds twice as long each time it grows back into the limit at the same level, and briefly again when a 429 comes without growing", () => {
+  it("holds twice as long each time it grows back into the limit at the same level, and only briefly when a 429 comes without growing", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
     const sentAt = clock.now();
@@ -246,12 +247,14 @@ describe("the pace learned from 429s", () => {
     // Found at the same level: the hold doubled (3 s into it, the pace has not grown).
     clock.advance(1_000 + MIN_PACE_HOLD_MS + 1_000);
     expect(pacer.pace()).toBeCloseTo(again);
-    // A 429 during that hold (the pace had not grown: others took more) holds briefly again.
+    // A 429 during that hold (the pace had not grown: others took more) holds only briefly.
     paced(pacer, clock, 5);
     expect(pacer.pace()).toBeCloseTo(again);
     pacer.rateLimited(clock.now(), 1_000);
     const third = pacer.pace() ?? 0;
-    clock.advance(1_000 + MIN_PACE_HOLD_MS + 1_000);
+    clock.advance(1_000 + CONTENDED_PACE_HOLD_MS - 100);
+    expect(pacer.pace()).toBeCloseTo(third);
+    clock.advance(600);
     expect(pacer.pace()).toBeGreaterThan(third);
   });
 
@@ -367,8 +370,9 @@ describe("processes sharing one limit", () => {
     const limit = 10;
     // Two share the limit for 20 s, then one stops.
     const [stays = []] = shareOneLimit(limit, [{ from: 0 }, { from: 0, to: 20_000 }], 40_000);
-    // From 10 s after, the one left is admitted most of the limit.
-    expect(stays.filter((t) => t > 30_000).length / 10).toBeGreaterThan(0.8 * limit);
+    // From 10 s after, the one left is admitted most of the limit (the pacer before issue #38's
+    // convergence work: 6 of 10, its pace held 30 s where it was cut while sharing).
+    expect(stays.filter((t) => t > 30_000).length / 10).toBeGreaterThan(0.7 * limit);
   });
 });
 
