@@ -28,9 +28,9 @@
  *   client probes it rarely. A 429 at another level means the share is moving: the hold is short
  *   again. One the client drew without having grown since the last cut (others took more) holds only
  *   {@link CONTENDED_PACE_HOLD_MS}: capacity other processes leave when they finish is taken up
- *   within seconds. A lone 429 while nothing was held back may be
- *   a fluke (servers refuse for other reasons than the rate, too): the pace then doubles every second
- *   from the end of the block, so it does not pin the client far below the limit.
+ *   within seconds. A lone 429 while nothing was held back may be a fluke (servers refuse for other
+ *   reasons than the rate, too): the pace then doubles every second from the end of the block, so it
+ *   does not pin the client far below the limit.
  * - Above {@link UNPACED_ABOVE} the pace is dropped altogether: when the limit lifts, the client
  *   speeds up again.
  * - A known quota (`maxRequestsPerSecond`) paces from the start, at {@link KNOWN_QUOTA_SHARE} of
@@ -263,6 +263,20 @@ export class RatePacer {
     return Math.max(this.#pastCeiling, this.#episode.admitted);
   }
 
+  /**
+   * The hold a corroborated 429 sets, from the last episode's cut, the pace the refused request was
+   * sent at, and the new cut (see the module's comment).
+   */
+  #holdAfter(lastCut: number | undefined, sentAtPace: number | undefined, cut: number): number {
+    if (lastCut === undefined || sentAtPace === undefined) return MIN_PACE_HOLD_MS;
+    // Refused without having grown since the last cut: others took more of the limit, and may give
+    // it back as soon; hold only briefly.
+    if (sentAtPace <= lastCut) return CONTENDED_PACE_HOLD_MS;
+    // Grown back into the limit where it was found last time: the server's own limit; hold longer.
+    if (Math.abs(cut / lastCut - 1) <= SAME_LEVEL) return Math.min(MAX_PACE_HOLD_MS, 2 * this.#metHold);
+    return MIN_PACE_HOLD_MS;
+  }
+
   /** The current generation (see {@link PacerSlot.generation}). */
   get generation(): number {
     return this.#generation;
@@ -271,7 +285,8 @@ export class RatePacer {
   /**
    * Learns from a 429 to a request sent at `sentAt`. The first 429 of an episode blocks everyone for
    * `retryAfterMs` (or {@link DEFAULT_RATE_LIMIT_WAIT_MS}) and sets the pace to {@link CUT_RATIO} of
-   * the rate admitted over the second before `sentAt`. A 429 of a request sent before the episode
+   * the rate admitted over the second before `sentAt`, never below {@link CONTENTION_CUT} of the pace
+   * at `sentAt`, to hold for a while. A 429 of a request sent before the episode
    * began only corrects that count (it was not admitted). Returns how long the refused request
    * waits: exactly until the block ends, when it takes a slot at the pace with {@link reserve} like
    * any other.
@@ -288,8 +303,8 @@ export class RatePacer {
     this.#refused = this.#refused.filter((t) => t > horizon);
     const episode = this.#episode;
     if (sentAt > this.#lastCutAt) {
-      // The last episode's cut, and the pace (grown since) this request was sent at.
       this.#pastCeiling = this.#ceiling();
+      // The last episode's cut, and the pace (grown since) this request was sent at.
       const lastCut = this.#pace;
       const sentAtPace = this.pace(undefined, sentAt);
       this.#blockedUntil = Math.max(this.#blockedUntil, now + (retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS));
@@ -300,21 +315,7 @@ export class RatePacer {
       for (let i = this.#recentStart; i < recent.length; i++) if (inWindow(recent[i] ?? 0)) sent++;
       episode.admitted = sent - this.#refused.filter(inWindow).length;
       episode.floor = sentAtPace === undefined ? 0 : CONTENTION_CUT * sentAtPace;
-      // Grown back into the limit where it was found last time: the server's own limit; hold longer.
-      const cut = Math.max(MIN_PACE, CUT_RATIO * episode.admitted);
-      const foundAgain =
-        lastCut !== undefined &&
-        sentAtPace !== undefined &&
-        sentAtPace > lastCut &&
-        Math.abs(cut / lastCut - 1) <= SAME_LEVEL;
-      // Refused without having grown since the last cut: others took more of the limit, which they
-      // may give back as soon; hold only briefly.
-      const unprovoked = lastCut !== undefined && sentAtPace !== undefined && sentAtPace <= lastCut;
-      this.#metHold = foundAgain
-        ? Math.min(MAX_PACE_HOLD_MS, 2 * this.#metHold)
-        : unprovoked
-          ? CONTENDED_PACE_HOLD_MS
-          : MIN_PACE_HOLD_MS;
+      this.#metHold = this.#holdAfter(lastCut, sentAtPace, Math.max(MIN_PACE, CUT_RATIO * episode.admitted));
       // Growth starts once the block is over: waiting is not evidence that the limit lifted.
       this.#paceSince = this.#blockedUntil;
       this.#lastCutAt = now;
