@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { AUTONAME_RANDOM_LENGTH, autoname, type NameKind } from "../model";
+import { defaultIntentStore, type CreateOrigin, type IntentKind } from "./intents";
 import type { CheckFailure } from "./results";
 import type { PropertyBag } from "./state";
 
@@ -33,6 +34,11 @@ export interface NameSource {
   readonly oldInputs?: PropertyBag;
   /** The engine's autonaming proposal, from engines that send one to providers that accept it. */
   readonly autonaming?: AutonamingProposal;
+  /**
+   * The name an interrupted create of this resource chose: its intent's (see {@link withInterruptedName}),
+   * so that the next `up` asks for the same object and takes over the one that create made.
+   */
+  readonly interruptedName?: string;
 }
 
 /** The random part of a chosen name: {@link AUTONAME_RANDOM_LENGTH} lowercase hexadecimal digits. */
@@ -49,8 +55,10 @@ function randomPart(): string {
  * 2. The name the previous `check` recorded, so an update never renames. The engine checks again
  *    without old inputs before a replacement, so a replacement gets a new name (and can be created
  *    before the old object is revoked or forgotten).
- * 3. The engine's autonaming proposal (`propose`/`enforce`), or a failure when it disables autonaming.
- * 4. `<logical name>-<7 random characters>` ({@link autoname}).
+ * 3. The name an interrupted create of the same resource chose ({@link NameSource.interruptedName}),
+ *    unless the engine's autonaming configuration enforces its own or disables autonaming.
+ * 4. The engine's autonaming proposal (`propose`/`enforce`), or a failure when it disables autonaming.
+ * 5. `<logical name>-<7 random characters>` ({@link autoname}).
  *
  * @param kind whose name rules apply to a name made from the logical name.
  */
@@ -68,7 +76,11 @@ export function withChosenName(
   if (given !== undefined && given !== null) return { inputs: news, failures: [] };
   const recorded = source.oldInputs?.["name"];
   if (typeof recorded === "string") return { inputs: { ...news, name: recorded }, failures: [] };
-  const { autonaming, logicalName } = source;
+  const { autonaming, logicalName, interruptedName } = source;
+  // An engine's proposal is made anew each run (its pattern's random part from a random seed), so it
+  // would not find what the interrupted create made; an enforced one is the user's to choose.
+  if (interruptedName !== undefined && (autonaming === undefined || autonaming.mode === "propose"))
+    return { inputs: { ...news, name: interruptedName }, failures: [] };
   if (autonaming?.mode === "disable") {
     return refused(
       "is required: the stack's pulumi:autonaming configuration turns autonaming off for this resource; give it a name, or change that configuration",
@@ -79,6 +91,31 @@ export function withChosenName(
   if (logicalName !== undefined)
     return { inputs: { ...news, name: autoname(logicalName, kind, randomPart()) }, failures: [] };
   return refused("is required");
+}
+
+/**
+ * `naming` with the name an interrupted create of the resource chose, when `check` will choose one
+ * (the program gives no name and none was recorded) and the resource's intent records one: a create
+ * whose provider died on the wire left its record (`src/core/intents.ts`), and without the same name
+ * the next `up` would make a second object and leave the first unmanaged. Reads one small file, and
+ * only then.
+ * @param kind the resource's type name (`AccessKey`, `Workspace`); other types keep `naming` as is.
+ */
+export async function withInterruptedName(
+  naming: NameSource,
+  news: PropertyBag,
+  origin: CreateOrigin | undefined,
+  kind: string,
+): Promise<NameSource> {
+  const given = news["name"];
+  if (origin === undefined || (given !== undefined && given !== null)) return naming;
+  if (typeof naming.oldInputs?.["name"] === "string" || !isIntentKind(kind)) return naming;
+  const intent = await (origin.intents ?? defaultIntentStore()).read(origin.urn);
+  return intent?.kind === kind ? { ...naming, interruptedName: intent.object.name } : naming;
+}
+
+function isIntentKind(kind: string): kind is IntentKind {
+  return kind === "AccessKey" || kind === "Workspace";
 }
 
 function refused(reason: string): { readonly inputs: undefined; readonly failures: readonly CheckFailure[] } {

@@ -20,7 +20,7 @@ export { NOT_KNOWN, UNKNOWN, isKnown, type NotKnown } from "./unknown";
 export { PartiallyCreatedError, isPartiallyCreatedError } from "./partial-failure";
 export { NotImportableError, isNotImportableError } from "./import";
 export type { EndpointInputsOf } from "./endpoint";
-export { withChosenName, type AutonamingProposal, type NameSource } from "./autoname";
+export { withChosenName, withInterruptedName, type AutonamingProposal, type NameSource } from "./autoname";
 export * from "./workspace";
 export * from "./access-key";
 export * from "./service-key-pair";

@@ -7,6 +7,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import * as accessKey from "../../src/dynamic/impl/access-key";
 import * as serviceKeyPair from "../../src/dynamic/impl/service-key-pair";
 import * as workspace from "../../src/dynamic/impl/workspace";
+import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../src/core/declarations";
+import { defaultIntentStore } from "../../src/core/intents";
 import { UNKNOWN } from "../../src/core/unknown";
 import { useCoreEmulator } from "./support";
 
@@ -99,6 +101,35 @@ describe("dynamic adapter", () => {
     expect(error.properties).not.toHaveProperty("createdAt");
     expect(error.reasons?.[0]).toMatch(/Access key "partial" was created.*503/su);
     expect(error.message).not.toMatch(/bka_/u);
+  });
+
+  it("check names a key without a name as its interrupted create did (its intent), else anew", async () => {
+    const urn = `urn:pulumi:check-${process.pid}::intents::broker:dynamic:AccessKey::orders-key`;
+    const news = {
+      __provider: PROVIDER,
+      [DYNAMIC_URN_INPUT]: urn,
+      [DYNAMIC_LOGICAL_NAME_INPUT]: "orders-key",
+      type: "ACCOUNT",
+    };
+    const intents = defaultIntentStore();
+    await intents.write({
+      version: 1,
+      urn,
+      baseUrl: core().emulator.url,
+      sentAt: new Date().toISOString(),
+      kind: "AccessKey",
+      object: {
+        name: "orders-key-7c0ffee",
+        type: "ACCOUNT",
+        permissions: { send: [], receive: [], resources: {} },
+      },
+    });
+    try {
+      expect(bagOf((await accessKey.check({}, news)).inputs)["name"]).toBe("orders-key-7c0ffee");
+    } finally {
+      await intents.remove(urn);
+    }
+    expect(bagOf((await accessKey.check({}, news)).inputs)["name"]).toMatch(/^orders-key-[0-9a-f]{7}$/u);
   });
 
   it("read maps a vanished object to an empty id, and refreshes a workspace with no recorded state", async () => {

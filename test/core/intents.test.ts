@@ -10,7 +10,9 @@ import {
   createAccessKey,
   type AccessKeyInputs,
 } from "../../src/core/access-key";
+import { withInterruptedName } from "../../src/core/autoname";
 import { IntentStore, type CreateOrigin } from "../../src/core/intents";
+import { toPropertyBag } from "../../src/core/state";
 import {
   checkWorkspace,
   createWorkspace,
@@ -116,6 +118,39 @@ describe("create intents (a provider that dies mid-create)", () => {
     expect(result.outputs.adopted).toBe(false);
     expect(await controls.publicKeyOf(Number(result.id))).toBe(result.outputs.publicKey);
     expect(await origin.intents.read(origin.urn), "no intent left behind").toBeUndefined();
+  });
+
+  it("a key without a name: the next check names it as the dead create did, and its create takes over the object", async () => {
+    const c = core();
+    const { controls } = c;
+    const origin = originOf("publisher");
+    const news = { type: "SERVICE", permissions: { send: ["orders/*"] } };
+    /** What a door's check records for the resource, asking the intents first as both doors do. */
+    const checked = async (ctx: TestContext): Promise<AccessKeyInputs> => {
+      const naming = await withInterruptedName({ logicalName: "publisher" }, news, origin, "AccessKey");
+      const result = checkAccessKey(ctx, news, undefined, naming);
+      if (result.inputs === undefined) throw new Error(JSON.stringify(result.failures));
+      return accessKeyOperations.decodeInputs(toPropertyBag(result.inputs));
+    };
+    const dying = c.context({ clientClass: dyingClient(origin) });
+    const first = await checked(dying);
+    expect(first.name).toMatch(/^publisher-[0-9a-f]{7}$/u);
+    await crashMidCreate(
+      () => createAccessKey(dying, first, origin),
+      async () => (await controls.stats()).accessKeys === 2,
+    );
+
+    // The next `pulumi up`: the engine has no state of the resource, so check chooses a name again.
+    const ctx = c.context();
+    const again = await checked(ctx);
+    expect(again.name, "the interrupted create's name, not a new random one").toBe(first.name);
+    const [made] = await keysNamed(ctx, first.name);
+    const result = await createAccessKey(ctx, again, origin);
+    expect((await controls.stats()).accessKeys, "no second key").toBe(2);
+    expect(result.id).toBe(String(made?.id));
+    expect(await origin.intents.read(origin.urn), "no intent left behind").toBeUndefined();
+    // Once the create finished, a new resource of the same URN gets a name of its own again.
+    expect((await checked(ctx)).name).not.toBe(first.name);
   });
 
   it("a key whose create never reached the broker: the next create makes it, once", async () => {

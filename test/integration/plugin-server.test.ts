@@ -23,6 +23,7 @@ import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultIntentStore } from "../../src/core/intents";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { pv } from "../../src/native/codec";
 import { BROKER_RESOURCES } from "../../src/native/resources";
@@ -247,6 +248,30 @@ describe("resources against the emulator", () => {
   it("Check reports bad input per property, with no error", async () => {
     const response = await client.check(checkRequest(KEY_URN, { name: "", type: "ROOT" }));
     expect(response.getFailuresList().map((f) => f.getProperty())).toEqual(["name", "type"]);
+  });
+
+  it("Check names a resource without a name as its interrupted create did (its intent), else anew", async () => {
+    // A stack of its own: the intents live in the process's Pulumi home, as a user's do.
+    const urn = `urn:pulumi:check-${process.pid}::intents::broker:index:Workspace::orders`;
+    const intents = defaultIntentStore();
+    await intents.write({
+      version: 1,
+      urn,
+      baseUrl: emulator.url,
+      sentAt: new Date().toISOString(),
+      kind: "Workspace",
+      object: { name: "orders-7c0ffee", parentId: 0 },
+    });
+    try {
+      const named = await client.check(checkRequest(urn, {}));
+      expect(named.getFailuresList()).toEqual([]);
+      expect(named.getInputs()?.toJavaScript()["name"]).toBe("orders-7c0ffee");
+    } finally {
+      await intents.remove(urn);
+    }
+    const anew = await client.check(checkRequest(urn, {}));
+    expect(anew.getInputs()?.toJavaScript()["name"]).toMatch(/^orders-[0-9a-f]{7}$/u);
+    expect(anew.getInputs()?.toJavaScript()["name"]).not.toBe("orders-7c0ffee");
   });
 
   it("takes an access key through check, preview, create, diff, update, read and delete", async () => {

@@ -128,6 +128,30 @@ describe("check chooses a name when the program gives none", () => {
     ]);
   });
 
+  it("takes the name an interrupted create chose over the engine's proposal and a new random one", () => {
+    const interrupted = { logicalName: "orders", interruptedName: "orders-7c0ffee" };
+    expect(nameOf(checkWorkspace, {}, interrupted)).toBe("orders-7c0ffee");
+    expect(
+      nameOf(checkAccessKey, KEY, {
+        ...interrupted,
+        autonaming: { mode: "propose", proposedName: "orders-1234abcd" },
+      }),
+    ).toBe("orders-7c0ffee");
+    // The program's name, the recorded one and an enforced proposal come first.
+    expect(nameOf(checkWorkspace, { name: "given" }, interrupted)).toBe("given");
+    expect(nameOf(checkWorkspace, {}, { ...interrupted, oldInputs: { name: "recorded" } })).toBe("recorded");
+    expect(
+      nameOf(
+        checkWorkspace,
+        {},
+        { ...interrupted, autonaming: { mode: "enforce", proposedName: "dev-orders" } },
+      ),
+    ).toBe("dev-orders");
+    expect(
+      nameOf(checkWorkspace, {}, { ...interrupted, autonaming: { mode: "disable", proposedName: "" } }),
+    ).toEqual({ failures: [expect.objectContaining({ property: "name" })] });
+  });
+
   it("requires a name when nothing tells the logical name (an old class that passes none)", () => {
     expect(checkWorkspace(ctx, {}, undefined, {}).failures).toEqual([
       { property: "name", reason: "is required" },

@@ -3,7 +3,7 @@
  * dynamic provider host calls, so each `impl/<resource>.ts` only names its table.
  */
 import type { dynamic, ID } from "@pulumi/pulumi";
-import type { NameSource } from "../../core/autoname";
+import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
 import type { CreateOrigin } from "../../core/intents";
 import type { ResourceOperations } from "../../core/operations";
@@ -62,10 +62,12 @@ export function dynamicOperations<I extends object, P extends object, O extends 
   core: ResourceOperations<I, P, O>,
 ): DynamicOperations {
   return {
-    check: (olds, news) =>
-      settle(() =>
-        toDynamicCheck(news, core.check(dynamicContext, news, recordedBaseUrl(olds), namingOf(olds, news))),
-      ),
+    check: async (olds, news) => {
+      const naming = await withInterruptedName(namingOf(olds, news), news, originOf(news), core.typeName);
+      return settle(() =>
+        toDynamicCheck(news, core.check(dynamicContext, news, recordedBaseUrl(olds), naming)),
+      );
+    },
     diff: (_id, olds, news) =>
       settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news)))),
     create: (raw) =>

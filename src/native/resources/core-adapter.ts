@@ -8,6 +8,7 @@
  * back with their secrets and unknowns. The detailed diff is the core's `DiffResult.details` as it
  * is; this module never compares values itself.
  */
+import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
 import type { ResourceOperations } from "../../core/operations";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
@@ -138,23 +139,29 @@ export function coreAdapter<I extends object, P extends object, O extends object
   return {
     token,
 
-    check({ olds, news, logicalName, autonaming }, context) {
+    async check({ olds, news, logicalName, autonaming }, context) {
       const input = toCore(news);
-      const result = core.check(coreContext(context), input.values, recordedBaseUrl(olds), {
-        oldInputs: toCore(olds).values,
-        ...(logicalName === undefined ? {} : { logicalName }),
-        ...(autonaming === undefined ? {} : { autonaming }),
-      });
+      const naming = await withInterruptedName(
+        {
+          oldInputs: toCore(olds).values,
+          ...(logicalName === undefined ? {} : { logicalName }),
+          ...(autonaming === undefined ? {} : { autonaming }),
+        },
+        input.values,
+        { urn: context.urn },
+        core.typeName,
+      );
+      const result = core.check(coreContext(context), input.values, recordedBaseUrl(olds), naming);
       // Even with failures, the engine stores what Check returns: a secret input must stay one.
       if (result.inputs === undefined) {
-        return Promise.resolve({ inputs: withSecrets(news, secretInputs), failures: result.failures });
+        return { inputs: withSecrets(news, secretInputs), failures: result.failures };
       }
       const inputs = encode(
         result.inputs,
         { from: [input], always: secretInputs },
         { allowUnknowns: true, original: news },
       );
-      return Promise.resolve({ inputs, failures: [] });
+      return { inputs, failures: [] };
     },
 
     diff({ olds, oldInputs, news }) {
