@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { EXAMPLE_FILES } from "../../src/core/declarations/examples";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allKeys, allWorkspaces, keyById } from "../../harness/broker-native.mts";
 import { nodeFreePath } from "../../harness/node-free-path.mts";
@@ -375,6 +376,66 @@ describe("the plugin archive installed with --file, and the README's YAML progra
     program.scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
     scanProject(program.scan, "yaml", program.project);
+    expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
+    expect(program.scan.leaks()).toEqual([]);
+  });
+});
+
+describe("the Environment component, constructed by the single executable (its bundled SDK runtime)", () => {
+  const program = useReleaseProgram(async () => {
+    ensureYamlHost();
+    const pulumiBin = inject("pulumiBin");
+    return PulumiProject.create({
+      name: "release-environment",
+      programDir: path.join(programs, "environment-yaml"),
+      fixture: inject("packageFixture"),
+      pulumiBin,
+      parent: scratch,
+      env: { PATH: nodeFreePath(childPath(pulumiBin), path.join(scratch, "path-environment")) },
+    });
+  });
+  const documentName = "broker.yaml";
+
+  it("previews the document's workspaces and key as the component's children, with no request", async () => {
+    await program.project.cli([
+      "plugin",
+      "install",
+      "resource",
+      "broker",
+      V,
+      "--file",
+      path.join(releaseDir, ARCHIVE),
+    ]);
+    fs.writeFileSync(path.join(program.project.dir, documentName), EXAMPLE_FILES[documentName] ?? "");
+    program.stack = await program.project.stack("dev", { documentFile: { value: documentName } });
+    await program.emulator.controls!.clearRequests();
+    const preview = await program.stack.preview();
+    // The stack, the component, its 2 workspaces and its key: only `Construct` declares the children.
+    expect(preview.changeSummary).toEqual({ create: 5 });
+    expect(await program.emulator.controls!.requests()).toEqual([]);
+  });
+
+  it("up deploys them; the key's value is a secret output; destroy; no secret in plain text", async () => {
+    await program.stack.setAllConfig(brokerConfig(program.emulator));
+    const up = await program.stack.up();
+    program.scan.text("up", up.stdout + up.stderr, "cli output");
+    expect(up.summary.resourceChanges).toEqual({ create: 5 });
+    const out = await program.stack.outputs();
+    const workspaces = out["workspaces"]?.value as Record<string, number>;
+    const byId = new Map((await allWorkspaces(program.emulator)).map((w) => [w["id"], w["name"]]));
+    expect(byId.get(workspaces["/shop/checkout"])).toBe("checkout");
+    const keyId = (out["accessKeys"]?.value as Record<string, number>)["checkout-svc"] ?? -1;
+    const key = keyById(await allKeys(program.emulator), keyId);
+    expect(out["accessKeyValues"]).toEqual({ value: { "checkout-svc": key?.["key"] }, secret: true });
+    expect(out["privateKeys"]?.secret).toBe(true);
+    program.scan.secrets(
+      String(key?.["key"]),
+      ...Object.values(out["privateKeys"]?.value as Record<string, string>),
+    );
+    const destroy = await program.stack.destroy();
+    program.scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
+    scanProject(program.scan, "environment", program.project);
     expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
     expect(program.scan.leaks()).toEqual([]);
   });
