@@ -96,6 +96,11 @@ async function expectRequiredPluginInstalled(
   ]);
 }
 
+/** Installs the `broker` plugin from the release's linux-amd64 archive, as `pulumi plugin install --file` does. */
+async function installFromArchive(project: PulumiProject): Promise<void> {
+  await project.cli(["plugin", "install", "resource", "broker", V, "--file", path.join(releaseDir, ARCHIVE)]);
+}
+
 /** Scans a finished project (without the plugin binaries its Pulumi home holds: no state is in them). */
 function scanProject(scan: SecretScan, name: string, project: PulumiProject): void {
   fs.rmSync(path.join(project.homeDir, "plugins"), { recursive: true, force: true });
@@ -312,15 +317,7 @@ describe("the plugin archive installed with --file, and the README's YAML progra
   });
 
   it("pulumi plugin install --file installs it; plugin ls lists it; it serves package get-schema", async () => {
-    await program.project.cli([
-      "plugin",
-      "install",
-      "resource",
-      "broker",
-      V,
-      "--file",
-      path.join(releaseDir, ARCHIVE),
-    ]);
+    await installFromArchive(program.project);
     const listed = JSON.parse((await program.project.cli(["plugin", "ls", "--json"])).stdout) as {
       name: string;
       kind: string;
@@ -397,15 +394,7 @@ describe("the Environment component, constructed by the single executable (its b
   const documentName = "broker.yaml";
 
   it("previews the document's workspaces and key as the component's children, with no request", async () => {
-    await program.project.cli([
-      "plugin",
-      "install",
-      "resource",
-      "broker",
-      V,
-      "--file",
-      path.join(releaseDir, ARCHIVE),
-    ]);
+    await installFromArchive(program.project);
     fs.writeFileSync(path.join(program.project.dir, documentName), EXAMPLE_FILES[documentName] ?? "");
     program.stack = await program.project.stack("dev", { documentFile: { value: documentName } });
     await program.emulator.controls!.clearRequests();

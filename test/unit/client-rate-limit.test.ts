@@ -56,6 +56,22 @@ function refusedAfter(
   pacer.rateLimited(clock.now(), blockMs);
 }
 
+/**
+ * Sends `sent` requests at once, of which the server refuses the last `refused` (more than one: the
+ * limit is met, not a fluke), with a 429 that blocks for a second.
+ */
+function metLimit(
+  pacer: RatePacer,
+  clock: { now: () => number; advance: (ms: number) => void },
+  sent: number,
+  refused: number,
+): void {
+  const sentAt = clock.now();
+  burst(pacer, sent);
+  clock.advance(1);
+  for (let i = 0; i < refused; i++) pacer.rateLimited(sentAt, 1_000);
+}
+
 /** Sends `n` requests at the pace, each when its slot comes (the clock follows). */
 function paced(pacer: RatePacer, clock: { advance: (ms: number) => void }, n: number): void {
   for (let i = 0; i < n; i++) clock.advance(pacer.reserve().waitMs);
@@ -199,12 +215,8 @@ describe("the pace learned from 429s", () => {
   it("stays just under a limit it met for a while, then speeds up again by a step per second, then stops pacing", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
-    const sentAt = clock.now();
     // 12 at once, two refused: the limit is met, 10 admitted.
-    burst(pacer, 12);
-    clock.advance(1);
-    pacer.rateLimited(sentAt, 1_000);
-    pacer.rateLimited(sentAt, 1_000);
+    metLimit(pacer, clock, 12, 2);
     const cut = CUT_RATIO * 10;
     expect(pacer.pace()).toBeCloseTo(cut);
     // Waiting out the block is no evidence that the limit lifted, nor is the hold after it.
@@ -231,11 +243,7 @@ describe("the pace learned from 429s", () => {
   it("holds twice as long each time it grows back into the limit at the same level, and only briefly when a 429 comes without growing", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
-    const sentAt = clock.now();
-    burst(pacer, 12);
-    clock.advance(1);
-    pacer.rateLimited(sentAt, 1_000);
-    pacer.rateLimited(sentAt, 1_000);
+    metLimit(pacer, clock, 12, 2);
     const cut = pacer.pace() ?? 0;
     // The first hold is the shortest; then the pace grows past the cut and meets the limit again.
     clock.advance(1_000 + MIN_PACE_HOLD_MS + 1_000);
@@ -261,11 +269,7 @@ describe("the pace learned from 429s", () => {
   it(`holds at most ${MAX_PACE_HOLD_MS / 1_000} s however often the limit is found again`, () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
-    const sentAt = clock.now();
-    burst(pacer, 12);
-    clock.advance(1);
-    pacer.rateLimited(sentAt, 1_000);
-    pacer.rateLimited(sentAt, 1_000);
+    metLimit(pacer, clock, 12, 2);
     // Each round: wait for the pace to grow a little past the hold, then meet the limit there again.
     for (let round = 0; round < 8; round++) {
       const held = Math.min(MAX_PACE_HOLD_MS, MIN_PACE_HOLD_MS * 2 ** round);
@@ -284,11 +288,7 @@ describe("the pace learned from 429s", () => {
     const clock = fakeClock();
     const pacer = new RatePacer(clock);
     // Admitted 2 of a burst of 4 (others took the rest of the limit).
-    const sentAt = clock.now();
-    burst(pacer, 4);
-    clock.advance(1);
-    pacer.rateLimited(sentAt, 1_000);
-    pacer.rateLimited(sentAt, 1_000);
+    metLimit(pacer, clock, 4, 2);
     expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 2);
     clock.advance(1_000 + MIN_PACE_HOLD_MS + 3_000);
     expect(pacer.pace()).toBeCloseTo(CUT_RATIO * 2 + 3 * MIN_PACE);
