@@ -30,9 +30,12 @@ const HIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /**
- * GitHub turns `@name` in a comment into a mention and notifies that user or team; a zero-width
- * space after the `@` keeps the text as it reads without the notification (what Renovate does).
+ * Where GitHub makes a link of plain text whatever its escapes (it finds them in the rendered text):
+ * `@name` mentions (and notifies) a user or team, `user@host.example` becomes a mail link,
+ * `https://…` and `www.…` become links. A zero-width space after the `@`, the `:` or the `www`
+ * keeps the text as it reads without the link (Renovate does the same for mentions).
  */
+const LINK_TRIGGER = /@|:(?=\/\/)|(?<=www)(?=\.)/giu;
 const ZERO_WIDTH_SPACE = "\u200b";
 
 /**
@@ -51,7 +54,9 @@ export function visibleText(value: string): string {
 /**
  * `value` as Markdown text that renders as {@link visibleText}`(value)` in a GFM table cell or after
  * other text on a line (not at a line's start, where `-`, `+` and `=` open blocks), and cannot start
- * or end any construct there (heading, HTML, link, emphasis, code, entity, table cell, autolink, math). An `@` is followed by a zero-width space so GitHub notifies nobody.
+ * or end any construct there (heading, HTML, link, emphasis, code, entity, table cell, autolink, math).
+ * A zero-width space follows each `@`, a `:` before `//` and a `www` before `.`, so that GitHub
+ * makes no mention or link of the text. An `@` is followed by a zero-width space so GitHub notifies nobody.
  *
  * @example
  * ```ts
@@ -60,8 +65,8 @@ export function visibleText(value: string): string {
  */
 export function markdownText(value: string): string {
   return visibleText(value)
-    .replace(MARKDOWN_PUNCTUATION, (char) => `\\${char}`)
-    .replaceAll("@", `@${ZERO_WIDTH_SPACE}`);
+    .replace(LINK_TRIGGER, (found) => `${found}${ZERO_WIDTH_SPACE}`)
+    .replace(MARKDOWN_PUNCTUATION, (char) => `\\${char}`);
 }
 
 /**

@@ -60,7 +60,10 @@ export function renderReviewMarkdown(review: AccessReview, options?: { maxLength
     ...changeSections(review.planned, "###"),
     ...(review.drift === undefined ? [] : driftSections(review.drift)),
   ];
-  const reserve = leftOutNote(sections.map((s) => ({ section: s, shown: 0 })), maxLength).length;
+  const reserve = leftOutNote(
+    sections.map((s) => ({ section: s, shown: 0 })),
+    maxLength,
+  ).length;
   const room = maxLength - head.length - reserve;
   if (room < 0) {
     throw new RangeError(
@@ -87,18 +90,20 @@ const VERDICT_TITLE: Record<AccessVerdict, string> = {
   unchanged: "no change of access",
 };
 
+/** The title, the verdict, the counts and drift's verdict: blocks apart by blank lines, ending a line. */
 function renderHead(review: AccessReview): string {
   const { planned, drift } = review;
-  const lines = [`## Broker access review: ${VERDICT_TITLE[planned.verdict]}`, ""];
-  lines.push(...verdictCallout(planned, SOURCE_WORDS[review.source]), "");
-  lines.push(...summaryTable(planned), "");
+  const blocks = [
+    [`## Broker access review: ${VERDICT_TITLE[planned.verdict]}`],
+    verdictCallout(planned, SOURCE_WORDS[review.source]),
+    summaryTable(planned),
+  ];
   if (drift !== undefined) {
-    lines.push(
+    blocks.push([
       `**Changed outside Pulumi** since the last \`up\` (the last section): ${driftVerdict(drift)}.`,
-      "",
-    );
+    ]);
   }
-  return lines.join("\n");
+  return `${blocks.map((lines) => lines.join("\n")).join("\n\n")}\n`;
 }
 
 /** What the review compared, as the verdict's sentence says it. */
@@ -190,7 +195,9 @@ function changeSections(change: AccessChange, level: "###" | "####"): Section[] 
   if (change.gains.length > 0) {
     sections.push({
       heading: `${level} Who gains access`,
-      intro: ["Each event path or wildcard area that gains a sender or a receiver, with the keys that gain it."],
+      intro: [
+        "Each event path or wildcard area that gains a sender or a receiver, with the keys that gain it.",
+      ],
       columns: ["Event path", "Gains a", "Gained by"],
       rows: change.gains.map((gain) =>
         row([
@@ -297,7 +304,8 @@ function directionChange(change: KeyChange, direction: Direction): string {
 
 function accessAfterRow(change: KeyChange): string {
   const { after } = change;
-  if (after === undefined) return row([markdownText(change.name), "—", "nothing (revoked)", "nothing (revoked)"]);
+  if (after === undefined)
+    return row([markdownText(change.name), "—", "nothing (revoked)", "nothing (revoked)"]);
   return row([
     markdownText(change.name),
     isUnknown(after.type) ? KNOWN_AFTER_UP : after.type,
@@ -379,7 +387,9 @@ function fit(section: Section, room: number): { text: string; shown: number } {
     "",
     ...section.intro,
     ...(section.intro.length > 0 ? [""] : []),
-    ...(collapsed ? [`<details><summary>${section.rows.length.toLocaleString("en-US")} ${section.unit}</summary>`, ""] : []),
+    ...(collapsed
+      ? [`<details><summary>${section.rows.length.toLocaleString("en-US")} ${section.unit}</summary>`, ""]
+      : []),
     ...(section.columns === undefined ? [] : table(section.columns, [])),
   ].join("\n");
   const close = collapsed ? "\n\n</details>\n" : "\n";
@@ -407,9 +417,10 @@ function leftOutNote(fitted: readonly Fitted[], maxLength: number): string {
         : `${(section.rows.length - shown).toLocaleString("en-US")} of ${section.rows.length.toLocaleString("en-US")} ${section.unit}`,
     );
   if (parts.length === 0) return "";
+  // A blank line first: a line right after the summary table would be read as one more row.
   return (
-    `**Left out to fit in ${maxLength.toLocaleString("en-US")} characters:** ${parts.join("; ")}. ` +
-    "All of them are in `broker-config review --format json`.\n\n"
+    `\n**Left out to fit in ${maxLength.toLocaleString("en-US")} characters:** ${parts.join("; ")}. ` +
+    "All of them are in `broker-config review --format json`.\n"
   );
 }
 
