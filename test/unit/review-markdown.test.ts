@@ -185,6 +185,7 @@ const HOSTILE: readonly (readonly [what: string, value: string, shown: string])[
   ["a line break that starts a heading", "svc\n## all checks passed", "svc\\n## all checks passed"],
   ["a line break that ends a table row", "svc\n\n| forged | row |", "svc\\n\\n| forged | row |"],
   ["a carriage return and a tab", "a\rb\tc", "a\\rb\\tc"],
+  ["a code span", "`rm -rf` ``x``", "`rm -rf` ``x``"],
   ["a link", "[click here](https://evil.example)", "[click here](https:\u200b//evil.example)"],
   ["an image link", "![x](https://evil.example/x.png)", "![x](https:\u200b//evil.example/x.png)"],
   ["emphasis", "*emph* _u_ **strong** ~~gone~~", "*emph* _u_ **strong** ~~gone~~"],
