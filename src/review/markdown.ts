@@ -146,6 +146,7 @@ function summaryTable({ summary }: AccessChange): string[] {
     ["Keys replaced", summary.keysReplaced],
     ["Keys rotated", summary.keysRotated],
     ["Keys updated", summary.keysUpdated],
+    ["Keys retained", summary.keysRetained],
     ["Grants added", summary.grantsAdded],
     ["Grants removed", summary.grantsRemoved],
   ];
@@ -272,6 +273,11 @@ const VERDICT_WORDS: Record<AccessVerdict, string> = {
 
 const KNOWN_AFTER_UP = "known after up";
 
+/** How a value the preview does not show reads: a secret as `[secret]`, anything else unknown until `up`. */
+function unshown(value: UnknownValue): string {
+  return value.secret === true ? "[secret]" : KNOWN_AFTER_UP;
+}
+
 function keyChangeRow(change: KeyChange): string {
   const what = [KIND_WORDS[change.kind]];
   const typeChange = typeChangeWords(change);
@@ -287,14 +293,15 @@ function keyChangeRow(change: KeyChange): string {
 
 function typeChangeWords({ before, after }: KeyChange): string | undefined {
   if (before === undefined || after === undefined) return undefined;
-  if (isUnknown(after.type)) return `type ${KNOWN_AFTER_UP}`;
+  if (isUnknown(after.type)) return `type ${unshown(after.type)}`;
   if (isUnknown(before.type) || before.type === after.type) return undefined;
   return `type ${before.type} → ${after.type}`;
 }
 
 function directionChange(change: KeyChange, direction: Direction): string {
   // Unknown lists are never read as removals: what they will hold is decided during `up`.
-  if (change.after !== undefined && isUnknown(change.after[direction])) return KNOWN_AFTER_UP;
+  const after = change.after?.[direction];
+  if (isUnknown(after)) return unshown(after);
   const parts = [
     ...change.added[direction].map((path) => `+ ${markdownText(path)}`),
     ...change.removed[direction].map((path) => `− ${markdownText(path)}`),
@@ -308,7 +315,7 @@ function accessAfterRow(change: KeyChange): string {
     return row([markdownText(change.name), "—", "nothing (revoked)", "nothing (revoked)"]);
   return row([
     markdownText(change.name),
-    isUnknown(after.type) ? KNOWN_AFTER_UP : after.type,
+    isUnknown(after.type) ? unshown(after.type) : after.type,
     pathList(after, "send"),
     pathList(after, "receive"),
   ]);
@@ -316,7 +323,7 @@ function accessAfterRow(change: KeyChange): string {
 
 function pathList(access: KeyAccess, direction: Direction): string {
   const paths = access[direction];
-  if (isUnknown(paths)) return KNOWN_AFTER_UP;
+  if (isUnknown(paths)) return unshown(paths);
   return paths.length === 0 ? "nothing" : paths.map(markdownText).join(", ");
 }
 

@@ -28,6 +28,8 @@ export type AccessVerdict =
 export interface UnknownValue {
   /** Always `true`: renders as "known after up", never as a removal. */
   unknown: true;
+  /** `true` when the value is a secret the preview does not show: renders as `[secret]`. */
+  secret?: true;
 }
 
 /** The access of one key at one moment: `undefined` lists are unknown until `up`. */
@@ -84,8 +86,12 @@ export interface PathGain {
 export interface WorkspaceMove {
   /** Its workspace path before, such as `platform/orders`. */
   from: string;
-  /** Its workspace path after. */
+  /** Its workspace path after; a part not known until `up` reads `(known after up)`. */
   to: string;
+  /** `true` when part of `to` is not known until `up` (a parent created in the same change). */
+  unknown: boolean;
+  /** Where it is declared: the resource's URN in a preview. */
+  source: string;
 }
 
 /** The counts a reader sees first. */
@@ -95,6 +101,8 @@ export interface ReviewSummary {
   keysReplaced: number;
   keysRotated: number;
   keysUpdated: number;
+  /** Keys removed from the stack with `onDelete: "retain"`: the broker keeps them and their access. */
+  keysRetained: number;
   grantsAdded: number;
   grantsRemoved: number;
 }

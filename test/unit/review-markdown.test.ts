@@ -23,8 +23,11 @@ import type { AccessChange, AccessReview, KeyChange } from "../../src/review/rep
 // ---------------------------------------------------------------------------------------------------
 // Building reviews.
 
-function keyChange(name: string, change: Partial<KeyChange> = {}): KeyChange {
-  return {
+/** A key change's fields; `undefined` leaves a field out (`before` of a created key). */
+type KeyChangeFields = { [K in keyof KeyChange]?: KeyChange[K] | undefined };
+
+function keyChange(name: string, change: KeyChangeFields = {}): KeyChange {
+  const fields: KeyChangeFields = {
     name,
     source: `urn:pulumi:dev::p::broker:index:AccessKey::${name}`,
     kind: "updated",
@@ -36,6 +39,9 @@ function keyChange(name: string, change: Partial<KeyChange> = {}): KeyChange {
     verdict: "broadens",
     ...change,
   };
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined),
+  ) as unknown as KeyChange;
 }
 
 function accessChange(keys: KeyChange[], rest: Partial<AccessChange> = {}): AccessChange {
@@ -49,6 +55,7 @@ function accessChange(keys: KeyChange[], rest: Partial<AccessChange> = {}): Acce
       keysReplaced: count("replaced"),
       keysRotated: count("rotated"),
       keysUpdated: count("updated"),
+      keysRetained: count("retained"),
       grantsAdded: grants("added"),
       grantsRemoved: grants("removed"),
     },
@@ -141,6 +148,7 @@ const SUMMARY_HEADER = [
   "Keys replaced",
   "Keys rotated",
   "Keys updated",
+  "Keys retained",
   "Grants added",
   "Grants removed",
 ];
@@ -223,7 +231,7 @@ function hostileReview(value: string): AccessReview {
     ],
     {
       gains: [{ path: value, direction: "receive", keys: [value, "plain"] }],
-      workspaces: [{ from: value, to: `/platform/${value}` }],
+      workspaces: [{ from: value, to: `/platform/${value}`, unknown: false, source: "urn:w" }],
     },
   );
   return review(planned);
@@ -367,10 +375,10 @@ describe("renderReviewMarkdown as GitHub renders it", () => {
     ];
     const root = parse(renderReviewMarkdown(review(accessChange(keys))));
     expect(root.children.slice(0, 3).map((n) => n.type)).toEqual(["heading", "blockquote", "table"]);
-    expect(tables(root)[0]).toEqual([SUMMARY_HEADER, ["1", "1", "0", "1", "0", "1", "2"]]);
+    expect(tables(root)[0]).toEqual([SUMMARY_HEADER, ["1", "1", "0", "1", "0", "0", "1", "2"]]);
   });
 
-  it("reads an unknown list as known after up, never as a removal, and shows a type change", () => {
+  it("reads an unknown list as known after up (a secret one as [secret]), never as a removal, and shows a type change", () => {
     const key = keyChange("later", {
       before: { type: "SERVICE", send: ["a/b"], receive: ["c/d"] },
       after: { type: "ACCOUNT", send: { unknown: true }, receive: ["c/d"] },
@@ -380,14 +388,19 @@ describe("renderReviewMarkdown as GitHub renders it", () => {
     const typeLater = keyChange("typed-later", {
       after: { type: { unknown: true }, send: ["orders/created"], receive: [] },
     });
-    const root = parse(renderReviewMarkdown(review(accessChange([key, typeLater]))));
+    const hidden = keyChange("hidden", {
+      after: { type: "SERVICE", send: ["orders/created"], receive: { unknown: true, secret: true } },
+    });
+    const root = parse(renderReviewMarkdown(review(accessChange([key, typeLater, hidden]))));
     expect(tableAfter(root, "### Access keys").slice(1)).toEqual([
       ["later", "updated, type SERVICE → ACCOUNT, broadens", "known after up", "no change"],
       ["typed-later", "updated, type known after up, broadens", "+ orders/created", "no change"],
+      ["hidden", "updated, broadens", "+ orders/created", "[secret]"],
     ]);
     expect(tableAfter(root, "### Access after the change").slice(1)).toEqual([
       ["later", "ACCOUNT", "known after up", "c/d"],
       ["typed-later", "known after up", "orders/created", "nothing"],
+      ["hidden", "SERVICE", "orders/created", "[secret]"],
     ]);
   });
 
@@ -466,7 +479,7 @@ describe("renderReviewMarkdown fits in a GitHub comment", () => {
     const markdown = renderReviewMarkdown(largeReview(5_000));
     expect(markdown.length).toBeLessThan(DEFAULT_REVIEW_MAX_LENGTH);
     const root = parse(markdown);
-    expect(tables(root)[0]).toEqual([SUMMARY_HEADER, ["5,000", "0", "0", "0", "0", "10,000", "0"]]);
+    expect(tables(root)[0]).toEqual([SUMMARY_HEADER, ["5,000", "0", "0", "0", "0", "0", "10,000", "0"]]);
     const shownKeys = tableAfter(root, "### Access keys").length - 1;
     expect(shownKeys).toBeGreaterThan(100);
     expect(shownKeys).toBeLessThan(5_000);
