@@ -18,6 +18,7 @@ import type {
   KeyAccess,
   KeyChange,
   KeyChangeKind,
+  PathGain,
   UnknownValue,
 } from "./report";
 
@@ -166,8 +167,13 @@ interface Section {
   intro: string[];
   /** The table's column titles; no table for a block. */
   columns?: string[];
-  /** One rendered row (or, for a block, its one whole text) per item. */
-  rows: string[];
+  /** How many rows (items) the section has. */
+  count: number;
+  /**
+   * The rendered row of item `index` (or, for a block, its one whole text). Rows are rendered only
+   * as they are fitted: a change of 100,000 keys costs the rows of one comment, not of every key.
+   */
+  row: (index: number) => string;
   /** What the left-out line and the `<details>` summary call the items, such as `keys' changes`. */
   unit: string;
   /** Whether the items are shown only whole (a diagram): all or none. */
@@ -182,14 +188,14 @@ function changeSections(change: AccessChange, level: "###" | "####"): Section[] 
       heading: `${level} Access keys`,
       intro: ["What each key gains (+) and loses (−), most broadening first."],
       columns: ["Key", "Change", "Send", "Receive"],
-      rows: ordered.map(keyChangeRow),
+      ...rowsOf(ordered, keyChangeRow),
       unit: "keys' changes",
     });
     sections.push({
       heading: `${level} Access after the change`,
       intro: ["Each key's whole access once the change is applied: what a diff of one list does not show."],
       columns: ["Key", "Type", "May send to", "May receive from"],
-      rows: ordered.map(accessAfterRow),
+      ...rowsOf(ordered, accessAfterRow),
       unit: "keys' access after the change",
     });
   }
@@ -200,13 +206,7 @@ function changeSections(change: AccessChange, level: "###" | "####"): Section[] 
         "Each event path or wildcard area that gains a sender or a receiver, with the keys that gain it.",
       ],
       columns: ["Event path", "Gains a", "Gained by"],
-      rows: change.gains.map((gain) =>
-        row([
-          markdownText(gain.path),
-          gain.direction === "send" ? "sender" : "receiver",
-          gain.keys.map(markdownText).join(", "),
-        ]),
-      ),
+      ...rowsOf(change.gains, gainRow),
       unit: "paths that gain access",
     });
   }
@@ -215,7 +215,7 @@ function changeSections(change: AccessChange, level: "###" | "####"): Section[] 
       heading: `${level} Workspaces moved`,
       intro: ["A workspace renamed or moved changes the path of everything under it."],
       columns: ["Workspace path before", "After"],
-      rows: change.workspaces.map((move) => row([markdownText(move.from), markdownText(move.to)])),
+      ...rowsOf(change.workspaces, (move) => row([markdownText(move.from), markdownText(move.to)])),
       unit: "workspace moves",
     });
   }
@@ -224,7 +224,8 @@ function changeSections(change: AccessChange, level: "###" | "####"): Section[] 
     sections.push({
       heading: `${level} Changed grants`,
       intro: ["Solid arrows are grants added, dotted arrows grants removed."],
-      rows: [diagram],
+      count: 1,
+      row: () => diagram,
       unit: "diagram of the changed grants",
       whole: true,
     });
@@ -236,7 +237,8 @@ function driftSections(drift: AccessChange): Section[] {
   const head: Section = {
     heading: "### Changed outside Pulumi",
     intro: [],
-    rows: [
+    count: 1,
+    row: () =>
       [
         "Access on the broker that differs from what the last `up` left: grants a key gained or lost, keys revoked by hand.",
         "",
@@ -244,11 +246,15 @@ function driftSections(drift: AccessChange): Section[] {
         "",
         ...summaryTable(drift),
       ].join("\n"),
-    ],
     unit: "verdict and counts of what changed outside Pulumi",
     whole: true,
   };
   return [head, ...changeSections(drift, "####")];
+}
+
+/** The rows of `items`, each rendered only when it is fitted. */
+function rowsOf<T>(items: readonly T[], render: (item: T) => string): Pick<Section, "count" | "row"> {
+  return { count: items.length, row: (index) => render(items[index] as T) };
 }
 
 const VERDICT_ORDER: Record<AccessVerdict, number> = { broadens: 0, narrows: 1, unchanged: 2 };
@@ -309,6 +315,14 @@ function directionChange(change: KeyChange, direction: Direction): string {
   return parts.length === 0 ? "no change" : parts.join(", ");
 }
 
+function gainRow(gain: PathGain): string {
+  return row([
+    markdownText(gain.path),
+    gain.direction === "send" ? "sender" : "receiver",
+    gain.keys.map(markdownText).join(", "),
+  ]);
+}
+
 function accessAfterRow(change: KeyChange): string {
   const { after } = change;
   if (after === undefined)
@@ -339,6 +353,11 @@ function isUnknown(value: unknown): value is UnknownValue {
  * change of at most {@link MAX_DIAGRAM_GRANTS} grants; `undefined` for none or more.
  */
 function grantDiagram(changes: readonly KeyChange[]): string | undefined {
+  let grants = 0;
+  for (const { added, removed } of changes) {
+    grants += added.send.length + added.receive.length + removed.send.length + removed.receive.length;
+    if (grants > MAX_DIAGRAM_GRANTS) return undefined;
+  }
   const edges: { key: string; path: string; label: string; removed: boolean }[] = [];
   for (const change of changes) {
     for (const direction of ["send", "receive"] as const) {
@@ -387,7 +406,7 @@ interface Fitted {
 }
 
 function fit(section: Section, room: number): { text: string; shown: number } {
-  const collapsed = section.rows.length > COLLAPSE_ABOVE_ROWS;
+  const collapsed = section.count > COLLAPSE_ABOVE_ROWS;
   const open = [
     "",
     section.heading,
@@ -395,19 +414,20 @@ function fit(section: Section, room: number): { text: string; shown: number } {
     ...section.intro,
     ...(section.intro.length > 0 ? [""] : []),
     ...(collapsed
-      ? [`<details><summary>${section.rows.length.toLocaleString("en-US")} ${section.unit}</summary>`, ""]
+      ? [`<details><summary>${section.count.toLocaleString("en-US")} ${section.unit}</summary>`, ""]
       : []),
     ...(section.columns === undefined ? [] : table(section.columns, [])),
   ].join("\n");
   const close = collapsed ? "\n\n</details>\n" : "\n";
   let text = open;
   let shown = 0;
-  for (const line of section.rows) {
+  for (let index = 0; index < section.count; index++) {
+    const line = section.row(index);
     if (text.length + 1 + line.length + close.length > room) break;
     text += `\n${line}`;
     shown++;
   }
-  if (shown === 0 || (section.whole === true && shown < section.rows.length)) return { text: "", shown: 0 };
+  if (shown === 0 || (section.whole === true && shown < section.count)) return { text: "", shown: 0 };
   return { text: text + close, shown };
 }
 
@@ -417,11 +437,11 @@ function fit(section: Section, room: number): { text: string; shown: number } {
  */
 function leftOutNote(fitted: readonly Fitted[], maxLength: number): string {
   const parts = fitted
-    .filter(({ section, shown }) => section.rows.length > shown)
+    .filter(({ section, shown }) => section.count > shown)
     .map(({ section, shown }) =>
       section.whole === true
         ? `the ${section.unit}`
-        : `${(section.rows.length - shown).toLocaleString("en-US")} of ${section.rows.length.toLocaleString("en-US")} ${section.unit}`,
+        : `${(section.count - shown).toLocaleString("en-US")} of ${section.count.toLocaleString("en-US")} ${section.unit}`,
     );
   if (parts.length === 0) return "";
   // A blank line first: a line right after the summary table would be read as one more row.

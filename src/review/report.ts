@@ -5,7 +5,7 @@
  * This is the one data shape of the review. The analysis (`analyze.ts`) builds it from the access
  * before and after; the renderers (`markdown.ts`, `json.ts`) only print it. `--format json` prints it
  * as it is, so every field here is part of a documented, versioned schema
- * (`REVIEW_SCHEMA_VERSION`, `docs/access-review.md`): add fields freely, never rename or remove one
+ * (`REVIEW_SCHEMA_VERSION`, `docs/access-review-format.md`): add fields freely, never rename or remove one
  * without raising the version.
  */
 

@@ -98,8 +98,8 @@ const FULL: AccessReview = {
 };
 
 /** `FULL` with `change` applied to a copy (a JSON round trip, as the printed document is). */
-function broken(change: (review: Record<string, any>) => void): unknown {
-  const copy = JSON.parse(JSON.stringify(FULL)) as Record<string, any>;
+function broken(change: (review: AccessReview) => void): unknown {
+  const copy = JSON.parse(JSON.stringify(FULL)) as AccessReview;
   change(copy);
   return copy;
 }
@@ -109,43 +109,43 @@ describe("the access review's JSON Schema", () => {
     expect(accessReviewSchemaProblems(JSON.parse(JSON.stringify(FULL)))).toEqual([]);
   });
 
-  it.each([
+  it.each<[string, (review: AccessReview) => void, string]>([
     [
       "another schemaVersion",
-      (r: Record<string, any>) => (r.schemaVersion = 2),
+      (r) => Object.assign(r, { schemaVersion: 2 }),
       "/schemaVersion must be equal to constant",
     ],
     [
       "an unknown kind of change",
-      (r: Record<string, any>) => (r.planned.keys[0].kind = "moved"),
+      (r) => Object.assign(r.planned.keys[0]!, { kind: "moved" }),
       "/planned/keys/0/kind must be equal to one of the allowed values",
     ],
     [
       "a field it does not describe",
-      (r: Record<string, any>) => (r.planned.keys[0].value = "secret-value"),
+      (r) => Object.assign(r.planned.keys[0]!, { value: "secret-value" }),
       "/planned/keys/0 must NOT have additional properties",
     ],
     [
       "a created key with access before",
-      (r: Record<string, any>) => (r.planned.keys[1].before = r.planned.keys[0].before),
+      (r) => Object.assign(r.planned.keys[1]!, { before: r.planned.keys[0]!.before }),
       "/planned/keys/1/before boolean schema is false",
     ],
     [
       "a revoked key with access after",
-      (r: Record<string, any>) => (r.planned.keys[2].after = r.planned.keys[0].after),
+      (r) => Object.assign(r.planned.keys[2]!, { after: r.planned.keys[0]!.after }),
       "/planned/keys/2/after boolean schema is false",
     ],
     [
       "an unknown value that is not `true`",
-      (r: Record<string, any>) => (r.planned.keys[1].after.send = { unknown: false }),
+      (r) => Object.assign(r.planned.keys[1]!.after!, { send: { unknown: false } }),
       "/planned/keys/1/after/send",
     ],
     [
       "a negative count",
-      (r: Record<string, any>) => (r.drift.summary.grantsAdded = -1),
+      (r) => Object.assign(r.drift!.summary, { grantsAdded: -1 }),
       "/drift/summary/grantsAdded must be >= 0",
     ],
-    ["no verdict", (r: Record<string, any>) => delete r.broadens, "/ must have required property 'broadens'"],
+    ["no verdict", (r) => Reflect.deleteProperty(r, "broadens"), "/ must have required property 'broadens'"],
   ])("refuses %s", (_, change, problem) => {
     expect(accessReviewSchemaProblems(broken(change)).join("\n")).toContain(problem);
   });
