@@ -34,16 +34,6 @@ export const COLLAPSE_ABOVE_ROWS = 10;
 /** The most grants (added and removed, all keys) a change may touch to get a diagram. */
 export const MAX_DIAGRAM_GRANTS = 30;
 
-/** Options of {@link renderReviewMarkdown}. */
-export interface RenderReviewOptions {
-  /**
-   * The most characters (UTF-16 code units, never fewer than the characters GitHub counts) the
-   * document may have. Rows past it are left out, and a line after the summary says how many.
-   * @default 65536 (GitHub's limit for a comment)
-   */
-  maxLength?: number;
-}
-
 /**
  * Renders an access review as GitHub-flavoured Markdown: one document under `maxLength`
  * characters, safe to post as a pull-request comment whatever names and paths the change holds.
@@ -54,7 +44,17 @@ export interface RenderReviewOptions {
  * ```
  * @throws RangeError when `maxLength` cannot hold even the verdict and the counts.
  */
-export function renderReviewMarkdown(review: AccessReview, options?: { maxLength?: number }): string {
+export function renderReviewMarkdown(
+  review: AccessReview,
+  options?: {
+    /**
+     * The most characters (UTF-16 code units, never fewer than the characters GitHub counts) the
+     * document may have. Rows past it are left out, and a line after the summary says how many.
+     * @default 65536 (GitHub's limit for a comment)
+     */
+    maxLength?: number;
+  },
+): string {
   const maxLength = options?.maxLength ?? DEFAULT_REVIEW_MAX_LENGTH;
   const head = renderHead(review);
   const sections = [
@@ -94,8 +94,13 @@ const VERDICT_TITLE: Record<AccessVerdict, string> = {
 /** The title, the verdict, the counts and drift's verdict: blocks apart by blank lines, ending a line. */
 function renderHead(review: AccessReview): string {
   const { planned, drift } = review;
+  // Access widened behind the stack's back is as loud as a change that widens it.
+  const title =
+    planned.verdict !== "broadens" && drift?.verdict === "broadens"
+      ? "⚠️ access broadened outside Pulumi"
+      : VERDICT_TITLE[planned.verdict];
   const blocks = [
-    [`## Broker access review: ${VERDICT_TITLE[planned.verdict]}`],
+    [`## Broker access review: ${title}`],
     verdictCallout(planned, SOURCE_WORDS[review.source]),
     summaryTable(planned),
   ];

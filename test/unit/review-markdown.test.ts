@@ -439,7 +439,7 @@ describe("renderReviewMarkdown as GitHub renders it", () => {
     const markdown = renderReviewMarkdown(review(planned, drift));
     const root = parse(markdown);
     expect(headings(root)).toEqual([
-      "## Broker access review: no change of access",
+      "## Broker access review: ⚠️ access broadened outside Pulumi",
       "### Access keys",
       "### Access after the change",
       "### Changed outside Pulumi",
