@@ -309,6 +309,34 @@ describe("renderReviewMarkdown with names and paths holding Markdown and HTML", 
     expect(mermaidLabel('say "hi" <b>')).toBe("say #34;hi#34; #60;b#62;");
   });
 
+  it("keeps them text inside a section collapsed into <details>", () => {
+    const keys = HOSTILE.map(([, value]) => keyChange(value, { added: { send: [value], receive: [] } }));
+    const markdown = renderReviewMarkdown(review(accessChange(keys)));
+    const root = parse(markdown);
+    expect(headings(root)).toEqual([
+      "## Broker access review: ⚠️ broadens access",
+      "### Access keys",
+      "### Access after the change",
+      "### Changed grants",
+    ]);
+    expect(rawHtml(root)).toEqual([
+      `<details><summary>${HOSTILE.length} keys' changes</summary>`,
+      "</details>",
+      `<details><summary>${HOSTILE.length} keys' access after the change</summary>`,
+      "</details>",
+    ]);
+    expect(
+      tableAfter(root, "### Access keys")
+        .slice(1)
+        .map((cells) => cells[0]),
+    ).toEqual(HOSTILE.map(([, , shown]) => shown));
+    expect(
+      tableAfter(root, "### Access keys")
+        .slice(1)
+        .map((cells) => cells[2]),
+    ).toEqual(HOSTILE.map(([, , shown]) => `+ ${shown}`));
+  });
+
   it("shows a secret name as [secret], and nothing of what it hides", () => {
     const markdown = renderReviewMarkdown(review(accessChange([keyChange("[secret]")])));
     expect(tableAfter(parse(markdown), "### Access keys")[1]![0]).toBe("[secret]");
