@@ -31,6 +31,9 @@ export const DEFAULT_REVIEW_MAX_LENGTH = 65_536;
 /** Sections with more rows than this are collapsed into `<details>`, so the summary stays on screen. */
 export const COLLAPSE_ABOVE_ROWS = 10;
 
+/** The most items (paths, keys) one table cell lists; it says how many more there are. */
+export const MAX_CELL_ITEMS = 20;
+
 /** The most grants (added and removed, all keys) a change may touch to get a diagram. */
 export const MAX_DIAGRAM_GRANTS = 30;
 
@@ -313,18 +316,19 @@ function directionChange(change: KeyChange, direction: Direction): string {
   // Unknown lists are never read as removals: what they will hold is decided during `up`.
   const after = change.after?.[direction];
   if (isUnknown(after)) return unshown(after);
-  const parts = [
-    ...change.added[direction].map((path) => `+ ${markdownText(path)}`),
-    ...change.removed[direction].map((path) => `− ${markdownText(path)}`),
-  ];
-  return parts.length === 0 ? "no change" : parts.join(", ");
+  const added = change.added[direction].map((path) => ({ sign: "+", path }));
+  const removed = change.removed[direction].map((path) => ({ sign: "−", path }));
+  const parts = [...added, ...removed];
+  return parts.length === 0
+    ? "no change"
+    : cellList(parts, ({ sign, path }) => `${sign} ${markdownText(path)}`);
 }
 
 function gainRow(gain: PathGain): string {
   return row([
     markdownText(gain.path),
     gain.direction === "send" ? "sender" : "receiver",
-    gain.keys.map(markdownText).join(", "),
+    cellList(gain.keys, markdownText),
   ]);
 }
 
@@ -343,7 +347,18 @@ function accessAfterRow(change: KeyChange): string {
 function pathList(access: KeyAccess, direction: Direction): string {
   const paths = access[direction];
   if (isUnknown(paths)) return unshown(paths);
-  return paths.length === 0 ? "nothing" : paths.map(markdownText).join(", ");
+  return paths.length === 0 ? "nothing" : cellList(paths, markdownText);
+}
+
+/**
+ * Up to {@link MAX_CELL_ITEMS} items of a list, rendered and joined, and how many more there are:
+ * one key granted a thousand paths (or one path gained by a thousand keys) keeps its row short
+ * enough to fit among the others.
+ */
+function cellList<T>(items: readonly T[], render: (item: T) => string): string {
+  const shown = items.slice(0, MAX_CELL_ITEMS).map(render).join(", ");
+  const more = items.length - MAX_CELL_ITEMS;
+  return more > 0 ? `${shown} and ${more.toLocaleString("en-US")} more` : shown;
 }
 
 function isUnknown(value: unknown): value is UnknownValue {

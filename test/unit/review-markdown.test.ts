@@ -545,6 +545,38 @@ describe("renderReviewMarkdown fits in a GitHub comment", () => {
     ).toEqual(["small"]);
   });
 
+  it("lists at most 20 items in a cell and says how many more, so one large key does not crowd out the rest", () => {
+    const paths = Array.from({ length: 1_000 }, (_, i) => `orders/e${String(i).padStart(4, "0")}`);
+    const keys = Array.from({ length: 1_000 }, (_, i) => `svc-${String(i).padStart(4, "0")}`);
+    const markdown = renderReviewMarkdown(
+      review(
+        accessChange(
+          [
+            keyChange("wide", {
+              after: { type: "SERVICE", send: paths, receive: [] },
+              added: { send: paths, receive: [] },
+            }),
+            keyChange("next"),
+          ],
+          {
+            gains: [{ path: "orders/*", direction: "receive", keys }],
+          },
+        ),
+      ),
+    );
+    expect(markdown).not.toContain("Left out");
+    const root = parse(markdown);
+    const twenty = paths.slice(0, 20);
+    expect(tableAfter(root, "### Access keys")[1]![2]).toBe(
+      `${twenty.map((p) => `+ ${p}`).join(", ")} and 980 more`,
+    );
+    expect(tableAfter(root, "### Access keys")[2]![0]).toBe("next");
+    expect(tableAfter(root, "### Access after the change")[1]![2]).toBe(`${twenty.join(", ")} and 980 more`);
+    expect(tableAfter(root, "### Who gains access")[1]![2]).toBe(
+      `${keys.slice(0, 20).join(", ")} and 980 more`,
+    );
+  });
+
   it("says nothing was left out when everything fits", () => {
     expect(renderReviewMarkdown(largeReview(3))).not.toContain("Left out");
   });
