@@ -31,9 +31,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { BrokerClient, type BrokerClientOptions } from "../client/client";
 import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
-import { DEFAULT_SETTING_NAMES, type SettingNames } from "../client/setting-names";
-import { ENV_VARS, resolveSettings, type RequiredSetting } from "../settings/connection";
-import { FLAG_SETTINGS, flagOf, type SettingName } from "../settings/declarations";
+import { commandLineConnection, SETTING_FLAGS, settingFlagsHelp } from "../settings/command-line";
 import { exportBrokerConfig, type ExportProgress } from "../export/document";
 import {
   BROKER_CONFIG_FORMATS,
@@ -207,8 +205,6 @@ interface ExportArgs {
   progress: boolean;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/u;
-
 /** The API key once read, so that no message of an unexpected failure can echo it. */
 const knownSecrets: string[] = [];
 
@@ -221,7 +217,6 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
   }
   const { values, positionals } = parseCommandLine(argv, true, {
     ...SETTING_FLAGS,
-    "api-key-env": { type: "string" },
     out: { type: "string", short: "o" },
     format: { type: "string" },
     progress: { type: "boolean", default: false },
@@ -243,88 +238,16 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     );
   if (values.out === "") throw new UsageError("--out must not be empty");
 
-  const apiKeyEnv = values["api-key-env"] ?? ENV_VARS.apiKey;
-  if (!ENV_NAME.test(apiKeyEnv))
-    throw new UsageError(`--api-key-env must name an environment variable, got ${JSON.stringify(apiKeyEnv)}`);
-  const customKeyEnv = values["api-key-env"] !== undefined;
-  const commandLine: Partial<Record<SettingName, string>> = {};
-  for (const setting of FLAG_SETTINGS) {
-    const value = (values as Record<string, unknown>)[flagOf(setting.name).slice(2)];
-    if (typeof value === "string") commandLine[setting.name] = value;
-  }
-  // The same resolution and checks as for a stack, with this command's names; there is no stack.
-  const settings = resolveSettings({
-    commandLine,
-    env,
-    envVars: { apiKey: apiKeyEnv },
-    missingMessage: (missing) => missingMessage(missing, apiKeyEnv, customKeyEnv),
-  });
-  knownSecrets.push(settings.apiKey);
-  const settingNames: SettingNames = {
-    ...DEFAULT_SETTING_NAMES,
-    ...Object.fromEntries(
-      FLAG_SETTINGS.map((s) => [s.name, "env" in s ? `${flagOf(s.name)} (or ${s.env})` : flagOf(s.name)]),
-    ),
-    baseUrl: present(commandLine.baseUrl) ? flagOf("baseUrl") : ENV_VARS.baseUrl,
-    // A stack's key sits in broker:apiKey: say so, for a key copied from there.
-    apiKey: customKeyEnv
-      ? `${apiKeyEnv} (named by --api-key-env)`
-      : `${apiKeyEnv} (broker:apiKey in a stack)`,
-  };
+  const client = commandLineConnection(values as Record<string, unknown>, env, (message) => new UsageError(message));
+  knownSecrets.push(client.apiKey);
 
   const args: ExportArgs = {
-    client: { ...settings, settingNames },
+    client,
     format: format as BrokerConfigFormat | "import",
     progress: values.progress,
   };
   if (values.out !== undefined) args.out = values.out;
   return args;
-}
-
-/** One string option of `parseArgs` per setting a command line may set. */
-const SETTING_FLAGS = Object.fromEntries(
-  FLAG_SETTINGS.map((setting) => [flagOf(setting.name).slice(2), { type: "string" as const }]),
-);
-
-/** The help lines of the setting flags, from each setting's documentation, default and variable. */
-function settingFlagsHelp(): string {
-  return FLAG_SETTINGS.map((setting) => {
-    const flag = `  ${flagOf(setting.name)} ${setting.type === "string" ? "URL" : "N"}`;
-    const fallback =
-      "env" in setting ? `$${setting.env}` : "default" in setting ? String(setting.default) : undefined;
-    const doc = `${setting.doc.replace(/`/gu, "")}${fallback === undefined ? "" : ` [default: ${fallback}]`}`;
-    return `${flag}\n${wrap(doc, 23, 100)}`;
-  }).join("\n");
-}
-
-/** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
-function wrap(text: string, indent: number, width: number): string {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/u)) {
-    if (line !== "" && indent + line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line === "" ? word : `${line} ${word}`;
-  }
-  lines.push(line);
-  return lines.map((l) => `${" ".repeat(indent)}${l}`).join("\n");
-}
-
-function present(value: string | undefined): boolean {
-  return value !== undefined && value.trim() !== "";
-}
-
-/** What to do when the base URL or the key is missing, in this command's terms. */
-function missingMessage(
-  missing: readonly RequiredSetting[],
-  apiKeyEnv: string,
-  customKeyEnv: boolean,
-): string {
-  const setUrl = `pass --base-url or set ${ENV_VARS.baseUrl} (it ends in /v1)`;
-  const setKey = `set ${apiKeyEnv} to an ACCOUNT access key${customKeyEnv ? "" : " (or name another variable with --api-key-env)"}`;
-  if (missing.length > 1) return `no base URL and no API key: ${setUrl}, and ${setKey}`;
-  return missing[0] === "baseUrl" ? `no base URL: ${setUrl}` : `no API key: ${setKey}`;
 }
 
 /** Progress lines such as `exported 300 access keys…`. */
