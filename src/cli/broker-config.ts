@@ -12,6 +12,9 @@
  * deploys (see `exportBrokerConfig`), or with `--format import` as a `pulumi import --file` document
  * for the native resources.
  *
+ * `broker-config review [FILE] [--format markdown|json] [--fail-on broadening] [--from F --to F]
+ *   [--from-broker --to F]` writes the access review of a change (see `../review/command.ts`).
+ *
  * `broker-config migrate-state [--in FILE] [--out FILE]` rewrites a `pulumi stack export` of dynamic
  * resources into native ones (see `migrate-state.ts`).
  *
@@ -43,11 +46,13 @@ import { packageVersion } from "../native/schema";
 import { migrateDeployment, MigrateStateError } from "./migrate-state";
 import { recover } from "./recover";
 import { installPlugin, uninstallPlugin } from "./plugin-install";
+import { runReview } from "../review/command";
 
 const USAGE = `Usage: broker-config export [options]
        broker-config plugin install|uninstall
        broker-config migrate-state [--in FILE] [--out FILE]
        broker-config recover [--stack NAME] [--cancel] [--dry-run]
+       broker-config review [PREVIEW.json] [--format markdown|json] [--fail-on broadening]
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
 permissions; never key values) as a document for the BrokerConfig component.
@@ -86,6 +91,12 @@ recover            after a \`pulumi up\` that was killed: records in the stack e
                    --cancel       first end the killed update's lock (\`pulumi cancel\`): only
                                   when no \`pulumi\` command runs on the stack any more
                    --dry-run      report, but do not write the state
+
+review             the access review of a change: which keys gain or lose which event paths,
+                   and whether it broadens access, as Markdown for a pull-request comment or
+                   JSON; reads \`pulumi preview --json\` (a file or stdin), two documents
+                   (--from/--to), or the live broker against a document (--from-broker --to).
+                   \`broker-config review --help\` lists its options and exit codes
 `;
 
 /** Waits on the rate limit this long or longer are reported on stderr. */
@@ -332,6 +343,13 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv[0] === "plugin") return runPlugin(argv.slice(1));
   if (argv[0] === "recover") return runRecover(argv.slice(1), env);
   if (argv[0] === "migrate-state") return runMigrateState(argv.slice(1));
+  if (argv[0] === "review")
+    return runReview(argv.slice(1), {
+      stdin: process.stdin,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      env,
+    });
   let args;
   try {
     args = parseExportArgs(argv, env);

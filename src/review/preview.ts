@@ -211,8 +211,8 @@ function pathList(value: unknown): string[] | UnknownValue {
   const paths: string[] = [];
   for (const entry of value) {
     // One entry not known (or secret) makes the whole list so: the review never guesses a removal.
-    if (entry === UNKNOWN_SENTINEL || typeof entry !== "string") return UNKNOWN;
     if (isSecretValue(entry)) return SECRET;
+    if (entry === UNKNOWN_SENTINEL || typeof entry !== "string") return UNKNOWN;
     paths.push(entry);
   }
   return [...new Set(paths)].sort();
