@@ -176,7 +176,15 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
     );
   }
   const review = results["review"] as
-    | { keys: number; bytes: number; parseAndAnalyzeMs: number; renderMs: number; totalMs: number; peakMiB: number | null; markdownChars: number }[]
+    | {
+        keys: number;
+        bytes: number;
+        parseAndAnalyzeMs: number;
+        renderMs: number;
+        totalMs: number;
+        peakMiB: number | null;
+        markdownChars: number;
+      }[]
     | undefined;
   if (review !== undefined) {
     parts.push(

@@ -3,8 +3,10 @@
 // Prints one JSON line: { keys, bytes, parseAndAnalyzeMs, renderMs, totalMs, peakMiB, markdownChars }.
 // One size per process, so the peak memory is this size's alone.
 "use strict";
+const { Buffer } = require("node:buffer");
 const fs = require("node:fs");
 const path = require("node:path");
+const { performance } = require("node:perf_hooks");
 
 const [packageDir, keysArg] = process.argv.slice(2);
 const keys = Number(keysArg);
@@ -29,19 +31,45 @@ for (let i = 0; i < keys; i++) {
   const exact = [`${area}/created`, `${area}/updated`, "shared/heartbeat"];
   switch (i % 5) {
     case 0:
-      steps.push({ op: "update", urn: keyUrn(i), oldState: state(i, exact, []), newState: state(i, [`${area}/*`, "shared/heartbeat"], []), diffReasons: ["permissions"], detailedDiff: null });
+      steps.push({
+        op: "update",
+        urn: keyUrn(i),
+        oldState: state(i, exact, []),
+        newState: state(i, [`${area}/*`, "shared/heartbeat"], []),
+        diffReasons: ["permissions"],
+        detailedDiff: null,
+      });
       break;
     case 1:
-      steps.push({ op: "update", urn: keyUrn(i), oldState: state(i, [], [`${area}/*`]), newState: state(i, [], [`${area}/created`]), diffReasons: ["permissions"], detailedDiff: null });
+      steps.push({
+        op: "update",
+        urn: keyUrn(i),
+        oldState: state(i, [], [`${area}/*`]),
+        newState: state(i, [], [`${area}/created`]),
+        diffReasons: ["permissions"],
+        detailedDiff: null,
+      });
       break;
     case 2:
-      steps.push({ op: "create", urn: keyUrn(i), newState: state(i, exact, [`${area}/*`]), detailedDiff: null });
+      steps.push({
+        op: "create",
+        urn: keyUrn(i),
+        newState: state(i, exact, [`${area}/*`]),
+        detailedDiff: null,
+      });
       break;
     case 3:
       steps.push({ op: "delete", urn: keyUrn(i), oldState: state(i, exact, []), detailedDiff: null });
       break;
     default:
-      steps.push({ op: "update", urn: keyUrn(i), oldState: state(i, [`${area}/*`], []), newState: state(i, [`${area}/*`, `${area}/created`], []), diffReasons: ["permissions"], detailedDiff: null });
+      steps.push({
+        op: "update",
+        urn: keyUrn(i),
+        oldState: state(i, [`${area}/*`], []),
+        newState: state(i, [`${area}/*`, `${area}/created`], []),
+        diffReasons: ["permissions"],
+        detailedDiff: null,
+      });
   }
 }
 const text = JSON.stringify({ steps, duration: 1, changeSummary: { update: keys } }, null, 4);

@@ -249,7 +249,7 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     );
   if (values.out === "") throw new UsageError("--out must not be empty");
 
-  const client = commandLineConnection(values as Record<string, unknown>, env, (message) => new UsageError(message));
+  const client = commandLineConnection(values, env, (message) => new UsageError(message));
   knownSecrets.push(client.apiKey);
 
   const args: ExportArgs = {

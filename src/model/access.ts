@@ -82,8 +82,7 @@ export function compareKeyGrants(
     lost[direction] = uncoveredEventPaths(is, was);
   }
   const typeMove = typeVerdict(from.type, to.type);
-  const broadens =
-    unknown || typeMove === "broadens" || gained.send.length > 0 || gained.receive.length > 0;
+  const broadens = unknown || typeMove === "broadens" || gained.send.length > 0 || gained.receive.length > 0;
   const narrows = typeMove === "narrows" || lost.send.length > 0 || lost.receive.length > 0;
   // A key that comes or goes compares with a SERVICE key granting nothing: an ACCOUNT key among
   // them broadens (or narrows) by its type alone, an empty SERVICE key by nothing.

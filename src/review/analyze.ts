@@ -52,7 +52,7 @@ export type WorkspaceTransition = WorkspaceMove;
 
 /** `true` for a value the preview cannot know yet (or a secret it does not show). */
 export function isUnknownValue(value: unknown): value is UnknownValue {
-  return typeof value === "object" && value !== null && (value as UnknownValue).unknown === true;
+  return typeof value === "object" && value !== null && (value as { unknown?: unknown }).unknown === true;
 }
 
 /** The model's view of a key's access: unknown values as `undefined`. */
@@ -65,7 +65,10 @@ function grantOf(access: KeyAccess): KeyGrant {
 }
 
 /** The paths of `a` that `b` does not spell (known lists only). */
-function spelledDifference(a: string[] | UnknownValue | undefined, b: string[] | UnknownValue | undefined): string[] {
+function spelledDifference(
+  a: string[] | UnknownValue | undefined,
+  b: string[] | UnknownValue | undefined,
+): string[] {
   if (a === undefined || isUnknownValue(a)) return [];
   if (b === undefined) return [...a];
   if (isUnknownValue(b)) return [];
@@ -79,12 +82,19 @@ function sameSpelling(a: KeyAccess, b: KeyAccess): boolean {
 }
 
 /** What one transition is in the review, or `undefined` when it touches neither access nor value. */
-function keyChange(transition: KeyTransition): { change: KeyChange; gained: Record<AccessDirection, string[]> } | undefined {
+function keyChange(
+  transition: KeyTransition,
+): { change: KeyChange; gained: Record<AccessDirection, string[]> } | undefined {
   const { before, after } = transition;
   // A key removed from the stack with onDelete "retain" keeps its access on the broker.
   const retained = transition.operation === "delete" && transition.onDelete === "retain";
   const effectiveAfter = retained ? before : after;
-  if (transition.operation === "update" && before !== undefined && after !== undefined && sameSpelling(before, after))
+  if (
+    transition.operation === "update" &&
+    before !== undefined &&
+    after !== undefined &&
+    sameSpelling(before, after)
+  )
     return undefined;
   const comparison = compareKeyGrants(
     before === undefined ? undefined : grantOf(before),
@@ -92,7 +102,9 @@ function keyChange(transition: KeyTransition): { change: KeyChange; gained: Reco
   );
   const unknown =
     effectiveAfter !== undefined &&
-    (isUnknownValue(effectiveAfter.type) || isUnknownValue(effectiveAfter.send) || isUnknownValue(effectiveAfter.receive));
+    (isUnknownValue(effectiveAfter.type) ||
+      isUnknownValue(effectiveAfter.send) ||
+      isUnknownValue(effectiveAfter.receive));
   let kind: KeyChangeKind;
   switch (transition.operation) {
     case "create":
@@ -102,7 +114,10 @@ function keyChange(transition: KeyTransition): { change: KeyChange; gained: Reco
       kind = retained ? "retained" : "revoked";
       break;
     case "replace":
-      kind = transition.rotation === true && comparison.verdict === "unchanged" && !unknown ? "rotated" : "replaced";
+      kind =
+        transition.rotation === true && comparison.verdict === "unchanged" && !unknown
+          ? "rotated"
+          : "replaced";
       break;
     default:
       kind = "updated";
@@ -116,7 +131,10 @@ function keyChange(transition: KeyTransition): { change: KeyChange; gained: Reco
       receive: spelledDifference(effectiveAfter?.receive, before?.receive),
     },
     removed: {
-      send: effectiveAfter === undefined ? spelledDifference(before?.send, undefined) : spelledDifference(before?.send, effectiveAfter.send),
+      send:
+        effectiveAfter === undefined
+          ? spelledDifference(before?.send, undefined)
+          : spelledDifference(before?.send, effectiveAfter.send),
       receive:
         effectiveAfter === undefined
           ? spelledDifference(before?.receive, undefined)

@@ -111,7 +111,8 @@ function parseReviewArgs(argv: readonly string[]): ReviewArgs | "help" {
   const failOn = values["fail-on"];
   if (failOn !== undefined && failOn !== "broadening")
     throw new ReviewUsageError(`--fail-on takes one value, broadening; got ${JSON.stringify(failOn)}`);
-  if (positionals.length > 1) throw new ReviewUsageError("review takes at most one file (the preview's JSON)");
+  if (positionals.length > 1)
+    throw new ReviewUsageError("review takes at most one file (the preview's JSON)");
   const [file] = positionals;
   const args = { format, failOnBroadening: failOn === "broadening" } as const;
   const fromBroker = values["from-broker"];
@@ -119,7 +120,9 @@ function parseReviewArgs(argv: readonly string[]): ReviewArgs | "help" {
     if (values.from !== undefined && fromBroker)
       throw new ReviewUsageError("give either --from FILE or --from-broker, not both");
     if (values.to === undefined)
-      throw new ReviewUsageError(`${fromBroker ? "--from-broker" : "--from"} needs --to FILE, the document after the change`);
+      throw new ReviewUsageError(
+        `${fromBroker ? "--from-broker" : "--from"} needs --to FILE, the document after the change`,
+      );
     if (file !== undefined)
       throw new ReviewUsageError("a preview file and --from/--to are two ways to review: give one");
     return values.from !== undefined
@@ -127,8 +130,11 @@ function parseReviewArgs(argv: readonly string[]): ReviewArgs | "help" {
       : { ...args, input: { kind: "broker", to: values.to, values } };
   }
   if (values.to !== undefined) throw new ReviewUsageError("--to needs --from FILE or --from-broker");
-  const connectionFlag = Object.keys(SETTING_FLAGS).find((flag) => (values as Record<string, unknown>)[flag] !== undefined);
-  if (connectionFlag !== undefined) throw new ReviewUsageError(`--${connectionFlag} is for --from-broker only`);
+  const connectionFlag = Object.keys(SETTING_FLAGS).find(
+    (flag) => (values as Record<string, unknown>)[flag] !== undefined,
+  );
+  if (connectionFlag !== undefined)
+    throw new ReviewUsageError(`--${connectionFlag} is for --from-broker only`);
   return { ...args, input: { kind: "preview", file: file === "-" ? undefined : file } };
 }
 
@@ -148,7 +154,9 @@ export async function runReview(argv: readonly string[], io: ReviewIo): Promise<
     }
     const review = await buildReview(args, io, secrets);
     io.stdout(
-      args.format === "json" ? `${JSON.stringify(review, null, 2)}\n` : ensureNewline(renderReviewMarkdown(review)),
+      args.format === "json"
+        ? `${JSON.stringify(review, null, 2)}\n`
+        : ensureNewline(renderReviewMarkdown(review)),
     );
     return args.failOnBroadening && review.broadens ? REVIEW_BROADENS : REVIEW_OK;
   } catch (error) {
@@ -175,7 +183,8 @@ async function buildReview(args: ReviewArgs, io: ReviewIo, secrets: string[]): P
   const input = args.input;
   switch (input.kind) {
     case "preview": {
-      const text = input.file === undefined ? await readStream(io.stdin) : readFile(input.file, "the preview");
+      const text =
+        input.file === undefined ? await readStream(io.stdin) : readFile(input.file, "the preview");
       return reviewPreview(text);
     }
     case "documents": {
@@ -204,7 +213,8 @@ function readFile(file: string, what: string): string {
     return fs.readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? String(error));
+    const reason =
+      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? String(error));
     throw new ReviewInputError(`cannot read ${what} ${JSON.stringify(file)}: ${reason}`);
   }
 }
@@ -214,7 +224,7 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   if ((stream as { isTTY?: boolean }).isTTY === true)
     throw new ReviewUsageError("no input: pass the file `pulumi preview --json` wrote, or pipe it in");
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
 

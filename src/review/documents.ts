@@ -43,8 +43,13 @@ function documentProblemMessage(file: string, error: BrokerConfigDocumentError):
 
 function formatFirst(problem: BrokerConfigDocumentError["problems"][number]): string {
   const where =
-    problem.file === undefined ? "" : `${problem.file}${problem.line === undefined ? "" : `:${problem.line}:${problem.column ?? 1}`} `;
-  return `${where}${problem.path === "" ? "(document)" : problem.path}: ${problem.message}`.replace(/\s+/gu, " ");
+    problem.file === undefined
+      ? ""
+      : `${problem.file}${problem.line === undefined ? "" : `:${problem.line}:${problem.column ?? 1}`} `;
+  return `${where}${problem.path === "" ? "(document)" : problem.path}: ${problem.message}`.replace(
+    /\s+/gu,
+    " ",
+  );
 }
 
 /** A document key's access, as the broker will hold it (lists as sets). */
@@ -55,7 +60,9 @@ function accessOf(key: AccessKeySpec): KeyAccess {
 
 /** The keys of a document by name, with the place each is declared. */
 function keysByName(document: BrokerConfigDocument): Map<string, { key: AccessKeySpec; source: string }> {
-  return new Map((document.accessKeys ?? []).map((key, index) => [key.name, { key, source: `accessKeys[${index}]` }]));
+  return new Map(
+    (document.accessKeys ?? []).map((key, index) => [key.name, { key, source: `accessKeys[${index}]` }]),
+  );
 }
 
 /**

@@ -17,9 +17,11 @@ export function renderReviewMarkdown(review: AccessReview, options?: RenderOptio
     `## Access review: ${review.broadens ? "broadens access" : "does not broaden access"}`,
     "",
     "```text",
-    ...review.planned.keys.map(
-      (key) =>
-        `${key.verdict} ${key.kind} ${JSON.stringify(key.name)} +send ${key.added.send.length} +receive ${key.added.receive.length} -send ${key.removed.send.length} -receive ${key.removed.receive.length}`.replace(/`/gu, "'"),
+    ...review.planned.keys.map((key) =>
+      `${key.verdict} ${key.kind} ${JSON.stringify(key.name)} +send ${key.added.send.length} +receive ${key.added.receive.length} -send ${key.removed.send.length} -receive ${key.removed.receive.length}`.replace(
+        /`/gu,
+        "'",
+      ),
     ),
     "```",
     "",

@@ -101,8 +101,7 @@ function parseSteps(text: string): StepView[] {
     throw new ReviewInputError(
       `the input is a \`pulumi stack export\` (the state), not a preview; ${EXPECTED}`,
     );
-  if ("sequence" in document && "timestamp" in document)
-    throw new ReviewInputError(streamingMessage());
+  if ("sequence" in document && "timestamp" in document) throw new ReviewInputError(streamingMessage());
   const failure = previewFailure(document["diagnostics"]);
   if (failure !== undefined)
     throw new ReviewInputError(
@@ -352,7 +351,12 @@ class WorkspacePaths {
   /** The path a workspace state will have: its parent's path, then its name. */
   private pathOf(state: StateView, visiting: Set<string>): string {
     const name = state.inputs["name"];
-    const own = typeof name === "string" && name !== UNKNOWN_SENTINEL ? (isSecretValue(name) ? SECRET_TEXT : name) : KNOWN_AFTER_UP;
+    const own =
+      typeof name === "string" && name !== UNKNOWN_SENTINEL
+        ? isSecretValue(name)
+          ? SECRET_TEXT
+          : name
+        : KNOWN_AFTER_UP;
     return `${this.parentPath(state, visiting)}/${own}`;
   }
 
@@ -362,7 +366,8 @@ class WorkspacePaths {
     if (typeof parentId === "number") return this.byId.get(parentId) ?? KNOWN_AFTER_UP;
     // Not known yet: the parent is made (or replaced) in this change; its URN is in the dependencies.
     const dependencies = state.propertyDependencies["parentId"];
-    const parentUrn = Array.isArray(dependencies) && typeof dependencies[0] === "string" ? dependencies[0] : undefined;
+    const parentUrn =
+      Array.isArray(dependencies) && typeof dependencies[0] === "string" ? dependencies[0] : undefined;
     const parent = parentUrn === undefined ? undefined : this.planned.get(parentUrn);
     if (parentUrn === undefined || parent === undefined || visiting.has(parentUrn)) return KNOWN_AFTER_UP;
     return this.pathOf(parent, new Set([...visiting, parentUrn]));

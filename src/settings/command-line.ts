@@ -56,7 +56,9 @@ export function commandLineConnection(
     ),
     baseUrl: present(commandLine.baseUrl) ? flagOf("baseUrl") : ENV_VARS.baseUrl,
     // A stack's key sits in broker:apiKey: say so, for a key copied from there.
-    apiKey: customKeyEnv ? `${apiKeyEnv} (named by --api-key-env)` : `${apiKeyEnv} (broker:apiKey in a stack)`,
+    apiKey: customKeyEnv
+      ? `${apiKeyEnv} (named by --api-key-env)`
+      : `${apiKeyEnv} (broker:apiKey in a stack)`,
   };
   return { ...settings, settingNames };
 }

@@ -26,7 +26,11 @@ beforeAll(async () => {
       ["billing", ["billing/invoiced"]],
       ["untouched", ["orders/*"]],
     ] as const) {
-      const created = await client.createAccessKey({ name, type: "SERVICE", permissions: { send: [...send], receive: [], resources: {} } });
+      const created = await client.createAccessKey({
+        name,
+        type: "SERVICE",
+        permissions: { send: [...send], receive: [], resources: {} },
+      });
       secrets.push(created.accessKey);
     }
   } finally {
@@ -74,9 +78,17 @@ describe("broker-config review --from-broker", () => {
     expect(result.code).toBe(3);
     const parsed = JSON.parse(result.stdout) as AccessReview;
     expect(parsed.source).toBe("broker");
-    expect(parsed.planned.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed])).toEqual([
+    expect(
+      parsed.planned.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed]),
+    ).toEqual([
       ["audit", "created", "broadens", { send: [], receive: ["audit/*"] }, { send: [], receive: [] }],
-      ["billing", "updated", "broadens", { send: ["billing/*"], receive: [] }, { send: ["billing/invoiced"], receive: [] }],
+      [
+        "billing",
+        "updated",
+        "broadens",
+        { send: ["billing/*"], receive: [] },
+        { send: ["billing/invoiced"], receive: [] },
+      ],
     ]);
     // The emulator's own ACCOUNT key and "untouched" are not in the document: nothing revokes them.
     expect(parsed.planned.summary.keysRevoked).toBe(0);
@@ -84,9 +96,12 @@ describe("broker-config review --from-broker", () => {
   });
 
   it("takes the base URL from --base-url and names the key's variable when it is refused (exit 1)", async () => {
-    const result = await review(["--from-broker", "--to", path.join(dir, "new.yaml"), "--base-url", emulator.url], {
-      BROKER_API_KEY: "not-a-valid-key-0123456789",
-    });
+    const result = await review(
+      ["--from-broker", "--to", path.join(dir, "new.yaml"), "--base-url", emulator.url],
+      {
+        BROKER_API_KEY: "not-a-valid-key-0123456789",
+      },
+    );
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(/BROKER_API_KEY/u);

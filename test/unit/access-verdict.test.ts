@@ -104,7 +104,9 @@ describe("compareKeyGrants: the verdicts", () => {
     const result = compareKeyGrants(service(["a/*"]), { type: "SERVICE", send: undefined, receive: [] });
     expect(result.verdict).toBe("broadens");
     expect(result.lost.send).toEqual([]);
-    expect(compareKeyGrants(service([]), { type: undefined, send: [], receive: [] }).verdict).toBe("broadens");
+    expect(compareKeyGrants(service([]), { type: undefined, send: [], receive: [] }).verdict).toBe(
+      "broadens",
+    );
   });
 });
 
@@ -132,24 +134,22 @@ function reachesAll(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** B, and A made of paths B covers: some of B's own, and paths under B's wildcards. */
-const coveredPair = fc
-  .array(grantPath, { minLength: 0, maxLength: 6 })
-  .chain((b) =>
-    fc
-      .tuple(
-        fc.subarray(b),
-        fc.array(fc.tuple(fc.constantFrom(...(b.length > 0 ? b : ["x/y"])), fc.oneof(exactPath, wildcard)), {
-          maxLength: 3,
-        }),
-      )
-      .map(([subset, extensions]) => {
-        // A path under one of B's wildcards is covered by B; anything else is dropped.
-        const under = extensions
-          .filter(([g]) => g.endsWith("/*") && b.includes(g))
-          .map(([g, rest]) => `${g.slice(0, -1)}${rest}`);
-        return { a: [...subset, ...under], b };
+const coveredPair = fc.array(grantPath, { minLength: 0, maxLength: 6 }).chain((b) =>
+  fc
+    .tuple(
+      fc.subarray(b),
+      fc.array(fc.tuple(fc.constantFrom(...(b.length > 0 ? b : ["x/y"])), fc.oneof(exactPath, wildcard)), {
+        maxLength: 3,
       }),
-  );
+    )
+    .map(([subset, extensions]) => {
+      // A path under one of B's wildcards is covered by B; anything else is dropped.
+      const under = extensions
+        .filter(([g]) => g.endsWith("/*") && b.includes(g))
+        .map(([g, rest]) => `${g.slice(0, -1)}${rest}`);
+      return { a: [...subset, ...under], b };
+    }),
+);
 
 describe("compareKeyGrants: property against the grammar", () => {
   it("for A covered by B: A -> B broadens unless both reach the same paths, B -> A never broadens", () => {

@@ -12,7 +12,9 @@ import { REVIEW_SCHEMA_VERSION, type AccessReview } from "../../src/review/repor
 import { runReview, type ReviewIo } from "../../src/review/command";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "review-command-"));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 function file(name: string, text: string): string {
   const at = path.join(dir, name);
@@ -35,20 +37,50 @@ async function run(argv: string[], stdin = ""): Promise<{ code: number; stdout: 
 
 const STACK = "urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev";
 const ENV = "urn:pulumi:dev::proj::broker:index:Environment::env";
-const keyUrn = (name: string): string => `urn:pulumi:dev::proj::broker:index:Environment$broker:index:AccessKey::env:access-key:${name}`;
+const keyUrn = (name: string): string =>
+  `urn:pulumi:dev::proj::broker:index:Environment$broker:index:AccessKey::env:access-key:${name}`;
 
 function keyState(name: string, type: string, send: string[], receive: string[]) {
-  return { urn: keyUrn(name), custom: true, type: "broker:index:AccessKey", parent: ENV, inputs: { name, type, permissions: { send, receive } } };
+  return {
+    urn: keyUrn(name),
+    custom: true,
+    type: "broker:index:AccessKey",
+    parent: ENV,
+    inputs: { name, type, permissions: { send, receive } },
+  };
 }
 
 /** The preview of an Environment going from OLD_DOC to NEW_DOC, as the engine shows it. */
 const PREVIEW = JSON.stringify({
   steps: [
     { op: "same", urn: STACK, detailedDiff: null },
-    { op: "update", urn: keyUrn("billing"), oldState: keyState("billing", "SERVICE", ["billing/invoiced"], []), newState: keyState("billing", "SERVICE", ["billing/*"], []), detailedDiff: null },
-    { op: "create", urn: keyUrn("audit"), newState: keyState("audit", "SERVICE", [], ["audit/*"]), detailedDiff: null },
-    { op: "delete", urn: keyUrn("legacy"), oldState: keyState("legacy", "SERVICE", ["orders/*"], []), detailedDiff: null },
-    { op: "replace", urn: keyUrn("ops"), oldState: keyState("ops", "SERVICE", [], []), newState: keyState("ops", "ACCOUNT", [], []), replaceReasons: ["type"], detailedDiff: null },
+    {
+      op: "update",
+      urn: keyUrn("billing"),
+      oldState: keyState("billing", "SERVICE", ["billing/invoiced"], []),
+      newState: keyState("billing", "SERVICE", ["billing/*"], []),
+      detailedDiff: null,
+    },
+    {
+      op: "create",
+      urn: keyUrn("audit"),
+      newState: keyState("audit", "SERVICE", [], ["audit/*"]),
+      detailedDiff: null,
+    },
+    {
+      op: "delete",
+      urn: keyUrn("legacy"),
+      oldState: keyState("legacy", "SERVICE", ["orders/*"], []),
+      detailedDiff: null,
+    },
+    {
+      op: "replace",
+      urn: keyUrn("ops"),
+      oldState: keyState("ops", "SERVICE", [], []),
+      newState: keyState("ops", "ACCOUNT", [], []),
+      replaceReasons: ["type"],
+      detailedDiff: null,
+    },
   ],
 });
 
@@ -81,7 +113,15 @@ function essence(review: AccessReview) {
     broadens: review.broadens,
     summary: review.planned.summary,
     gains: review.planned.gains,
-    keys: review.planned.keys.map(({ name, kind, added, removed, verdict, before, after }) => ({ name, kind, added, removed, verdict, before, after })),
+    keys: review.planned.keys.map(({ name, kind, added, removed, verdict, before, after }) => ({
+      name,
+      kind,
+      added,
+      removed,
+      verdict,
+      before,
+      after,
+    })),
   };
 }
 
@@ -92,12 +132,30 @@ describe("broker-config review", () => {
     const review = JSON.parse(result.stdout) as AccessReview;
     expect(review.schemaVersion).toBe(REVIEW_SCHEMA_VERSION);
     expect(review.source).toBe("preview");
-    expect(review.planned.summary).toEqual({ keysCreated: 1, keysRevoked: 1, keysReplaced: 1, keysRotated: 0, keysUpdated: 1, keysRetained: 0, grantsAdded: 2, grantsRemoved: 2 });
+    expect(review.planned.summary).toEqual({
+      keysCreated: 1,
+      keysRevoked: 1,
+      keysReplaced: 1,
+      keysRotated: 0,
+      keysUpdated: 1,
+      keysRetained: 0,
+      grantsAdded: 2,
+      grantsRemoved: 2,
+    });
   });
 
   it("exits 3 with --fail-on broadening when the change broadens, 0 when it does not", async () => {
     expect((await run([file("p.json", PREVIEW), "--fail-on", "broadening"])).code).toBe(3);
-    const narrowing = JSON.stringify({ steps: [{ op: "delete", urn: keyUrn("legacy"), oldState: keyState("legacy", "SERVICE", ["orders/*"], []), detailedDiff: null }] });
+    const narrowing = JSON.stringify({
+      steps: [
+        {
+          op: "delete",
+          urn: keyUrn("legacy"),
+          oldState: keyState("legacy", "SERVICE", ["orders/*"], []),
+          detailedDiff: null,
+        },
+      ],
+    });
     const result = await run([file("n.json", narrowing), "--fail-on", "broadening"]);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toBe("");
@@ -137,17 +195,35 @@ describe("broker-config review", () => {
   });
 
   it("--from/--to documents give the same review as the preview of the same change", async () => {
-    const fromPreview = JSON.parse((await run([file("p.json", PREVIEW), "--format", "json"])).stdout) as AccessReview;
-    const result = await run(["--from", file("old.yaml", OLD_DOC), "--to", file("new.yaml", NEW_DOC), "--format", "json", "--fail-on", "broadening"]);
+    const fromPreview = JSON.parse(
+      (await run([file("p.json", PREVIEW), "--format", "json"])).stdout,
+    ) as AccessReview;
+    const result = await run([
+      "--from",
+      file("old.yaml", OLD_DOC),
+      "--to",
+      file("new.yaml", NEW_DOC),
+      "--format",
+      "json",
+      "--fail-on",
+      "broadening",
+    ]);
     expect(result.code).toBe(3);
     const fromDocuments = JSON.parse(result.stdout) as AccessReview;
     expect(fromDocuments.source).toBe("documents");
     expect(essence(fromDocuments)).toEqual(essence(fromPreview));
-    expect(fromDocuments.planned.keys.find((key) => key.name === "audit")?.source).toMatch(/new\.yaml accessKeys\[1\]$/u);
+    expect(fromDocuments.planned.keys.find((key) => key.name === "audit")?.source).toMatch(
+      /new\.yaml accessKeys\[1\]$/u,
+    );
   });
 
   it("refuses an invalid document naming its first problem in one line", async () => {
-    const result = await run(["--from", file("old2.yaml", OLD_DOC), "--to", file("bad.yaml", "version: 1\naccessKeys:\n  - name: x\n    type: ROOT\n")]);
+    const result = await run([
+      "--from",
+      file("old2.yaml", OLD_DOC),
+      "--to",
+      file("bad.yaml", "version: 1\naccessKeys:\n  - name: x\n    type: ROOT\n"),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(/bad\.yaml is not a valid configuration document .*accessKeys\[0\]\.type/u);
