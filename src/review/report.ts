@@ -5,11 +5,9 @@
  * This is the one data shape of the review. The analysis (`analyze.ts`) builds it from the access
  * before and after; the renderers (`markdown.ts`, `json.ts`) only print it. `--format json` prints it
  * as it is, so every field here is part of a documented, versioned schema
- * (`REVIEW_SCHEMA_VERSION`, `docs/access-review.md`): add fields freely, never rename or remove one
+ * (`REVIEW_SCHEMA_VERSION`, `docs/access-review-format.md`): add fields freely, never rename or remove one
  * without raising the version.
  */
-
-import type { AccessVerdict as ModelAccessVerdict } from "../model";
 
 /** The version of the JSON document `broker-config review --format json` prints. */
 export const REVIEW_SCHEMA_VERSION = 1;
@@ -17,15 +15,14 @@ export const REVIEW_SCHEMA_VERSION = 1;
 /** A permission direction of an access key. */
 export type Direction = "send" | "receive";
 
-/**
- * How a change moves a key's (or the whole change's) access, judged by the event path grammar
- * (the rule is the model's `compareKeyGrants`, `src/model/access.ts`):
- * - `"broadens"`: some event path may be sent to or received from that could not be before, or a
- *   key became (or was created as) an ACCOUNT key, or what the key grants is not known yet;
- * - `"narrows"`: nothing new is reachable and something that was reachable no longer is;
- * - `"unchanged"`: the same events are reachable as before (nothing changed, or only the spelling did).
- */
-export type AccessVerdict = ModelAccessVerdict;
+/** How a change moves a key's (or the whole change's) access, judged by the event path grammar. */
+export type AccessVerdict =
+  /** Some event path may be sent to or received from that could not be before. */
+  | "broadens"
+  /** Nothing new is reachable and something that was reachable no longer is. */
+  | "narrows"
+  /** The same events are reachable as before (nothing changed, or only the spelling did). */
+  | "unchanged";
 
 /** A value the preview cannot know yet (computed from other resources during `up`). */
 export interface UnknownValue {
