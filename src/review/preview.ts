@@ -131,7 +131,7 @@ function notJsonMessage(text: string): string {
 }
 
 function streamingMessage(): string {
-  return "the input is a stream of engine events (PULUMI_ENABLE_STREAMING_JSON_PREVIEW is set), which the review does not read; unset it and run `pulumi preview --json` again";
+  return "the input is a stream of engine events (a preview with PULUMI_ENABLE_STREAMING_JSON_PREVIEW set, or `pulumi up --json`), which the review does not read; unset that variable and pass what `pulumi preview --json` prints";
 }
 
 /** The first error diagnostic's message (one line, shortened), or `undefined` when none failed. */
