@@ -284,7 +284,12 @@ function transitionsOf(
     if (state === undefined) continue;
     const resource = brokerResourceOfType(state.type);
     if (resource === undefined) continue;
-    const operation = keyOperation(step.op);
+    // A refresh step that carries both states is compared too: an engine that did not rewrite it to
+    // an update still shows what the broker returned (a refresh that found nothing compares equal).
+    const operation =
+      phase === "drift" && step.op === "refresh" && step.old !== undefined && step.new !== undefined
+        ? "update"
+        : keyOperation(step.op);
     if (operation === undefined) continue;
     if (resource.kind === "Workspace") {
       if (phase === "planned" && operation === "replace") {

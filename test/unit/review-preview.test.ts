@@ -396,6 +396,21 @@ describe("reviewPreview: drift (preview --refresh)", () => {
     expect(review.broadens).toBe(true);
   });
 
+  it("a refresh step left unrewritten but carrying both states is compared too", () => {
+    const was = keyState("k", { name: "k", ...service([]) }, NATIVE_KEY, {
+      permissions: { send: [], receive: [] },
+    });
+    const now = keyState("k", { name: "k", ...service([]) }, NATIVE_KEY, {
+      permissions: { send: ["x/*"], receive: [] },
+    });
+    const review = reviewPreview(
+      JSON.stringify({
+        steps: [{ op: "refresh", urn: STACK, detailedDiff: null }, step("refresh", was, now), stackStep],
+      }),
+    );
+    expect(review.drift?.keys.map((key) => [key.name, key.verdict])).toEqual([["k", "broadens"]]);
+  });
+
   it("a refresh that found nothing gives an empty drift section", () => {
     const k = keyState("k", { name: "k", ...service(["a/b"]) });
     const review = reviewPreview(
