@@ -192,7 +192,7 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         "Access review, preview JSON to Markdown (fastest of 3)",
         review.map((run) => [
           `${run.keys} changed keys (${(run.bytes / 1e6).toFixed(1)} MB of JSON)`,
-          `${run.totalMs} ms (read+analyse ${run.parseAndAnalyzeMs}, render ${run.renderMs})`,
+          `${run.totalMs} ms (read+analyse ${run.parseAndAnalyzeMs}, render ${run.renderMs}; CPU ${run.cpuMs})`,
           `peak ${run.peakMiB} MiB, comment ${run.markdownChars} chars`,
         ]),
       ),

@@ -1,6 +1,6 @@
 // The access review's cost, in a real node process on the built package (dist/): from the text
 // `pulumi preview --json` prints to the Markdown comment. Usage: node review.cjs <package dir> <keys>
-// Prints one JSON line: { keys, bytes, parseAndAnalyzeMs, renderMs, totalMs, peakMiB, markdownChars }.
+// Prints one JSON line: { keys, bytes, parseAndAnalyzeMs, renderMs, totalMs, cpuMs, peakMiB, markdownChars }.
 // One size per process, so the peak memory is this size's alone.
 "use strict";
 const { Buffer } = require("node:buffer");
@@ -74,11 +74,13 @@ for (let i = 0; i < keys; i++) {
 }
 const text = JSON.stringify({ steps, duration: 1, changeSummary: { update: keys } }, null, 4);
 
+const cpuStarted = process.cpuUsage();
 const started = performance.now();
 const review = reviewPreview(text);
 const analyzed = performance.now();
 const markdown = renderReviewMarkdown(review);
 const done = performance.now();
+const cpu = process.cpuUsage(cpuStarted);
 const hwm = /^VmHWM:\s+(\d+) kB/mu.exec(fs.readFileSync("/proc/self/status", "utf8"));
 process.stdout.write(
   `${JSON.stringify({
@@ -87,6 +89,8 @@ process.stdout.write(
     parseAndAnalyzeMs: Math.round(analyzed - started),
     renderMs: Math.round(done - analyzed),
     totalMs: Math.round(done - started),
+    // CPU time (user + system) of the same span: what a loaded machine's wall time hides.
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     peakMiB: hwm ? Math.round(Number(hwm[1]) / 1024) : null,
     markdownChars: markdown.length,
     reviewedKeys: review.planned.keys.length,

@@ -20,6 +20,8 @@ export interface ReviewRun {
   parseAndAnalyzeMs: number;
   renderMs: number;
   totalMs: number;
+  /** CPU time of the same span (user + system), less disturbed than wall time by a busy machine. */
+  cpuMs: number;
   /** The process's peak resident memory (VmHWM), MiB: Node's own ~40 MiB included. */
   peakMiB: number | null;
   markdownChars: number;
