@@ -182,6 +182,7 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         parseAndAnalyzeMs: number;
         renderMs: number;
         totalMs: number;
+        cpuMs: number;
         peakMiB: number | null;
         markdownChars: number;
       }[]
