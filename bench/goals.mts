@@ -35,6 +35,14 @@ export const MAX_PLUGIN_PREVIEW_RATIO = 1.0;
 /** Issue #38: the native resources' state per resource against the dynamic resources'. */
 export const MAX_NATIVE_STATE_RATIO = 0.7;
 
+/** Issue #47: the access review of 10,000 changed keys, preview JSON to Markdown, in milliseconds. */
+export const MAX_REVIEW_10K_MS = 1000;
+/**
+ * Issue #47: ten times the keys may take at most this many times as long and still count as linear
+ * (10, with slack for the shared machine's jitter and the garbage collector's larger heaps).
+ */
+export const MAX_REVIEW_GROWTH = 15;
+
 /** Evaluates every goal whose figures are present. */
 export function evaluateGoals(results: Figures): Goal[] {
   const goals: Goal[] = [];
@@ -255,6 +263,22 @@ function limitGoals(results: Figures): Goal[] {
         detail: `${round["seconds"]} s − ${shared["unlimitedSeconds"]} s without the limit, vs ${round["floorSeconds"]} s of requests ÷ limit; ${round["rateLimitedResponses"]} 429s`,
       });
     }
+  }
+  const review = results["review"] as { keys: number; totalMs: number; peakMiB: number | null }[] | undefined;
+  const small = review?.find((run) => run.keys === 1_000);
+  const large = review?.find((run) => run.keys === 10_000);
+  if (small !== undefined && large !== undefined) {
+    goals.push({
+      goal: `review of 10,000 changed keys < ${MAX_REVIEW_10K_MS} ms`,
+      met: large.totalMs < MAX_REVIEW_10K_MS,
+      detail: `${large.totalMs} ms, peak ${large.peakMiB} MiB`,
+    });
+    const growth = large.totalMs / Math.max(1, small.totalMs);
+    goals.push({
+      goal: `review: 10x the keys takes <= ${MAX_REVIEW_GROWTH}x the time (linear)`,
+      met: growth <= MAX_REVIEW_GROWTH,
+      detail: `${small.totalMs} ms -> ${large.totalMs} ms (x${growth.toFixed(1)})`,
+    });
   }
   const faults = results["rateLimitedFaults"] as Record<string, number> | undefined;
   if (faults !== undefined) {

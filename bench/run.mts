@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures what issues #6, #11 and #38 ask for, prints a table and writes bench/results.json.
+ * `npm run bench`: measures what issues #6, #11, #38 and #47 ask for, prints a table and writes bench/results.json.
  * BENCHMARKS.md explains every figure. Needs a build (`npm run bench` builds first) and the Pulumi CLI
  * (scripts/ensure-pulumi-cli.sh builds it offline on a machine's first run).
  *
@@ -27,6 +27,7 @@ import { measurePlugin } from "./sections/plugin.mts";
 import { measureProviderBytes } from "./sections/provider-bytes.mts";
 import { LIMIT_SECTIONS } from "./sections/rate-limit.mts";
 import { measureRequestsPerOp } from "./sections/requests-per-op.mts";
+import { measureReview } from "./sections/review.mts";
 import { measurePreviewRefresh, measureSharedQuota, measureStaleReads } from "./sections/shared-quota.mts";
 import { measureUp } from "./sections/up.mts";
 
@@ -45,6 +46,7 @@ const SECTIONS = [
   "staleReads",
   "previewRefresh",
   "sharedQuota",
+  "review",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -135,6 +137,9 @@ try {
   }
   if (wanted("sharedQuota")) {
     results["sharedQuota"] = await measureSharedQuota(ctx);
+  }
+  if (wanted("review")) {
+    results["review"] = measureReview(ctx);
   }
 } catch (error) {
   // Failures of the CLI carry its output: it goes through the secret scan like everything else.

@@ -175,6 +175,30 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
       ]),
     );
   }
+  const review = results["review"] as
+    | {
+        keys: number;
+        bytes: number;
+        parseAndAnalyzeMs: number;
+        renderMs: number;
+        totalMs: number;
+        cpuMs: number;
+        peakMiB: number | null;
+        markdownChars: number;
+      }[]
+    | undefined;
+  if (review !== undefined) {
+    parts.push(
+      table(
+        "Access review, preview JSON to Markdown (fastest of 3)",
+        review.map((run) => [
+          `${run.keys} changed keys (${(run.bytes / 1e6).toFixed(1)} MB of JSON)`,
+          `${run.totalMs} ms (read+analyse ${run.parseAndAnalyzeMs}, render ${run.renderMs}; CPU ${run.cpuMs})`,
+          `peak ${run.peakMiB} MiB, comment ${run.markdownChars} chars`,
+        ]),
+      ),
+    );
+  }
   parts.push(
     table(
       "Goals",

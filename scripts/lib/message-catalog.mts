@@ -10,14 +10,15 @@
 //     as failures), by the client's error mapping (src/client/error-mapping.ts, network-errors.ts)
 //     or by any function named for what it makes (`…Message`, `…Hint`, `…Reason`, `…Problem`), or a
 //     constant so named (`OUTCOME_UNKNOWN_HINT`),
-// in the modules the doors run: src/model, src/core, src/client, src/settings, src/native, src/dynamic.
+// in the modules the doors run: src/model, src/core, src/client, src/settings, src/native, src/dynamic,
+// and in the access review (`broker-config review`, which the CLI and the plugin binary both run).
 // Interpolated values show as `…`.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import ts from "typescript";
 
 /** The folders of src/ whose messages users of the providers meet. */
-export const MESSAGE_FOLDERS = ["model", "core", "client", "settings", "native", "dynamic"] as const;
+export const MESSAGE_FOLDERS = ["model", "core", "client", "settings", "native", "dynamic", "review"] as const;
 
 /** Whether the strings `file` returns are parts of messages: the model's rules, the client's error mapping. */
 function returnsMessageParts(file: string): boolean {
@@ -150,6 +151,10 @@ export function collectMessages(root: string): FoundMessage[] {
 export function doorsOf(file: string): string {
   if (file.startsWith("src/native/")) return "native";
   if (file.startsWith("src/dynamic/")) return "dynamic";
+  // The command line's: `broker-config review` (the CLI, and the plugin binary's `review`), and the
+  // connection flags `export` and `review --from-broker` share.
+  if (file.startsWith("src/review/")) return "review command";
+  if (file === "src/settings/command-line.ts") return "CLI";
   return "both";
 }
 
@@ -196,7 +201,8 @@ export function renderCatalog(messages: readonly FoundMessage[]): string {
     "",
     "Every message a user of the providers can meet, as the source writes it (`…` stands for a value",
     "filled in when it is shown), where it is raised, which door shows it (`both`: the dynamic",
-    "providers and the `broker` plugin), and what it tells the user to do. This file is generated",
+    "providers and the `broker` plugin; `review command`: `broker-config review`, from the CLI or the",
+    "plugin binary), and what it tells the user to do. This file is generated",
     "from the code by `npm run gen:messages`; CI fails when it is stale, so a message cannot be added",
     "or changed without its row. The Troubleshooting table of docs/operations.md is checked against it.",
     "",

@@ -69,12 +69,12 @@ describe("docs/messages.md", () => {
     ]);
   });
 
-  it("lists the messages of both doors, each with what to do where it says", () => {
+  it("lists the messages of both doors and the review command, each with what to do where it says", () => {
     const texts = messages.map((m) => m.text);
     expect(texts).toContain("No broker API base URL: set it with …");
     expect(texts.some((t) => t.startsWith("this resource lives at …, but … now points to …"))).toBe(true);
     expect(new Set(messages.map((m) => m.file.split("/")[1]))).toEqual(
-      new Set(["model", "core", "client", "settings", "native", "dynamic"]),
+      new Set(["model", "core", "client", "settings", "native", "dynamic", "review"]),
     );
     expect(
       adviceOf(
