@@ -362,6 +362,12 @@ export async function findInterrupted(
   if (target === undefined) return undefined;
   const intent = await target.store.read(target.urn);
   if (intent === undefined || intent.kind !== kind || intent.baseUrl !== target.baseUrl) return undefined;
+  // The objects the stack's other records name are other resources' (their results wait for the
+  // engine, which may not have shown it holds them yet): claimed, so this search never takes one.
+  const stack = stackOfUrn(target.urn) as StackName;
+  for (const other of await target.store.list(stack))
+    if (other.urn !== target.urn && other.kind === kind && other.createdId !== undefined)
+      client.claim(kind, other.createdId);
   const options = { notBefore: intentNotBefore(intent), several: "refuse", rekey: rekey(intent) } as const;
   const requested = requestedBy(intent);
   const found =
