@@ -75,12 +75,16 @@ interface Process {
 
 function startProcess(step?: Step): Process {
   let stop = (): void => undefined;
-  const hasStopped = new Promise<void>((resolve) => (stop = resolve));
+  const hasStopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
   const { emulator } = core();
   const process: Process = {
     step,
     armed: false,
-    stop: () => stop(),
+    stop: () => {
+      stop();
+    },
     hasStopped,
     client: undefined as unknown as BrokerClient,
   };
@@ -116,7 +120,8 @@ function startProcess(step?: Step): Process {
 
 const processes: Process[] = [];
 const homes: string[] = [];
-let writeSpy: ReturnType<typeof vi.spyOn> | undefined;
+/** Puts the intent store's own `write` back, after {@link stopAtRecords}. */
+let restoreWrite: (() => void) | undefined;
 const savedHome = process.env["PULUMI_HOME"];
 
 beforeEach(() => {
@@ -126,8 +131,8 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  writeSpy?.mockRestore();
-  writeSpy = undefined;
+  restoreWrite?.();
+  restoreWrite = undefined;
   current = undefined;
   await Promise.all(processes.splice(0).map((p) => p.client.close().catch(() => undefined)));
   if (savedHome === undefined) delete process.env["PULUMI_HOME"];
@@ -140,16 +145,21 @@ afterEach(async () => {
  * the list that finds it) and the removal that settles it. Stops the current process there.
  */
 function stopAtRecords(process: Process): void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its store below
   const write = IntentStore.prototype.write;
-  writeSpy = vi
-    .spyOn(IntentStore.prototype, "write")
-    .mockImplementation(async function (this: IntentStore, intent: Intent, durable?: boolean) {
-      const naming = intent.createdId !== undefined;
-      if (naming && process.armed && process.step === "after the answer") return stopped(process);
-      await write.call(this, intent, durable);
-      if (naming && process.armed && process.step === "after the intent names the id")
-        return stopped(process);
-    });
+  const spy = vi.spyOn(IntentStore.prototype, "write").mockImplementation(async function (
+    this: IntentStore,
+    intent: Intent,
+    durable?: boolean,
+  ) {
+    const naming = intent.createdId !== undefined;
+    if (naming && process.armed && process.step === "after the answer") return stopped(process);
+    await write.call(this, intent, durable);
+    if (naming && process.armed && process.step === "after the intent names the id") return stopped(process);
+  });
+  restoreWrite = () => {
+    spy.mockRestore();
+  };
 }
 
 /** A resource of the model stack. */
@@ -268,7 +278,11 @@ async function idsNamed(kind: "AccessKey" | "Workspace", name: string): Promise<
  * One case: the stack's look-alikes created and recorded, the subject's create stopped at `step` in
  * the same process, then the next `up` in a new process; then one object per resource, none orphaned.
  */
-async function crashCase(kind: "AccessKey" | "Workspace", makeDoor: typeof nativeDoor, step: Step): Promise<void> {
+async function crashCase(
+  kind: "AccessKey" | "Workspace",
+  makeDoor: typeof nativeDoor,
+  step: Step,
+): Promise<void> {
   const door = makeDoor(kind);
   const { subject, siblings } = stackOf(kind);
   const state: EngineState = new Map();
@@ -290,8 +304,8 @@ async function crashCase(kind: "AccessKey" | "Workspace", makeDoor: typeof nativ
   }
   await first.hasStopped;
   first.armed = false;
-  writeSpy?.mockRestore();
-  writeSpy = undefined;
+  restoreWrite?.();
+  restoreWrite = undefined;
 
   // The next `pulumi up`: a new process, the engine's state as it recorded it.
   startProcess();
