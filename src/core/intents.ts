@@ -22,6 +22,7 @@ import { createdAccessKeyOf, isBrokerApiError, type BrokerClient, type FoundAcce
 import type { AccessKeyType, Permissions, WorkspaceRecord } from "../client/types";
 import { notBeforeOf, type CreateRequested } from "../model";
 import { isPartiallyCreatedError } from "./partial-failure";
+import type { BrokerErrorCode } from "../client/errors";
 
 /** What a door knows of the resource a create is for: its URN (which names its stack and project). */
 export interface CreateOrigin {
@@ -309,7 +310,7 @@ export function requestedBy(intent: Intent): CreateRequested {
 /** More than one object fits an interrupted create: nothing tells which it made. */
 export class AmbiguousIntentError extends Error {
   /** Stable; match on it. */
-  readonly code = "BROKER_INTENT_AMBIGUOUS";
+  readonly code: BrokerErrorCode = "BROKER_INTENT_AMBIGUOUS";
 
   constructor(what: string, ids: readonly number[], sentAt: string) {
     super(
