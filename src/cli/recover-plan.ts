@@ -15,7 +15,8 @@
  * not it. When two objects fit, the rules refuse to guess and name both.
  */
 import { dynamicTypeToken, RESOURCES } from "../core/declarations";
-import { samePermissions, type PermissionsInput } from "../model/permissions";
+import { isCreatedBy, type CreatedCandidate, type CreateRequested } from "../model/created-by";
+import type { PermissionsInput } from "../model/permissions";
 // An exported deployment marks secrets as the engine's wire format does.
 import { SECRET_SIGNATURE, SIGNATURE_KEY } from "../native/codec";
 import { PROVIDER_CODE_KEY, type ExportedStack, type StateResource } from "./migrate-state";
@@ -117,18 +118,7 @@ export function ownedIds(
 }
 
 /** An object on the broker that a pending create may have made. */
-export interface Candidate {
-  readonly id: number;
-  readonly name: string;
-  /** An access key's type. */
-  readonly type?: string;
-  /** A workspace's parent (0 at the top). */
-  readonly parentId?: number;
-  /** An access key's permissions; when given, a key with other permissions never matches. */
-  readonly permissions?: PermissionsInput;
-  /** When the broker made it (ISO 8601), as its record says. */
-  readonly createdAt?: string;
-}
+export type Candidate = CreatedCandidate;
 
 /** What became of one pending create. */
 export type Match =
@@ -139,9 +129,29 @@ export type Match =
   | { readonly outcome: "unreadable"; readonly input: string };
 
 /**
- * The object the pending create of `kind` with `inputs` made: the one candidate with its name and
- * type (keys) or its name and parent (workspaces) that no resource owns; `absent` when there is none
- * (the request never reached the broker), `ambiguous` when there are several.
+ * What the pending create of `kind` with `inputs` asked the broker to make, as the model's rule
+ * (`isCreatedBy`) reads it; `unreadable` when an input it needs is missing or still encrypted
+ * (matching on a value the export does not show would drop a create the broker holds).
+ */
+export function requestedOf(
+  kind: "Workspace" | "AccessKey",
+  inputs: Readonly<Record<string, unknown>>,
+): CreateRequested | { readonly unreadable: string } {
+  if (typeof inputs.name !== "string") return { unreadable: "name" };
+  if (kind === "AccessKey") {
+    if (typeof inputs.type !== "string") return { unreadable: "type" };
+    const permissions = (inputs.permissions ?? {}) as PermissionsInput;
+    return { kind, name: inputs.name, type: inputs.type, permissions };
+  }
+  if (inputs.parentId !== undefined && typeof inputs.parentId !== "number") return { unreadable: "parentId" };
+  return { kind, name: inputs.name, parentId: typeof inputs.parentId === "number" ? inputs.parentId : 0 };
+}
+
+/**
+ * The object the pending create of `kind` with `inputs` made, among `candidates`: the one that the
+ * model's rule (`isCreatedBy`) says it made and no resource owns; `absent` when there is none (the
+ * request never reached the broker), `ambiguous` when there are several. `broker-config recover`
+ * asks the client's search (`BrokerClient.findCreated`) the same question over the broker's lists.
  *
  * @param notBefore when the provider recorded the create's intent before sending it
  *   (`src/core/intents.ts`), the earliest creation time (ms) the object it made can carry: an older
@@ -154,29 +164,10 @@ export function matchCandidate(
   owned: ReadonlySet<number>,
   notBefore?: number,
 ): Match {
-  // Matching on a value the export does not show would drop a create the broker holds.
-  if (typeof inputs.name !== "string") return { outcome: "unreadable", input: "name" };
-  if (kind === "AccessKey" && typeof inputs.type !== "string")
-    return { outcome: "unreadable", input: "type" };
-  if (kind === "Workspace" && inputs.parentId !== undefined && typeof inputs.parentId !== "number")
-    return { outcome: "unreadable", input: "parentId" };
-  const parentId = typeof inputs.parentId === "number" ? inputs.parentId : 0;
-  const sameObject = (candidate: Candidate): boolean =>
-    kind === "AccessKey"
-      ? candidate.type === inputs.type &&
-        (candidate.permissions === undefined ||
-          samePermissions(candidate.permissions, inputs.permissions as PermissionsInput | undefined))
-      : (candidate.parentId ?? 0) === parentId;
-  const recentEnough = (candidate: Candidate): boolean => {
-    const createdAt = candidate.createdAt === undefined ? Number.NaN : Date.parse(candidate.createdAt);
-    return notBefore === undefined || !Number.isFinite(createdAt) || createdAt >= notBefore;
-  };
-  const matches = candidates.filter(
-    (candidate) =>
-      !owned.has(candidate.id) &&
-      candidate.name === inputs.name &&
-      sameObject(candidate) &&
-      recentEnough(candidate),
+  const requested = requestedOf(kind, inputs);
+  if ("unreadable" in requested) return { outcome: "unreadable", input: requested.unreadable };
+  const matches = candidates.filter((candidate) =>
+    isCreatedBy(requested, candidate, { notBefore, claimed: owned }),
   );
   const [only, second] = matches;
   if (only === undefined) return { outcome: "absent" };

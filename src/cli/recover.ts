@@ -9,7 +9,6 @@
  * through a pipe: plain-text secrets never touch the disk, and the CLI encrypts them again.
  */
 import { getBrokerClient, isBrokerApiError, isBrokerSettingsError, type BrokerClient } from "../client";
-import type { AccessKeyRecord, WorkspaceRecord } from "../client/types";
 import {
   accessKeyOperations,
   toPropertyBag,
@@ -22,12 +21,12 @@ import type { ResourceOperations } from "../core/operations";
 import { resolveConnection, STACK_SETTING_NAMES, type ConnectionSettings } from "../settings/connection";
 import { DYNAMIC_PROVIDER_TYPE, type ExportedStack, type StateResource } from "./migrate-state";
 import {
-  matchCandidate,
   ownedIds,
   pendingCreates,
   recoveredState,
+  requestedOf,
   revealed,
-  type Candidate,
+  type Match,
   type PendingCreate,
   type Recovered,
 } from "./recover-plan";
@@ -171,13 +170,20 @@ async function settle(
       intent?.kind === pending.kind && intent.baseUrl === client.baseUrl
         ? intentNotBefore(intent)
         : undefined;
-    const match = matchCandidate(
-      pending.kind,
-      plainInputs(pending),
-      await candidates(client, pending),
-      owned,
-      notBefore,
-    );
+    const requested = requestedOf(pending.kind, plainInputs(pending));
+    const search = { notBefore, exclude: owned, several: "refuse", rekey: false } as const;
+    const found =
+      "unreadable" in requested
+        ? undefined
+        : requested.kind === "AccessKey"
+          ? await client.findCreated(requested, search)
+          : await client.findCreated(requested, search);
+    const match: Match =
+      found === undefined
+        ? { outcome: "unreadable", input: (requested as { unreadable: string }).unreadable }
+        : found.outcome === "found"
+          ? { outcome: "found", id: "record" in found.record ? found.record.record.id : found.record.id }
+          : found;
     if (match.outcome === "absent") {
       outcome.resolved.add(pending.urn);
       outcome.lines.push(`  dropped   ${label}: it never reached the broker; \`pulumi up\` creates it`);
@@ -251,37 +257,6 @@ function plainInputs(pending: PendingCreate): PropertyBag {
   for (const [name, value] of Object.entries(pending.inputs))
     if (name !== "__provider") inputs[name] = revealed(value);
   return inputs;
-}
-
-/** The broker's objects of the pending create's kind (workspaces: those of its name). */
-async function candidates(client: BrokerClient, pending: PendingCreate): Promise<Candidate[]> {
-  const found: Candidate[] = [];
-  if (pending.kind === "AccessKey") {
-    for await (const key of client.accessKeys()) found.push(keyCandidate(key));
-  } else {
-    const name = typeof pending.inputs.name === "string" ? pending.inputs.name : "";
-    for await (const workspace of client.workspaces({ name })) found.push(workspaceCandidate(workspace));
-  }
-  return found;
-}
-
-function keyCandidate(key: AccessKeyRecord): Candidate {
-  return {
-    id: key.id,
-    name: key.name,
-    type: key.type,
-    permissions: key.permissions,
-    createdAt: key.createdAt,
-  };
-}
-
-function workspaceCandidate(workspace: WorkspaceRecord): Candidate {
-  return {
-    id: workspace.id,
-    name: workspace.name,
-    parentId: workspace.parentId,
-    createdAt: workspace.createdAt,
-  };
 }
 
 /**

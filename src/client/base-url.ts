@@ -13,7 +13,7 @@ import { DEFAULT_SETTING_NAMES } from "./setting-names";
 export function normalizeBaseUrl(
   value: string,
   source: string,
-  apiKeySetting = DEFAULT_SETTING_NAMES.apiKey,
+  apiKeySetting: string = DEFAULT_SETTING_NAMES.apiKey,
 ): string {
   const example = "such as https://broker.example.com/v1";
   let url: URL;

@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 
 import { Pool } from "undici";
+import type { CreateRequested } from "../model/created-by";
 
 import { normalizeBaseUrl } from "./base-url";
 import { CallQueue } from "./call-queue";
@@ -20,8 +21,14 @@ import {
 import {
   createAccessKeyOnce,
   createWorkspaceAndFind,
+  findCreated,
+  findCreatedAccessKey,
   type CreateOnceApi,
   type CreateOnceBudget,
+  type CreateOnceClaims,
+  type FindCreatedOptions,
+  type FoundAccessKey,
+  type FoundCreated,
   type CreatedAccessKeyOnce,
 } from "./create-once";
 import { ENDPOINTS, type Endpoint } from "./endpoints";
@@ -185,6 +192,12 @@ export class BrokerClient {
   readonly #createOnce: CreateOnceApi;
   readonly #pool: Pool;
   readonly #budget: CreateOnceBudget;
+  /**
+   * The client's one claim set: every object id a create of this client made or took over (live
+   * creates, interrupted creates' intents, `recover`), and every id an engine operation showed a
+   * resource already owns. No search for what a create made returns one of them.
+   */
+  readonly #claims: CreateOnceClaims;
   /** Reads of single keys, answered from the key list's pages when that costs fewer requests. */
   readonly #keyReads: ReadCoalescer<AccessKeyRecord>;
   /** Reads of single workspaces, likewise from the workspace list. */
@@ -256,6 +269,7 @@ export class BrokerClient {
       },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
+    this.#claims = claims;
     // The waits of the create-once loop and of the coalescer end early on cancellation: what they
     // wait for is a request, which the pipeline then refuses.
     const waits = cancellation.waits(clock.sleep);
@@ -469,6 +483,38 @@ export class BrokerClient {
   /** Creates an access key and reads back its record, never creating it twice (see `create-once.ts`). */
   createAccessKeyOnce(input: CreateAccessKeyInput): Promise<CreatedAccessKeyOnce> {
     return createAccessKeyOnce(this.#createOnce, this.#budget, input);
+  }
+
+  /**
+   * Finds the object a create made when its answer never came (see `findCreated` in
+   * `create-once.ts`): the one search, over the one claim set of this client, that the live
+   * creates, the intents of a provider that died and `broker-config recover` all use.
+   */
+  findCreated(
+    requested: Extract<CreateRequested, { kind: "AccessKey" }>,
+    options: FindCreatedOptions,
+  ): Promise<FoundCreated<FoundAccessKey>>;
+  findCreated(
+    requested: Extract<CreateRequested, { kind: "Workspace" }>,
+    options: FindCreatedOptions,
+  ): Promise<FoundCreated<WorkspaceRecord>>;
+  findCreated(
+    requested: CreateRequested,
+    options: FindCreatedOptions,
+  ): Promise<FoundCreated<FoundAccessKey | WorkspaceRecord>> {
+    return requested.kind === "AccessKey"
+      ? findCreatedAccessKey(this.#createOnce, this.#claims, requested, options)
+      : (findCreated(this.#createOnce, this.#claims, requested, options) as Promise<
+          FoundCreated<WorkspaceRecord>
+        >);
+  }
+
+  /**
+   * Records that `id` is taken (an engine operation showed a resource owns it, or a create made it):
+   * no search of this client for what a create made returns it.
+   */
+  claim(kind: CreateRequested["kind"], id: number): void {
+    (kind === "AccessKey" ? this.#claims.accessKeys : this.#claims.workspaces).add(id);
   }
 
   /** Closes the connection pool after the requests in flight finish. */

@@ -32,10 +32,10 @@ export const RETRY_MAX_DELAY_MS = 5_000;
 export const DEFAULT_PAGE_SIZE = 100;
 
 /**
- * How far the broker's clock may be behind ours when recovering an access key whose create response
- * was lost: keys created up to this long before the call started still count as candidates.
+ * How far the broker's clock may be behind ours when recovering an object whose create response
+ * was lost: the model's rule (`src/model/created-by.ts`), re-exported where the client's numbers are.
  */
-export const CLOCK_SKEW_MARGIN_MS = 5_000;
+export { CLOCK_SKEW_MARGIN_MS } from "../model/created-by";
 
 /** The package version, read from package.json (the same relative path from `src/` and `dist/`). */
 export const PACKAGE_VERSION: string = readVersion();

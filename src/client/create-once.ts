@@ -6,7 +6,7 @@
  * `request()` does not retry it and reports `outcomeUnknown`; these operations then look at the
  * server's state to learn whether the create happened, and create again only when it surely did not.
  */
-import { CLOCK_SKEW_MARGIN_MS } from "./constants";
+import { createdBefore, isCreatedBy, notBeforeOf, type CreateRequested } from "../model/created-by";
 import { BrokerResultError, isBrokerApiError, isBrokerResultError, type BrokerApiError } from "./errors";
 import { retrying, type AttemptOutcome, type RequestTiming } from "./retry";
 import type {
@@ -62,6 +62,19 @@ export interface CreateOnceBudget {
 export interface CreateOnceClaims {
   readonly workspaces: Set<number>;
   readonly accessKeys: Set<number>;
+}
+
+/** The claim set of `budget`, or one of this call alone. */
+function claimsOf(budget: CreateOnceBudget): CreateOnceClaims {
+  return budget.claims ?? { workspaces: new Set(), accessKeys: new Set() };
+}
+
+/**
+ * How a live create looks for what its lost answer made: since it was sent, the newest when several
+ * fit (its look-alike siblings in the process claim their own), a SERVICE key re-keyed.
+ */
+function liveCreate(notBefore: number | undefined): FindCreatedOptions {
+  return { notBefore, several: "newest", rekey: true };
 }
 
 /** What `createAccessKeyOnce` returns. */
@@ -191,7 +204,8 @@ export async function createWorkspaceAndFind(
   knownBefore?: readonly WorkspaceRecord[],
 ): Promise<WorkspaceRecord> {
   const parentId = input.parentId ?? 0;
-  const claimed = budget.claims?.workspaces ?? new Set<number>();
+  const claims = claimsOf(budget);
+  const claimed = claims.workspaces;
   // A caller that has just listed the workspaces with this name (to look for one to adopt) passes
   // that list, which saves a request.
   const before = new Set((knownBefore ?? (await workspacesNamed(api, input.name))).map((w) => w.id));
@@ -209,10 +223,9 @@ export async function createWorkspaceAndFind(
   // when the run is cancelled, or the workspace would exist with nobody recording it.
   const finishing = api.finishing ?? api;
   const findNew = async (): Promise<WorkspaceRecord | undefined> => {
-    const found = (await workspacesNamed(finishing, input.name))
-      .filter((w) => !isOld(w.id) && w.parentId === parentId)
-      .sort(newestFirst)[0];
-    return found === undefined ? undefined : claim(found);
+    const requested = { kind: "Workspace", name: input.name, parentId } as const;
+    const found = await findCreated(api, claims, requested, { ...liveCreate(undefined), exclude: before });
+    return found.outcome === "found" ? (found.record as WorkspaceRecord) : undefined;
   };
   return createWithRecovery(
     budget,
@@ -225,40 +238,110 @@ export async function createWorkspaceAndFind(
   );
 }
 
-function sameList(a: readonly string[], b: readonly string[] = []): boolean {
-  const left = [...new Set(a)].sort();
-  const right = [...new Set(b)].sort();
-  return left.length === right.length && left.every((v, i) => v === right[i]);
+/** What a search for the object a create made found, for one kind of object. */
+export type FoundCreated<R> =
+  /** One object fits; it is now claimed by this client (no other search of it returns it). */
+  | { readonly outcome: "found"; readonly record: R }
+  /** Nothing fits: the create never reached the broker. */
+  | { readonly outcome: "absent" }
+  /** Several fit and `several` is `"refuse"`: nothing tells which the create made (ids ascending). */
+  | { readonly outcome: "ambiguous"; readonly ids: readonly number[] };
+
+/** A found key: its record, and what its create would have answered (a new pair for a SERVICE key). */
+export interface FoundAccessKey {
+  readonly record: AccessKeyRecord;
+  readonly created: CreatedAccessKey;
 }
 
 /**
- * Finds a key with the input's name and type created since `notBefore`, newest first, by paging
- * through keys in creation order, newest first, and stopping at the first older one. Among several,
- * one whose permissions match the input is preferred.
+ * How a search for what a create made differs between its callers: the lost answer of a live create
+ * (`create-once`), the create of a provider that died (`core/intents.ts`), a pending create of a killed
+ * `up` (`broker-config recover`). docs/decisions.md, "One rule says what a create made", gives each
+ * caller's values and why.
  */
-async function findRecentKey(
-  api: CreateOnceLists,
-  input: CreateAccessKeyInput,
-  notBefore: number,
-  claimed: Set<number>,
-): Promise<AccessKeyRecord | undefined> {
-  const candidates: AccessKeyRecord[] = [];
-  for await (const record of api.accessKeys({ order: "DESC", orderBy: "createdAt" })) {
-    const createdAt = Date.parse(record.createdAt);
-    if (Number.isFinite(createdAt) && createdAt < notBefore) break;
-    if (record.name === input.name && record.type === input.type) candidates.push(record);
+export interface FindCreatedOptions {
+  /** The earliest creation time the object can carry (`notBeforeOf(sentAt)`); `undefined`: any. */
+  readonly notBefore: number | undefined;
+  /** Ids taken besides the client's claims: the stack's resources, workspaces there before the create. */
+  readonly exclude?: ReadonlySet<number>;
+  /**
+   * When several fit: `"newest"` takes the newest (a live create: its look-alike siblings in this
+   * process claim their own), `"refuse"` answers `ambiguous` (a dead create: nobody is left to tell).
+   */
+  readonly several: "newest" | "refuse";
+  /**
+   * Whether a found SERVICE key gets a new key pair: the pair came only in its create's answer, which
+   * is lost. `recover` says no: it records what the broker holds, and its dry run changes nothing.
+   */
+  readonly rekey: boolean;
+}
+
+/** The records of `kind` a create could have made, newest first, stopping at the cut-off (keys). */
+async function listCandidates(
+  lists: CreateOnceLists,
+  requested: CreateRequested,
+  notBefore: number | undefined,
+): Promise<Array<AccessKeyRecord | WorkspaceRecord>> {
+  if (requested.kind === "Workspace") return (await workspacesNamed(lists, requested.name)).sort(newestFirst);
+  const found: AccessKeyRecord[] = [];
+  for await (const record of lists.accessKeys({ order: "DESC", orderBy: "createdAt" })) {
+    if (createdBefore(record, notBefore)) break;
+    found.push(record);
   }
-  // Checked now, not while paging: a concurrent recovery may claim one in the meantime.
-  const available = candidates.filter((r) => !claimed.has(r.id));
-  const matching = available.find(
-    (r) =>
-      sameList(r.permissions.send, input.permissions.send) &&
-      sameList(r.permissions.receive, input.permissions.receive),
-  );
-  const found = matching ?? available[0];
-  // Claimed before anything else can run, so a concurrent recovery cannot take the same key.
-  if (found !== undefined) claimed.add(found.id);
   return found;
+}
+
+/**
+ * The one search for the object a create made, whoever asks (see {@link FindCreatedOptions}): lists
+ * the candidates newest first (keys stop at the cut-off), keeps those {@link isCreatedBy} accepts,
+ * and claims the one it returns in `claimed`, the client's one claim set, before anything else can
+ * run. A found SERVICE key is given a new pair when `options.rekey` says so.
+ *
+ * @throws BrokerResultError (the key kept beside it, {@link createdAccessKeyOf}) when a key was found
+ *   but its new pair could not be made.
+ */
+export async function findCreated(
+  api: CreateOnceApi,
+  claimed: CreateOnceClaims,
+  requested: CreateRequested,
+  options: FindCreatedOptions,
+): Promise<FoundCreated<AccessKeyRecord | WorkspaceRecord>> {
+  // The search learns what a create that may have reached the broker made: it goes on when the
+  // run is cancelled, or the object would exist with nobody recording it.
+  const listed = await listCandidates(api.finishing ?? api, requested, options.notBefore);
+  const claims = requested.kind === "Workspace" ? claimed.workspaces : claimed.accessKeys;
+  // Claims are read now, not while paging: a concurrent search may claim one in the meantime.
+  const taken = new Set([...claims, ...(options.exclude ?? [])]);
+  const fits = listed.filter((record) =>
+    isCreatedBy(requested, record, { notBefore: options.notBefore, claimed: taken }),
+  );
+  if (fits.length === 0) return { outcome: "absent" };
+  if (fits.length > 1 && options.several === "refuse")
+    return { outcome: "ambiguous", ids: fits.map((r) => r.id).sort((a, b) => a - b) };
+  const record = fits[0] as AccessKeyRecord | WorkspaceRecord;
+  claims.add(record.id);
+  return { outcome: "found", record };
+}
+
+/** {@link findCreated} for a key, with what its create would have answered. */
+export async function findCreatedAccessKey(
+  api: CreateOnceApi,
+  claimed: CreateOnceClaims,
+  requested: Extract<CreateRequested, { kind: "AccessKey" }>,
+  options: FindCreatedOptions,
+): Promise<FoundCreated<FoundAccessKey>> {
+  const found = await findCreated(api, claimed, requested, options);
+  if (found.outcome !== "found") return found;
+  const record = found.record as AccessKeyRecord;
+  const created: CreatedAccessKey = { accessKey: record.key, accessKeyId: record.id };
+  if (record.type === "SERVICE" && options.rekey) {
+    try {
+      created.serviceKeyPair = await api.rotateServiceKeyPair(record.key);
+    } catch (error) {
+      throw createdButFailed("making a new key pair", record, error, created);
+    }
+  }
+  return { outcome: "found", record: { record, created } };
 }
 
 // The created key behind a BrokerResultError, kept beside the error rather than on it: a key value
@@ -295,15 +378,15 @@ function createdButFailed(
  * Creates an access key and reads back its record, never creating it twice.
  *
  * If the create's outcome is unknown, keys are listed newest first, back to the call's start minus
- * {@link CLOCK_SKEW_MARGIN_MS} (the broker's clock may lag ours), looking for one with the same name
- * and type. Found: it is returned with `recovered: true`; the create response with a SERVICE key's
+ * the clock-skew margin (`CLOCK_SKEW_MARGIN_MS`: the broker's clock may lag ours), looking for one
+ * with the same name, type and permissions. Found: it is returned with `recovered: true`; the create response with a SERVICE key's
  * pair is lost for good, so a new pair is made with `rotateServiceKeyPair`. Not found: the create
  * surely did not happen and is sent again, within the retry budget.
  *
  * A server clock lagging ours by more than the margin would hide a created key, and an unrelated key
- * with the same name and type created by someone else within the margin would be taken for ours
- * (one whose permissions match the input is preferred). With `budget.claims`, keys already returned
- * by this client are never taken again.
+ * with the same name, type and permissions created by someone else within the margin would be taken
+ * for ours (the rule is `isCreatedBy` of `src/model/created-by.ts`, the search {@link findCreated}).
+ * With `budget.claims`, keys already returned by this client are never taken again.
  *
  * @throws BrokerResultError (with `createdId`) when the key was created but the read-back or the
  *   key pair rotation failed.
@@ -314,8 +397,9 @@ export async function createAccessKeyOnce(
   budget: CreateOnceBudget,
   input: CreateAccessKeyInput,
 ): Promise<CreatedAccessKeyOnce> {
-  const notBefore = budget.timing.now() - CLOCK_SKEW_MARGIN_MS;
-  const claimed = budget.claims?.accessKeys ?? new Set<number>();
+  const notBefore = notBeforeOf(budget.timing.now());
+  const claims = claimsOf(budget);
+  const claimed = claims.accessKeys;
   return createWithRecovery<CreatedAccessKeyOnce>(
     budget,
     async () => {
@@ -335,19 +419,14 @@ export async function createAccessKeyOnce(
       }
     },
     async () => {
-      // Looking for a key whose create may have reached the broker goes on after cancellation, so
-      // that the key is returned (and recorded) rather than left for nobody.
-      const record = await findRecentKey(api.finishing ?? api, input, notBefore, claimed);
-      if (record === undefined) return undefined;
-      const created: CreatedAccessKey = { accessKey: record.key, accessKeyId: record.id };
-      if (record.type === "SERVICE") {
-        try {
-          created.serviceKeyPair = await api.rotateServiceKeyPair(record.key);
-        } catch (error) {
-          throw createdButFailed("making a new key pair", record, error, created);
-        }
-      }
-      return { created, record, recovered: true };
+      const found = await findCreatedAccessKey(
+        api,
+        claims,
+        { kind: "AccessKey", ...input },
+        liveCreate(notBefore),
+      );
+      if (found.outcome !== "found") return undefined;
+      return { ...found.record, recovered: true };
     },
   );
 }

@@ -15,11 +15,12 @@ import type {
   ServiceKeyPair,
   WorkspaceRecord,
 } from "./types";
+import type { BrokerErrorCode } from "./errors";
 
 /** A response body that does not have the expected shape. Internal: never escapes `request()`. */
 export class ShapeError extends Error {
   /** Stable; match on it. A response body does not have the expected shape (`request()` reports it as a `BrokerApiError` of the same code). */
-  readonly code = "BROKER_BAD_RESPONSE";
+  readonly code: BrokerErrorCode = "BROKER_BAD_RESPONSE";
   constructor(detail: string) {
     super(detail);
     this.name = "ShapeError";

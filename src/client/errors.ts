@@ -33,7 +33,33 @@ export type BrokerErrorCode =
   /** A look-up function found nothing matching. */
   | "BROKER_LOOKUP_NOT_FOUND"
   /** A look-up function found more than one match (names are not unique in the API). */
-  | "BROKER_LOOKUP_AMBIGUOUS";
+  | "BROKER_LOOKUP_AMBIGUOUS"
+  // The codes of the package's other error classes: every code is registered here, once, so no two
+  // classes share one and the compiler refuses a class whose code is not listed.
+  /** The core created an object but a later step of its create failed (`PartiallyCreatedError`, for the doors). */
+  | "BROKER_PARTIALLY_CREATED"
+  /** The dynamic door's form of a partial create, which the engine keeps in the stack (`CreatedButFailedError`). */
+  | "BROKER_CREATED_BUT_FAILED"
+  /** The native door's form of a partial create, answered to the engine (`ResourceInitFailedError`). */
+  | "BROKER_RESOURCE_INIT_FAILED"
+  /** More than one object fits an interrupted create (`AmbiguousIntentError`). */
+  | "BROKER_INTENT_AMBIGUOUS"
+  /** A recorded state could not be decoded (`StateDecodeError`). */
+  | "BROKER_STATE_INVALID"
+  /** The resource type cannot be imported by id (`NotImportableError`). */
+  | "BROKER_NOT_IMPORTABLE"
+  /** A property value the plugin cannot read (`CodecError`). */
+  | "BROKER_PROPERTY_INVALID"
+  /** The plugin serves no such resource type (`UnknownResourceTypeError`). */
+  | "BROKER_UNKNOWN_RESOURCE_TYPE"
+  /** The plugin serves no such function (`UnknownFunctionError`). */
+  | "BROKER_UNKNOWN_FUNCTION"
+  /** A component input is not known yet (`UnknownComponentInputError`). */
+  | "BROKER_COMPONENT_INPUT_UNKNOWN"
+  /** A `pulumi` command run by `broker-config` failed (`PulumiCommandError`). */
+  | "BROKER_PULUMI_COMMAND_FAILED"
+  /** `broker-config migrate-state` could not rewrite a state (`MigrateStateError`). */
+  | "BROKER_MIGRATE_STATE_FAILED";
 
 const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
 const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");

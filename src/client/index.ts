@@ -10,7 +10,12 @@
 export { BrokerClient, getBrokerClient, type BrokerClientOptions } from "./client";
 export { DEFAULT_SETTING_NAMES, type SettingNames } from "./setting-names";
 export { NETWORK_ERRORS, type NetworkErrorTraits, type NetworkFailureKind } from "./network-errors";
-export { createdAccessKeyOf } from "./create-once";
+export {
+  createdAccessKeyOf,
+  type FindCreatedOptions,
+  type FoundAccessKey,
+  type FoundCreated,
+} from "./create-once";
 export type {
   CreateOnceApi,
   CreateOnceBudget,

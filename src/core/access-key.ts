@@ -28,7 +28,7 @@ import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from
 import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
-import { findInterrupted, keysFitting, resolveIntent, underIntent, type CreateOrigin } from "./intents";
+import { findInterrupted, tookOver, underIntent, type CreateOrigin, type Intent } from "./intents";
 import type { CheckResult, CreateResult, DiffResult, PropertyChange, ReadResult } from "./results";
 import { GONE } from "./results";
 import type { PropertyBag } from "./state";
@@ -135,58 +135,72 @@ function permissionPaths(old: Permissions, now: Permissions, change: Permissions
   ];
 }
 
-async function adopt(
-  client: BrokerClient,
-  inputs: OwnInputs,
-  record: AccessKeyRecord,
-): Promise<CreateResult<OwnOutputs>> {
-  const id = String(record.id);
-  const facts = factsOf(record, true);
-  let permissions: Permissions;
-  try {
-    permissions = await ensurePermissions(client, record, inputs.permissions);
-  } catch (error) {
-    throw new PartiallyCreatedError(
-      `Adopted access key "${inputs.name}"`,
-      id,
-      accessKeyOutputs(inputs, facts),
-      error,
-    );
-  }
-  return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+/**
+ * What a create made: the key, complete (`made`), or the key that exists but whose later step failed
+ * (`partial`: kept in the stack with what is known, finished by the next update). Every path of
+ * `create` (a new key, a take-over, an adoption) ends in one of these, and {@link settled} alone
+ * turns a partial one into the `PartiallyCreatedError` the doors report.
+ */
+type KeyCreated =
+  | { readonly outcome: "made"; readonly id: string; readonly outputs: OwnOutputs }
+  | {
+      readonly outcome: "partial";
+      readonly id: string;
+      readonly outputs: OwnOutputs;
+      readonly cause: unknown;
+    };
+
+/** The engine's form of what a create made: its result, or the partial failure that keeps the key. */
+function settled(inputs: OwnInputs, created: KeyCreated, adopted = false): CreateResult<OwnOutputs> {
+  if (created.outcome === "made") return { id: created.id, outputs: created.outputs };
+  const what = `${adopted ? "Adopted access key" : "Access key"} "${inputs.name}"`;
+  throw new PartiallyCreatedError(what, created.id, created.outputs, created.cause);
 }
 
 /**
- * Takes over the key an interrupted create of this resource made, as a create would have finished
- * it: read back, a new key pair for a SERVICE key (the create's answer, with its pair, died with the
- * process that sent it), the declared permissions set. `resolved` removes the intent once the key is
- * the engine's (returned, or kept by a partial failure).
+ * Finishes a key that exists, as every path of `create` does: its permissions set to the declared
+ * ones (unless the record holds them). `pair` is the key pair of its creation, when there is one.
  */
-async function takeOver(
+async function finished(
   client: BrokerClient,
   inputs: OwnInputs,
-  found: AccessKeyRecord,
-  resolved: () => Promise<void>,
-): Promise<CreateResult<OwnOutputs>> {
-  const id = String(found.id);
-  let facts: AccessKeyFacts = factsOf(found, false);
+  record: AccessKeyRecord,
+  adopted: boolean,
+  pair?: ServiceKeyPair,
+): Promise<KeyCreated> {
+  const id = String(record.id);
+  const facts: AccessKeyFacts = { ...factsOf(record, adopted), ...keyPairFacts(pair) };
   try {
-    const record = await client.getAccessKeyPermissions(found.key);
-    facts = factsOf(record, false);
-    if (record.type === "SERVICE")
-      facts = { ...facts, ...keyPairFacts(await client.rotateServiceKeyPair(record.key)) };
     const permissions = await ensurePermissions(client, record, inputs.permissions);
-    await resolved();
-    return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
-  } catch (error) {
-    await resolved();
-    throw new PartiallyCreatedError(
-      `Access key "${inputs.name}"`,
-      id,
-      accessKeyOutputs(inputs, facts),
-      error,
-    );
+    return { outcome: "made", id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+  } catch (cause) {
+    return { outcome: "partial", id, outputs: accessKeyOutputs(inputs, facts), cause };
   }
+}
+
+/**
+ * A key whose create was answered but whose read-back failed: it exists, and is kept in the stack
+ * with what is known (no permissions, no `createdAt`) so the next update finishes it
+ * ({@link isUnfinished}) instead of creating another one.
+ */
+function unread(inputs: OwnInputs, made: CreatedAccessKey, cause: unknown): KeyCreated {
+  const outputs = accessKeyOutputs(inputs, {
+    name: inputs.name,
+    type: inputs.type,
+    accessKey: made.accessKey,
+    accessKeyId: made.accessKeyId,
+    adopted: false,
+    ...keyPairFacts(made.serviceKeyPair),
+  });
+  return { outcome: "partial", id: String(made.accessKeyId), outputs, cause };
+}
+
+/**
+ * Whether recorded outputs are those of a key kept in the stack by a create whose read-back failed
+ * ({@link unread}): it has no `createdAt` yet, and its next update reads it and finishes it.
+ */
+export function isUnfinished(old: Pick<OwnOutputs, "createdAt">): boolean {
+  return old.createdAt === undefined;
 }
 
 async function findByNameAndType(
@@ -304,18 +318,18 @@ export const accessKeyOperations = withEndpointTracking<
     origin?: CreateOrigin,
   ): Promise<CreateResult<OwnOutputs>> {
     const client = ctx.client();
-    const interrupted = await findInterrupted(
-      origin,
-      client,
-      "AccessKey",
-      `Creating access key "${inputs.name}"`,
-      (intent, notBefore) =>
-        intent.kind === "AccessKey" ? keysFitting(client, intent.object, notBefore) : Promise.resolve([]),
-    );
-    if (interrupted?.record !== undefined) {
-      const record = interrupted.record;
-      if (record.name === inputs.name && record.type === inputs.type) {
-        return takeOver(client, inputs, record, () => resolveIntent(origin, client));
+    const ours = (intent: Intent): boolean =>
+      intent.kind === "AccessKey" && intent.object.name === inputs.name && intent.object.type === inputs.type;
+    const what = `Creating access key "${inputs.name}"`;
+    const interrupted = await findInterrupted(origin, client, "AccessKey", what, ours);
+    if (interrupted?.found !== undefined) {
+      const { record, created } = interrupted.found;
+      if (ours(interrupted.intent)) {
+        // Taken over as a create would have finished it: the listed record, a new pair for a SERVICE
+        // key (the search made it: the create's answer, with its pair, died with the process), the
+        // declared permissions. Its intent now waits for the engine, as a create's does.
+        await tookOver(origin, client, interrupted, record.id);
+        return settled(inputs, await finished(client, inputs, record, false, created.serviceKeyPair));
       }
       // The program now asks for another key: the one the interrupted create made is not this resource.
       await ctx.log.warn(
@@ -329,50 +343,26 @@ export const accessKeyOperations = withEndpointTracking<
           `Cannot adopt access key "${inputs.name}": ${existing.length} ${inputs.type} keys have that name (ids ${existing.map((k) => k.id).join(", ")}). Rename the one to manage, or adopt it under its own name.`,
         );
       }
-      if (existing[0] !== undefined) return adopt(client, inputs, existing[0]);
+      const found = existing[0];
+      if (found !== undefined) return settled(inputs, await finished(client, inputs, found, true), true);
     }
-    let created: CreatedAccessKey;
-    let record: AccessKeyRecord;
+    const request = { name: inputs.name, type: inputs.type, permissions: inputs.permissions };
+    let made: KeyCreated;
     try {
-      const request = { name: inputs.name, type: inputs.type, permissions: inputs.permissions };
-      ({ created, record } = await underIntent(origin, client, { kind: "AccessKey", object: request }, () =>
-        client.createAccessKeyOnce(request),
-      ));
-    } catch (error) {
-      const made = createdAccessKeyOf(error);
-      if (made === undefined) throw error;
-      // The key exists but could not be read back: keep it in the stack with what we know (no
-      // permissions, no createdAt), so the next `pulumi up` finishes it (see `updateAccessKey`)
-      // instead of creating another one.
-      const pending = accessKeyOutputs(inputs, {
-        name: inputs.name,
-        type: inputs.type,
-        accessKey: made.accessKey,
-        accessKeyId: made.accessKeyId,
-        adopted: false,
-        ...keyPairFacts(made.serviceKeyPair),
-      });
-      throw new PartiallyCreatedError(
-        `Access key "${inputs.name}"`,
-        String(made.accessKeyId),
-        pending,
-        error,
+      const { created, record } = await underIntent(
+        origin,
+        client,
+        { kind: "AccessKey", object: request },
+        () => client.createAccessKeyOnce(request),
+        (answer) => answer.created.accessKeyId,
       );
-    }
-    const facts: AccessKeyFacts = { ...factsOf(record, false), ...keyPairFacts(created.serviceKeyPair) };
-    const id = String(created.accessKeyId);
-    let permissions: Permissions;
-    try {
-      permissions = await ensurePermissions(client, record, inputs.permissions);
+      made = await finished(client, inputs, record, false, created.serviceKeyPair);
     } catch (error) {
-      throw new PartiallyCreatedError(
-        `Access key "${inputs.name}"`,
-        id,
-        accessKeyOutputs(inputs, facts),
-        error,
-      );
+      const key = createdAccessKeyOf(error);
+      if (key === undefined) throw error;
+      made = unread(inputs, key, error);
     }
-    return { id, outputs: accessKeyOutputs(inputs, { ...facts, permissions }) };
+    return settled(inputs, made);
   },
   /**
    * Refresh: reads the key's record; a key that no longer exists is gone.
@@ -401,7 +391,7 @@ export const accessKeyOperations = withEndpointTracking<
   },
   /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
   async update(ctx: CoreContext, _id: string, old: OwnOutputs, news: OwnInputs): Promise<OwnOutputs> {
-    if (old.createdAt === undefined) {
+    if (isUnfinished(old)) {
       // Kept in the stack by a create whose read-back failed: read it now and finish it.
       const client = ctx.client();
       const record = await client.getAccessKeyPermissions(old.accessKey);

@@ -2,6 +2,7 @@
  * Importing by id: `pulumi import` (and a refresh of a resource with no recorded state) asks a
  * provider to read an object knowing only its id. The rules every resource shares live here.
  */
+import type { BrokerErrorCode } from "../client/errors";
 
 const kNotImportable = Symbol.for("pulumi-broker-config.NotImportableError");
 
@@ -11,7 +12,7 @@ const kNotImportable = Symbol.for("pulumi-broker-config.NotImportableError");
  */
 export class NotImportableError extends Error {
   /** Stable; match on it. The resource cannot be imported by id. */
-  readonly code = "BROKER_NOT_IMPORTABLE";
+  readonly code: BrokerErrorCode = "BROKER_NOT_IMPORTABLE";
   /** The resource type, such as `ServiceKeyPair`. */
   readonly typeName: string;
 

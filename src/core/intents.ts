@@ -18,10 +18,11 @@ import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { isBrokerApiError, type BrokerClient } from "../client";
-import { CLOCK_SKEW_MARGIN_MS } from "../client/constants";
-import type { AccessKeyRecord, AccessKeyType, Permissions, WorkspaceRecord } from "../client/types";
-import { samePermissions } from "../model";
+import { createdAccessKeyOf, isBrokerApiError, type BrokerClient, type FoundAccessKey } from "../client";
+import type { AccessKeyType, Permissions, WorkspaceRecord } from "../client/types";
+import { notBeforeOf, type CreateRequested } from "../model";
+import { isPartiallyCreatedError } from "./partial-failure";
+import type { BrokerErrorCode } from "../client/errors";
 
 /** What a door knows of the resource a create is for: its URN (which names its stack and project). */
 export interface CreateOrigin {
@@ -60,6 +61,11 @@ interface IntentCommon {
   readonly baseUrl: string;
   /** When the create was about to be sent, ISO 8601 (the provider's clock). */
   readonly sentAt: string;
+  /**
+   * The id of the object the create made, once its answer came: the record then waits for the
+   * engine to show it holds that id (see {@link settleIntent}) before it is removed.
+   */
+  readonly createdId?: number;
 }
 
 /** The kinds of object whose creates are recorded. */
@@ -116,6 +122,7 @@ export function parseIntent(text: string): Intent | undefined {
   if (v["version"] !== 1 || typeof v["urn"] !== "string" || typeof v["baseUrl"] !== "string")
     return undefined;
   if (typeof v["sentAt"] !== "string" || !Number.isFinite(Date.parse(v["sentAt"]))) return undefined;
+  if (v["createdId"] !== undefined && typeof v["createdId"] !== "number") return undefined;
   const object = v["object"];
   if (typeof object !== "object" || object === null) return undefined;
   const o = object as Record<string, unknown>;
@@ -155,8 +162,10 @@ export class IntentStore {
   /**
    * Records `intent` durably (written to a new file, flushed, renamed over the resource's record,
    * the directory flushed): once this returns, a crash of the process leaves the record behind.
+   * With `durable: false` the flushes are skipped (the rename stays atomic): for a rewrite whose
+   * loss after a machine crash leaves the earlier record, which is still right.
    */
-  async write(intent: Intent): Promise<void> {
+  async write(intent: Intent, durable = true): Promise<void> {
     const file = this.#fileOf(intent.urn);
     const dir = path.dirname(file);
     await this.#makePrivateDirectories(dir);
@@ -164,12 +173,12 @@ export class IntentStore {
     const handle = await fs.open(temporary, "wx", 0o600);
     try {
       await handle.writeFile(`${JSON.stringify(intent, null, 2)}\n`);
-      await handle.sync();
+      if (durable) await handle.sync();
     } finally {
       await handle.close();
     }
     await fs.rename(temporary, file);
-    await syncDirectory(dir);
+    if (durable) await syncDirectory(dir);
   }
 
   /** The intent recorded for `urn`, if any (one of another format or unreadable counts as none). */
@@ -286,41 +295,22 @@ function recorded(origin: CreateOrigin | undefined, client: BrokerClient): Recor
   return { store: origin.intents ?? defaultIntentStore(), urn: origin.urn, baseUrl: client.baseUrl };
 }
 
-/**
- * Ids taken over from intents by this process, per client: two resources whose interrupted creates
- * asked for look-alike objects never take the same one.
- */
-const takenOver = new WeakMap<BrokerClient, Set<number>>();
-
-function takenBy(client: BrokerClient): Set<number> {
-  let taken = takenOver.get(client);
-  if (taken === undefined) takenOver.set(client, (taken = new Set()));
-  return taken;
-}
-
 /** The earliest creation time (ms) an object made by `intent` can carry (the broker's clock may lag ours). */
 export function intentNotBefore(intent: Intent): number {
-  return Date.parse(intent.sentAt) - CLOCK_SKEW_MARGIN_MS;
+  return notBeforeOf(Date.parse(intent.sentAt));
 }
 
-/** Whether a key record is what an access key intent asked for. */
-export function keyMatches(intent: AccessKeyIntentObject, record: AccessKeyRecord): boolean {
-  return (
-    record.name === intent.name &&
-    record.type === intent.type &&
-    samePermissions(record.permissions, intent.permissions)
-  );
-}
-
-/** Whether a workspace record is what a workspace intent asked for. */
-export function workspaceMatches(intent: WorkspaceIntentObject, record: WorkspaceRecord): boolean {
-  return record.name === intent.name && record.parentId === intent.parentId;
+/** What `intent`'s create asked for, as the model's rule reads it. */
+export function requestedBy(intent: Intent): CreateRequested {
+  return intent.kind === "AccessKey"
+    ? { kind: "AccessKey", ...intent.object }
+    : { kind: "Workspace", ...intent.object };
 }
 
 /** More than one object fits an interrupted create: nothing tells which it made. */
 export class AmbiguousIntentError extends Error {
   /** Stable; match on it. */
-  readonly code = "BROKER_INTENT_AMBIGUOUS";
+  readonly code: BrokerErrorCode = "BROKER_INTENT_AMBIGUOUS";
 
   constructor(what: string, ids: readonly number[], sentAt: string) {
     super(
@@ -331,57 +321,81 @@ export class AmbiguousIntentError extends Error {
   }
 }
 
-/** What an interrupted create of this resource made, found on the broker: the object and its intent. */
-export interface TakenOver<R> {
-  readonly record: R;
+/** What an interrupted create of a resource made, found on the broker, with its intent. */
+export interface Interrupted<R> {
   readonly intent: Intent;
+  /** The object it made, claimed by the client; `undefined`: the create never reached the broker. */
+  readonly found: R | undefined;
 }
 
 /**
- * An interrupted create of `origin`'s resource, looked for: `undefined` when none was recorded (or
- * it was at another endpoint, or of another kind), else the object it made (`record`, taken: no other
- * intent of this process takes it) or none (`record: undefined`, the create never reached the broker).
+ * An interrupted create of `origin`'s resource, looked for with the client's one search
+ * (`BrokerClient.findCreated`): `undefined` when none was recorded (or it was at another endpoint,
+ * or of another kind), else what it made. A dead create's search takes only objects made since it
+ * was sent, refuses to choose between several, and claims what it finds in the client's claim set,
+ * which also holds what this process's own creates made and what the engine showed it owns.
  *
- * @param find every object created at or after `notBeforeMs` that fits `intent` (the resource module
- *   knows how to list them).
+ * @param rekey whether a found SERVICE key gets a new pair: only when it is this resource's (a key
+ *   the program now names or types differently is left as it is).
  * @throws AmbiguousIntentError when more than one fits.
  */
-export async function findInterrupted<R extends { id: number }>(
+export async function findInterrupted(
+  origin: CreateOrigin | undefined,
+  client: BrokerClient,
+  kind: "AccessKey",
+  what: string,
+  rekey: (intent: Intent) => boolean,
+): Promise<Interrupted<FoundAccessKey> | undefined>;
+export async function findInterrupted(
+  origin: CreateOrigin | undefined,
+  client: BrokerClient,
+  kind: "Workspace",
+  what: string,
+): Promise<Interrupted<WorkspaceRecord> | undefined>;
+export async function findInterrupted(
   origin: CreateOrigin | undefined,
   client: BrokerClient,
   kind: IntentKind,
   what: string,
-  find: (intent: Intent, notBeforeMs: number) => Promise<R[]>,
-): Promise<{ intent: Intent; record: R | undefined } | undefined> {
+  rekey: (intent: Intent) => boolean = () => false,
+): Promise<Interrupted<FoundAccessKey | WorkspaceRecord> | undefined> {
   const target = recorded(origin, client);
   if (target === undefined) return undefined;
   const intent = await target.store.read(target.urn);
   if (intent === undefined || intent.kind !== kind || intent.baseUrl !== target.baseUrl) return undefined;
-  const taken = takenBy(client);
-  const candidates = (await find(intent, intentNotBefore(intent))).filter((r) => !taken.has(r.id));
-  if (candidates.length > 1) {
-    throw new AmbiguousIntentError(
-      what,
-      candidates.map((r) => r.id).sort((a, b) => a - b),
-      intent.sentAt,
-    );
-  }
-  const record = candidates[0];
-  if (record !== undefined) taken.add(record.id);
-  return { intent, record };
+  // The objects the stack's other records name are other resources' (their results wait for the
+  // engine, which may not have shown it holds them yet): claimed, so this search never takes one.
+  const stack = stackOfUrn(target.urn) as StackName;
+  for (const other of await target.store.list(stack))
+    if (other.urn !== target.urn && other.kind === kind && other.createdId !== undefined)
+      client.claim(kind, other.createdId);
+  const options = { notBefore: intentNotBefore(intent), several: "refuse", rekey: rekey(intent) } as const;
+  const requested = requestedBy(intent);
+  const found =
+    requested.kind === "AccessKey"
+      ? await client.findCreated(requested, options)
+      : await client.findCreated(requested, options);
+  if (found.outcome === "ambiguous") throw new AmbiguousIntentError(what, found.ids, intent.sentAt);
+  return { intent, found: found.outcome === "found" ? found.record : undefined };
 }
 
 /**
- * Sends a create under an intent: records `object` for `origin`'s resource, runs `send`, and removes
- * the record once the create's answer is in, whatever it was, except when the create's outcome is
- * unknown (the broker may have made the object: the record is what a later create looks for).
+ * Sends a create under an intent: records `object` for `origin`'s resource, then runs `send`. What
+ * becomes of the record depends on the answer:
+ * - none made (a definite failure): removed;
+ * - outcome unknown (the broker may have made the object): kept as it is, for a later create to
+ *   look for;
+ * - made (returned, or kept by a partial failure): kept, now naming the id it made (`idOf`), until
+ *   the engine shows it holds it ({@link settleIntent}). Removing it here, before the result reaches
+ *   the engine, would let a provider killed in between leave an object nobody knows.
  * Without an origin the create is sent unrecorded.
  */
 export async function underIntent<T>(
   origin: CreateOrigin | undefined,
   client: BrokerClient,
-  intent: Pick<Intent, "kind" | "object"> & Partial<Intent>,
+  intent: Pick<Intent, "kind" | "object">,
   send: () => Promise<T>,
+  idOf: (result: T) => number,
 ): Promise<T> {
   const target = recorded(origin, client);
   if (target === undefined) return send();
@@ -398,42 +412,68 @@ export async function underIntent<T>(
   try {
     result = await send();
   } catch (error) {
-    if (!(isBrokerApiError(error) && error.outcomeUnknown)) await target.store.remove(target.urn);
+    const made = madeBy(error);
+    if (made !== undefined) await target.store.write({ ...record, createdId: made }, false);
+    else if (!(isBrokerApiError(error) && error.outcomeUnknown)) await target.store.remove(target.urn);
     throw error;
   }
-  await target.store.remove(target.urn);
+  await target.store.write({ ...record, createdId: idOf(result) }, false);
   return result;
 }
 
-/** Removes `origin`'s intent, if any: its create was resolved another way (taken over, or found not sent). */
-export async function resolveIntent(origin: CreateOrigin | undefined, client: BrokerClient): Promise<void> {
-  const target = recorded(origin, client);
-  if (target !== undefined) await target.store.remove(target.urn);
+/** The id of the object a failed create made anyway, when the failure says. */
+function madeBy(error: unknown): number | undefined {
+  const key = createdAccessKeyOf(error);
+  if (key !== undefined) return key.accessKeyId;
+  if (isPartiallyCreatedError(error) && /^\d+$/u.test(error.createdId)) return Number(error.createdId);
+  const createdId = (error as { createdId?: unknown } | undefined)?.createdId;
+  return typeof createdId === "number" ? createdId : undefined;
 }
 
-/** Every key created at or after `notBeforeMs` that fits `intent`, newest first. */
-export async function keysFitting(
-  client: BrokerClient,
-  intent: AccessKeyIntentObject,
-  notBeforeMs: number,
-): Promise<AccessKeyRecord[]> {
-  const found: AccessKeyRecord[] = [];
-  for await (const record of client.accessKeys({ order: "DESC", orderBy: "createdAt" })) {
-    const createdAt = Date.parse(record.createdAt);
-    if (Number.isFinite(createdAt) && createdAt < notBeforeMs) break;
-    if (keyMatches(intent, record)) found.push(record);
+/**
+ * The engine holds object `id` for `origin`'s resource (a `Diff`, `Read`, `Update` or `Delete` named
+ * it): the id is claimed in the client (no search for what a create made takes it, so a replacement
+ * with the same name never takes over the object it replaces), and the resource's intent is removed
+ * when it names that id (its result is safe with the engine). An intent naming no id, or another,
+ * is left for the next create of the resource, which looks for what it made.
+ *
+ * @param client the client of the operation; when none can be had (a preview without credentials),
+ *   nothing is claimed: no create follows there.
+ * @param kind the resource's type name; resources whose creates record nothing are left alone.
+ */
+export async function settleIntent(
+  origin: CreateOrigin | undefined,
+  client: () => BrokerClient,
+  kind: string,
+  id: string,
+): Promise<void> {
+  if (kind !== "AccessKey" && kind !== "Workspace") return;
+  if (origin === undefined || stackOfUrn(origin.urn) === undefined || !/^\d+$/u.test(id)) return;
+  const createdId = Number(id);
+  clientIfAny(client)?.claim(kind, createdId);
+  const store = origin.intents ?? defaultIntentStore();
+  const intent = await store.read(origin.urn);
+  if (intent?.kind === kind && intent.createdId === createdId) await store.remove(origin.urn);
+}
+
+function clientIfAny(client: () => BrokerClient): BrokerClient | undefined {
+  try {
+    return client();
+  } catch {
+    return undefined;
   }
-  return found;
 }
 
-/** Every workspace created at or after `notBeforeMs` that fits `intent`, among `named` (listed by name). */
-export function workspacesFitting(
-  named: readonly WorkspaceRecord[],
-  intent: WorkspaceIntentObject,
-  notBeforeMs: number,
-): WorkspaceRecord[] {
-  return named.filter((w) => {
-    const createdAt = Date.parse(w.createdAt);
-    return workspaceMatches(intent, w) && (!Number.isFinite(createdAt) || createdAt >= notBeforeMs);
-  });
+/**
+ * `origin`'s interrupted create was resolved by taking over object `made`: its intent now names that
+ * id and waits, as a create's does, for the engine to show it holds it ({@link settleIntent}).
+ */
+export async function tookOver(
+  origin: CreateOrigin | undefined,
+  client: BrokerClient,
+  interrupted: Interrupted<unknown>,
+  made: number,
+): Promise<void> {
+  const target = recorded(origin, client);
+  if (target !== undefined) await target.store.write({ ...interrupted.intent, createdId: made }, false);
 }

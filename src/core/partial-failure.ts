@@ -1,4 +1,5 @@
 import { errorMessage } from "./messages";
+import type { BrokerErrorCode } from "../client/errors";
 
 const kPartiallyCreated = Symbol.for("pulumi-broker-config.PartiallyCreatedError");
 
@@ -12,7 +13,7 @@ const kPartiallyCreated = Symbol.for("pulumi-broker-config.PartiallyCreatedError
  */
 export class PartiallyCreatedError<O> extends Error {
   /** Stable; match on it. The object was created, but a later step failed (the core, before a door reports it). */
-  readonly code = "BROKER_CREATED_BUT_FAILED";
+  readonly code: BrokerErrorCode = "BROKER_PARTIALLY_CREATED";
   /** What was created, for messages, such as `Access key "orders"`. */
   readonly what: string;
   /** The id of the object that exists. */

@@ -11,6 +11,7 @@ import type { Permissions } from "../client/types";
 import { normalizePermissions } from "../model";
 import { describe, isPlainObject } from "./validation";
 import { NOT_KNOWN, containsUnknown, type NotKnown } from "./unknown";
+import type { BrokerErrorCode } from "../client/errors";
 
 /** A property bag as the engine sends it: plain JSON values, possibly with the preview sentinel. */
 export type PropertyBag = Record<string, unknown>;
@@ -21,7 +22,7 @@ export type PropertyBag = Record<string, unknown>;
  */
 export class StateDecodeError extends Error {
   /** Stable; match on it. Recorded state or inputs do not have the expected shape. */
-  readonly code = "BROKER_STATE_INVALID";
+  readonly code: BrokerErrorCode = "BROKER_STATE_INVALID";
   /** The property path, such as `permissions.send[1]`. */
   readonly property: string;
 

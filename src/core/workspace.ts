@@ -13,7 +13,7 @@ import { withEndpointTracking, type EndpointInputs, type EndpointInputsOf } from
 import { spellings } from "../settings/wording";
 import { numericId } from "./import";
 import { PartiallyCreatedError } from "./partial-failure";
-import { findInterrupted, resolveIntent, underIntent, workspacesFitting, type CreateOrigin } from "./intents";
+import { findInterrupted, tookOver, underIntent, type CreateOrigin } from "./intents";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import { GONE } from "./results";
 import type { PropertyBag } from "./state";
@@ -135,16 +135,17 @@ export const workspaceOperations = withEndpointTracking<
       client,
       "Workspace",
       `Creating workspace "${inputs.name}"`,
-      (intent, notBefore) =>
-        Promise.resolve(
-          intent.kind === "Workspace" ? workspacesFitting(named, intent.object, notBefore) : [],
-        ),
     );
-    // The list is by this resource's name: a workspace found there under its parent is what the program
-    // asks for. One the intent asked for under another name or parent is not listed, and is left alone.
-    const made = interrupted?.record;
-    if (made !== undefined && made.parentId === inputs.parentId) {
-      await resolveIntent(origin, client);
+    // A workspace the intent asked for under this resource's name and parent is what the program asks
+    // for. One it asked for under another name or parent is left alone.
+    const made = interrupted?.found;
+    if (
+      interrupted !== undefined &&
+      made !== undefined &&
+      made.name === inputs.name &&
+      made.parentId === inputs.parentId
+    ) {
+      await tookOver(origin, client, interrupted, made.id);
       return { id: String(made.id), outputs: workspaceOutputs(inputs, made, false) };
     }
     const existing = named.filter((w) => w.parentId === inputs.parentId);
@@ -166,8 +167,12 @@ export const workspaceOperations = withEndpointTracking<
     let record: WorkspaceRecord;
     try {
       const request = { name: inputs.name, parentId: inputs.parentId };
-      record = await underIntent(origin, client, { kind: "Workspace", object: request }, () =>
-        client.createWorkspaceAndFind(request, named),
+      record = await underIntent(
+        origin,
+        client,
+        { kind: "Workspace", object: request },
+        () => client.createWorkspaceAndFind(request, named),
+        (created) => created.id,
       );
     } catch (error) {
       if (!isBrokerResultError(error) || error.createdId === undefined) throw error;

@@ -43,6 +43,15 @@ export {
   type Permissions,
   type PermissionsInput,
 } from "./permissions";
+export {
+  CLOCK_SKEW_MARGIN_MS,
+  createdBefore,
+  isCreatedBy,
+  notBeforeOf,
+  type CreatedByRule,
+  type CreatedCandidate,
+  type CreateRequested,
+} from "./created-by";
 export { codePointLength } from "./text";
 export { describeValue, isPlainObject } from "./values";
 export { isParentId, TOP_LEVEL_PARENT_ID, workspacePath } from "./workspaces";

@@ -8,6 +8,7 @@
  * wrapping secrets again ({@link fromCore}).
  */
 import { Struct, type JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb";
+import type { BrokerErrorCode } from "../client/errors";
 
 /** The key that marks a special value in the wire format. */
 export const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
@@ -48,7 +49,7 @@ export type PathSegment = string | number;
 /** Thrown when the engine sends a value this provider cannot take, such as an asset. */
 export class CodecError extends Error {
   /** Stable; match on it. A property value the engine sent cannot be read. */
-  readonly code = "BROKER_PROPERTY_INVALID";
+  readonly code: BrokerErrorCode = "BROKER_PROPERTY_INVALID";
   /** Where in the properties the value sits, such as `permissions.send[1]`. */
   readonly path: string;
 

@@ -19,6 +19,7 @@ import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Struct as StructMessage } from "google-protobuf/google/protobuf/struct_pb";
 import { ENVIRONMENT } from "../core/declarations";
 import { UnknownResourceTypeError } from "./errors";
+import type { BrokerErrorCode } from "../client/errors";
 
 /** A component's builder: its URN and the state `Construct` answers (outputs, possibly secret). */
 export type ComponentBuilder = (
@@ -81,7 +82,7 @@ function sdkRuntime(): SdkRuntime {
 /** The input `name` of a component is not known yet (the output of a resource still to be made). */
 export class UnknownComponentInputError extends Error {
   /** Stable; match on it. */
-  readonly code = "BROKER_COMPONENT_INPUT_UNKNOWN";
+  readonly code: BrokerErrorCode = "BROKER_COMPONENT_INPUT_UNKNOWN";
 
   constructor(type: string, name: string) {
     super(

@@ -18,6 +18,7 @@ import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { isNotImportableError } from "../core/import";
 import { CodecError, encodeStruct, fromCore, pv, type PropertyMap } from "./codec";
+import type { BrokerErrorCode } from "../client/errors";
 
 /** The metadata key in which gRPC carries a `google.rpc.Status` with error details. */
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
@@ -46,7 +47,7 @@ export class UnknownResourceTypeError extends Error {
  */
 export class ResourceInitFailedError extends Error {
   /** Stable; match on it. The object was created, but a later step failed (the native door). */
-  readonly code = "BROKER_CREATED_BUT_FAILED";
+  readonly code: BrokerErrorCode = "BROKER_RESOURCE_INIT_FAILED";
   /** The id of the object that exists. */
   readonly id: string;
   /** Its outputs, secrets wrapped. */

@@ -8,11 +8,12 @@ import { FUNCTIONS, secretOutputs } from "../core/declarations";
 import { LOOKUP_FUNCTIONS } from "../core/lookups";
 import { fromCore, toCore, type PropertyMap } from "./codec";
 import type { ProviderConfiguration } from "./config";
+import type { BrokerErrorCode } from "../client/errors";
 
 /** An `Invoke` of a function this provider does not have. */
 export class UnknownFunctionError extends Error {
   /** Stable; match on it. The plugin has no function of that token. */
-  readonly code = "BROKER_UNKNOWN_FUNCTION";
+  readonly code: BrokerErrorCode = "BROKER_UNKNOWN_FUNCTION";
   constructor(token: string) {
     const known = FUNCTIONS.map((fn) => fn.token).join(", ");
     super(`The broker provider has no function "${token}"; it has ${known}.`);

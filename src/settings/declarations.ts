@@ -11,6 +11,7 @@ import {
   DEFAULT_READ_STALENESS_MS,
   DEFAULT_TIMEOUT_MS,
 } from "../client/constants";
+import type { ClientSettingName } from "../client/setting-names";
 
 /** One provider setting. */
 export interface SettingDeclaration {
@@ -32,11 +33,6 @@ export interface SettingDeclaration {
   /** The value an unset setting takes (the client's default). */
   readonly default?: number | boolean;
   /**
-   * How a program that uses the client directly (no stack, no CLI) hears it named in messages.
-   * @default "the <name> option"
-   */
-  readonly label?: string;
-  /**
    * No client can be made without it. The required settings are the provider's identity: the
    * outputs of a `Provider` resource.
    */
@@ -53,7 +49,6 @@ export const SETTINGS = [
     doc: "The API base URL: an http(s) URL ending in `/v1`, such as `https://broker.example.com/v1`.",
     env: "BROKER_BASE_URL",
     required: true,
-    label: "the API base URL",
   },
   {
     name: "apiKey",
@@ -62,7 +57,6 @@ export const SETTINGS = [
     secret: true,
     env: "BROKER_API_KEY",
     required: true,
-    label: "the API key",
   },
   {
     name: "timeoutMs",
@@ -105,6 +99,14 @@ export const SETTINGS = [
 
 /** The name of a provider setting. */
 export type SettingName = (typeof SETTINGS)[number]["name"];
+
+/**
+ * Every provider setting is a client option the client's messages can name, and every such option
+ * is a setting: a setting added here without its client option (or the reverse) fails to compile.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+export type SettingsAreClientOptions = Holds<Same<SettingName, ClientSettingName>>;
 
 /** The settings without which no client can be made. */
 export type RequiredSetting = Extract<(typeof SETTINGS)[number], { required: true }>["name"];

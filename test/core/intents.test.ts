@@ -11,7 +11,7 @@ import {
   type AccessKeyInputs,
 } from "../../src/core/access-key";
 import { withInterruptedName } from "../../src/core/autoname";
-import { IntentStore, type CreateOrigin } from "../../src/core/intents";
+import { IntentStore, settleIntent, type CreateOrigin } from "../../src/core/intents";
 import { toPropertyBag } from "../../src/core/state";
 import {
   checkWorkspace,
@@ -80,6 +80,23 @@ async function keysNamed(ctx: TestContext, name: string): Promise<{ id: number }
   return found;
 }
 
+/**
+ * The intent of a create that finished waits for the engine, naming what it made; the engine's next
+ * operation on the resource (a diff naming the id) removes it.
+ */
+async function expectSettledBy(
+  ctx: TestContext,
+  origin: CreateOrigin & { intents: IntentStore },
+  kind: "AccessKey" | "Workspace",
+  id: string,
+): Promise<void> {
+  expect(await origin.intents.read(origin.urn), "kept until the engine holds the result").toMatchObject({
+    createdId: Number(id),
+  });
+  await settleIntent(origin, () => ctx.client(), kind, id);
+  expect(await origin.intents.read(origin.urn), "no intent left behind").toBeUndefined();
+}
+
 /** Starts a create in a process that then dies; resolves once the broker holds what it made. */
 async function crashMidCreate(start: () => Promise<unknown>, holds: () => Promise<boolean>): Promise<void> {
   void start().catch(() => undefined);
@@ -117,7 +134,7 @@ describe("create intents (a provider that dies mid-create)", () => {
     expect(result.outputs.permissions?.send).toEqual(["audit/*", "orders/*"]);
     expect(result.outputs.adopted).toBe(false);
     expect(await controls.publicKeyOf(Number(result.id))).toBe(result.outputs.publicKey);
-    expect(await origin.intents.read(origin.urn), "no intent left behind").toBeUndefined();
+    await expectSettledBy(ctx, origin, "AccessKey", result.id);
   });
 
   it("a key without a name: the next check names it as the dead create did, and its create takes over the object", async () => {
@@ -148,8 +165,8 @@ describe("create intents (a provider that dies mid-create)", () => {
     const result = await createAccessKey(ctx, again, origin);
     expect((await controls.stats()).accessKeys, "no second key").toBe(2);
     expect(result.id).toBe(String(made?.id));
-    expect(await origin.intents.read(origin.urn), "no intent left behind").toBeUndefined();
-    // Once the create finished, a new resource of the same URN gets a name of its own again.
+    await expectSettledBy(ctx, origin, "AccessKey", result.id);
+    // Once the create finished and the engine holds it, a new resource of the same URN gets a name of its own again.
     expect((await checked(ctx)).name).not.toBe(first.name);
   });
 
@@ -171,9 +188,9 @@ describe("create intents (a provider that dies mid-create)", () => {
       },
     });
     const ctx = c.context();
-    await createAccessKey(ctx, keyInputs(ctx), origin);
+    const result = await createAccessKey(ctx, keyInputs(ctx), origin);
     expect((await controls.stats()).accessKeys).toBe(2);
-    expect(await origin.intents.read(origin.urn)).toBeUndefined();
+    await expectSettledBy(ctx, origin, "AccessKey", result.id);
   });
 
   it("two keys fit an interrupted create: refused, naming both, and nothing is created", async () => {
@@ -214,7 +231,7 @@ describe("create intents (a provider that dies mid-create)", () => {
     const result = await createWorkspace(ctx, workspaceInputs(ctx), origin);
     expect(result.outputs).toMatchObject({ name: "orders", path: "/orders", adopted: false });
     expect((await controls.stats()).workspaces).toBe(1);
-    expect(await origin.intents.read(origin.urn)).toBeUndefined();
+    await expectSettledBy(ctx, origin, "Workspace", result.id);
 
     // Without an intent, the create-once check still refuses a namesake: no second workspace either way.
     const other = originOf("orders", "broker:index:Workspace");

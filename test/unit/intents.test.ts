@@ -6,12 +6,13 @@ import {
   INTENT_MAX_AGE_MS,
   IntentStore,
   intentRoot,
-  keyMatches,
+  intentNotBefore,
   parseIntent,
+  requestedBy,
   stackOfUrn,
-  workspacesFitting,
   type Intent,
 } from "../../src/core/intents";
+import { isCreatedBy, type CreatedCandidate } from "../../src/model";
 import type { AccessKeyRecord, WorkspaceRecord } from "../../src/client/types";
 
 const URN = "urn:pulumi:dev::orders::pulumi-nodejs:dynamic/broker:AccessKey::publisher";
@@ -129,7 +130,12 @@ describe("create intents: the record store", () => {
   });
 });
 
-describe("create intents: what an intent made", () => {
+describe("create intents: what an intent made (the model's one rule, isCreatedBy)", () => {
+  const fits = (intent: Intent, candidate: CreatedCandidate, claimed: number[] = []): boolean =>
+    isCreatedBy(requestedBy(intent), candidate, {
+      notBefore: intentNotBefore(intent),
+      claimed: new Set(claimed),
+    });
   const key = (over: Partial<AccessKeyRecord>): AccessKeyRecord => ({
     id: 1,
     name: "publisher",
@@ -140,22 +146,20 @@ describe("create intents: what an intent made", () => {
     ...over,
   });
 
-  it("a key with the intent's name, type and permissions (as sets)", () => {
+  it("a key with the intent's name, type and permissions (as sets), made since it was sent, not claimed", () => {
     const intent = keyIntent();
-    if (intent.kind !== "AccessKey") throw new Error("unreachable");
-    expect(keyMatches(intent.object, key({}))).toBe(true);
+    expect(fits(intent, key({}))).toBe(true);
     expect(
-      keyMatches(
-        intent.object,
-        key({ permissions: { send: ["orders/*", "orders/*"], receive: [], resources: {} } }),
-      ),
+      fits(intent, key({ permissions: { send: ["orders/*", "orders/*"], receive: [], resources: {} } })),
     ).toBe(true);
-    expect(keyMatches(intent.object, key({ name: "other" }))).toBe(false);
-    expect(keyMatches(intent.object, key({ type: "ACCOUNT" }))).toBe(false);
+    expect(fits(intent, key({ name: "other" }))).toBe(false);
+    expect(fits(intent, key({ type: "ACCOUNT" }))).toBe(false);
     // A key revoked by a destroy keeps its name, not its permissions: never taken.
-    expect(keyMatches(intent.object, key({ permissions: { send: [], receive: [], resources: {} } }))).toBe(
-      false,
-    );
+    expect(fits(intent, key({ permissions: { send: [], receive: [], resources: {} } }))).toBe(false);
+    // Within the clock-skew margin before it was sent: still it; beyond: an older namesake.
+    expect(fits(intent, key({ createdAt: "2026-11-27T09:59:56.000Z" }))).toBe(true);
+    expect(fits(intent, key({ createdAt: "2026-11-27T09:59:54.000Z" }))).toBe(false);
+    expect(fits(intent, key({}), [1])).toBe(false);
   });
 
   it("a workspace with the intent's name and parent, created at or after it", () => {
@@ -167,9 +171,8 @@ describe("create intents: what an intent made", () => {
       createdAt,
       children: [],
     });
+    const intent: Intent = { ...keyIntent(), kind: "Workspace", object: { name: "orders", parentId: 0 } };
     const named = [ws(1, 0, "2026-11-27T09:00:00.000Z"), ws(2, 0, SENT_AT), ws(3, 7, SENT_AT)];
-    expect(
-      workspacesFitting(named, { name: "orders", parentId: 0 }, Date.parse(SENT_AT)).map((w) => w.id),
-    ).toEqual([2]);
+    expect(named.filter((w) => fits(intent, w)).map((w) => w.id)).toEqual([2]);
   });
 });

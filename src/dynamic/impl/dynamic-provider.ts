@@ -5,7 +5,7 @@
 import type { dynamic, ID } from "@pulumi/pulumi";
 import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
-import type { CreateOrigin } from "../../core/intents";
+import { settleIntent, type CreateOrigin } from "../../core/intents";
 import type { ResourceOperations } from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
@@ -61,6 +61,15 @@ function originOf(inputs: PropertyBag): CreateOrigin | undefined {
 export function dynamicOperations<I extends object, P extends object, O extends object>(
   core: ResourceOperations<I, P, O>,
 ): DynamicOperations {
+  /**
+   * The engine holds `id` for the resource whose inputs (its class passes its URN) are `inputs`: its
+   * create's intent is settled (`settleIntent`). The host gives `read` and `delete` outputs, which
+   * carry no URN; `diff`, which the engine sends for every resource the program still declares
+   * (before any replacement), and `update` carry it.
+   */
+  const held = (id: string, inputs: PropertyBag): Promise<void> =>
+    settleIntent(originOf(inputs), () => dynamicContext.client(), core.typeName, id);
+
   return {
     check: async (olds, news) => {
       const naming = await withInterruptedName(namingOf(olds, news), news, originOf(news), core.typeName);
@@ -68,8 +77,10 @@ export function dynamicOperations<I extends object, P extends object, O extends 
         toDynamicCheck(news, core.check(dynamicContext, news, recordedBaseUrl(olds), naming)),
       );
     },
-    diff: (_id, olds, news) =>
-      settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news)))),
+    diff: async (id, olds, news) => {
+      await held(id, news);
+      return settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news))));
+    },
     create: (raw) =>
       toDynamicCreate(raw, () => core.create(dynamicContext, core.decodeInputs(raw), originOf(raw))),
     read: async (id, props = {}) => {
@@ -77,6 +88,7 @@ export function dynamicOperations<I extends object, P extends object, O extends 
       return toDynamicRead(await core.read(dynamicContext, id, old));
     },
     update: async (id, olds, news) => {
+      await held(id, news);
       const outputs = await core.update(
         dynamicContext,
         id,

@@ -1,4 +1,5 @@
 import { errorMessage } from "../../core/messages";
+import type { BrokerErrorCode } from "../../client/errors";
 
 /**
  * The error the engine understands as "the object was created, but a later step failed": its `id`,
@@ -7,7 +8,7 @@ import { errorMessage } from "../../core/messages";
  */
 export class CreatedButFailedError extends Error {
   /** Stable; match on it. The object was created, but a later step failed (the dynamic door). */
-  readonly code = "BROKER_CREATED_BUT_FAILED";
+  readonly code: BrokerErrorCode = "BROKER_CREATED_BUT_FAILED";
   /** The id of the object that exists. */
   readonly id: string;
   /** The outputs recorded for it, including `__provider`. */

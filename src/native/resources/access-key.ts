@@ -1,5 +1,5 @@
 /** `broker:index:AccessKey` in the native provider, over the core's AccessKey operations. */
-import { accessKeyOperations } from "../../core/access-key";
+import { accessKeyOperations, isUnfinished } from "../../core/access-key";
 import { ACCESS_KEY } from "../../core/declarations";
 import type { ResourceAdapter } from "../resource-adapter";
 import { coreAdapter } from "./core-adapter";
@@ -12,5 +12,5 @@ import { coreAdapter } from "./core-adapter";
  * by a create whose read-back failed gets its `createdAt` from that update.
  */
 export const accessKey: ResourceAdapter = coreAdapter(ACCESS_KEY.token, accessKeyOperations, {
-  recomputedByUpdate: (_diff, old) => (old.createdAt === undefined ? ["createdAt"] : []),
+  recomputedByUpdate: (_diff, old) => (isUnfinished(old) ? ["createdAt"] : []),
 });

@@ -11,6 +11,7 @@
 import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
 import type { ResourceOperations } from "../../core/operations";
+import { settleIntent } from "../../core/intents";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { DiffResult as CoreDiff } from "../../core/results";
 import { toPropertyBag } from "../../core/state";
@@ -136,6 +137,10 @@ export function coreAdapter<I extends object, P extends object, O extends object
       core.decodeProposedInputs(toCore(news).values),
     );
 
+  /** The engine holds `id` for the resource: its create's intent is settled (`settleIntent`). */
+  const held = (context: Parameters<typeof coreContext>[0], id: string): Promise<void> =>
+    settleIntent({ urn: context.urn }, () => coreContext(context).client(), core.typeName, id);
+
   return {
     token,
 
@@ -164,17 +169,16 @@ export function coreAdapter<I extends object, P extends object, O extends object
       return { inputs, failures: [] };
     },
 
-    diff({ olds, oldInputs, news }) {
+    async diff({ id, olds, oldInputs, news }, context) {
+      await held(context, id);
       const diff = diffOf(olds, oldInputs, news);
       const changedByUpdate = new Set(recomputed(diff, olds));
-      return Promise.resolve(
-        buildDiff({
-          changes: diff.details.map(({ path, kind, replace }) => ({ path, kind, replace })),
-          // A replacement makes every output new; an update keeps all but what it recomputes.
-          stables: diff.replaces.length > 0 ? [] : outputNames.filter((name) => !changedByUpdate.has(name)),
-          deleteBeforeReplace: diff.deleteBeforeReplace,
-        }),
-      );
+      return buildDiff({
+        changes: diff.details.map(({ path, kind, replace }) => ({ path, kind, replace })),
+        // A replacement makes every output new; an update keeps all but what it recomputes.
+        stables: diff.replaces.length > 0 ? [] : outputNames.filter((name) => !changedByUpdate.has(name)),
+        deleteBeforeReplace: diff.deleteBeforeReplace,
+      });
     },
 
     async create({ properties, preview }, context) {
@@ -211,6 +215,7 @@ export function coreAdapter<I extends object, P extends object, O extends object
     },
 
     async read({ id, properties, inputs }, context) {
+      await held(context, id);
       const state = toCore(properties);
       const recorded = toCore(inputs);
       // No state at all: an import by id (`pulumi import`), which rebuilds everything from the server.
@@ -245,11 +250,13 @@ export function coreAdapter<I extends object, P extends object, O extends object
         };
         return { properties: encode(values, secrets, { allowUnknowns: true, original: news }) };
       }
+      await held(context, id);
       const outputs = await core.update(coreContext(context), id, old, core.decodeInputs(input.values));
       return { properties: encode(outputs, secrets, { allowUnknowns: false }) };
     },
 
     async delete({ id, properties }, context) {
+      await held(context, id);
       await core.delete(coreContext(context), id, core.decodeOutputs(toCore(properties).values));
     },
 
