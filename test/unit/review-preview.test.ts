@@ -4,6 +4,8 @@
  * `preview --refresh`, and each kind of bad input refused in one line. The previews are built in the
  * shape CLI 3.259 prints (`pkg/backend/display/json.go`); test/fixtures/preview/ holds real ones.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isReviewInputError } from "../../src/review/errors";
 import { reviewPreview } from "../../src/review/review";
@@ -409,6 +411,42 @@ describe("reviewPreview: drift (preview --refresh)", () => {
       }),
     );
     expect(review.drift?.keys.map((key) => [key.name, key.verdict])).toEqual([["k", "broadens"]]);
+  });
+
+  it("reads a real preview --refresh of the dynamic door (CLI 3.259): refresh steps unrewritten", () => {
+    // test/e2e/review-drift.test.ts made it: after `up`, billing-svc was given payments/* and
+    // audit-reader was removed on the broker. The refresh steps show the old state on both sides;
+    // the program's steps start from the refreshed state (billing-svc) or create the key anew.
+    const text = fs.readFileSync(
+      path.join(__dirname, "..", "fixtures", "preview", "drift-dynamic-refresh.json"),
+      "utf8",
+    );
+    const review = reviewPreview(text);
+    expect(
+      review.drift?.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed, key.door]),
+    ).toEqual([
+      [
+        "billing-svc",
+        "updated",
+        "broadens",
+        { send: ["payments/*"], receive: [] },
+        { send: [], receive: [] },
+        "dynamic",
+      ],
+      [
+        "audit-reader",
+        "revoked",
+        "narrows",
+        { send: [], receive: [] },
+        { send: [], receive: ["audit/*"] },
+        "dynamic",
+      ],
+    ]);
+    expect(review.planned.keys.map((key) => [key.name, key.kind, key.verdict])).toEqual([
+      ["audit-reader", "created", "broadens"],
+      ["billing-svc", "updated", "narrows"],
+    ]);
+    expect(review.broadens).toBe(true);
   });
 
   it("a refresh that found nothing gives an empty drift section", () => {
