@@ -378,8 +378,14 @@ class WorkspacePaths {
         if (state === undefined || brokerResourceOfType(state.type)?.kind !== "Workspace") continue;
         const id = state.outputs["workspaceId"];
         const path = state.outputs["path"];
-        if (typeof id === "number" && typeof path === "string" && path !== UNKNOWN_SENTINEL)
-          this.byId.set(id, path);
+        if (typeof path !== "string" || path === UNKNOWN_SENTINEL) continue;
+        if (typeof id === "number") this.byId.set(id, path);
+        // A workspace's path also names its parent's: the parent's path is all but its last segment
+        // (so a parent the preview does not list, being unchanged, is still found).
+        const parentId = state.inputs["parentId"];
+        const cut = path.lastIndexOf("/");
+        if (typeof parentId === "number" && parentId !== 0 && cut > 0 && !this.byId.has(parentId))
+          this.byId.set(parentId, path.slice(0, cut));
       }
       if (step.new !== undefined && brokerResourceOfType(step.new.type)?.kind === "Workspace")
         this.planned.set(step.urn, step.new);

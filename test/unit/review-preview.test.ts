@@ -338,6 +338,28 @@ describe("reviewPreview: the planned change", () => {
     ]);
   });
 
+  it("a renamed workspace whose parent the preview does not list finds it from its own old path", () => {
+    const WS = "broker:index:Workspace";
+    const review = reviewPreview(
+      preview(
+        step(
+          "replace",
+          state(
+            WS,
+            "billing",
+            { name: "billing", parentId: 7 },
+            { workspaceId: 8, path: "/platform/billing" },
+          ),
+          state(WS, "billing", { name: "invoicing", parentId: 7 }),
+          { replaceReasons: ["name"] },
+        ),
+      ),
+    );
+    expect(review.planned.workspaces.map((w) => [w.from, w.to, w.unknown])).toEqual([
+      ["/platform/billing", "/platform/invoicing", false],
+    ]);
+  });
+
   it("a parent that cannot be resolved reads (known after up)", () => {
     const WS = "broker:index:Workspace";
     const review = reviewPreview(
