@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isReviewInputError } from "../../src/review/errors";
-import { reviewPreview } from "../../src/review/review";
+import { readDocument } from "../../src/review/documents";
+import { reviewDocuments, reviewPreview } from "../../src/review/review";
 import type { AccessChange, KeyChange } from "../../src/review/report";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -539,5 +540,59 @@ describe("reviewPreview: bad input is refused in one line", () => {
   it("a preview with only the stack is a review with no changes, not a refusal", () => {
     const review = reviewPreview(preview());
     expect(review.planned).toMatchObject({ verdict: "unchanged", keys: [], gains: [], workspaces: [] });
+  });
+});
+
+describe("reviewPreview: real previews of one change through each door (CLI 3.259)", () => {
+  // Captured by the review-e2e branch (scripts/gen-preview-fixtures.mts): the same scenario as a
+  // YAML program of native resources, a JavaScript program of dynamic resources, and an Environment
+  // going from before.yaml to after.yaml.
+  const fixture = (name: string): string =>
+    fs.readFileSync(path.join(__dirname, "..", "fixtures", "preview", name), "utf8");
+  const lines = (review: ReturnType<typeof reviewPreview>) =>
+    review.planned.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed]);
+  const expected = [
+    [
+      "orders-svc",
+      "updated",
+      "broadens",
+      { send: ["orders/shipped"], receive: ["payments/*"] },
+      { send: [], receive: ["payments/captured"] },
+    ],
+    ["shipping-svc", "created", "broadens", { send: ["shipping/*"], receive: [] }, { send: [], receive: [] }],
+    [
+      "billing-svc",
+      "updated",
+      "narrows",
+      { send: [], receive: ["orders/created"] },
+      { send: ["billing/invoiced"], receive: ["orders/*"] },
+    ],
+    ["legacy-svc", "revoked", "narrows", { send: [], receive: [] }, { send: [], receive: ["audit/*"] }],
+  ];
+
+  it.each(["native-yaml.json", "dynamic-ts.json"])(
+    "%s: each key, the rotation and the workspace moves",
+    (name) => {
+      const review = reviewPreview(fixture(name));
+      expect(lines(review)).toEqual([
+        ...expected,
+        ["ops-admin", "rotated", "unchanged", { send: [], receive: [] }, { send: [], receive: [] }],
+      ]);
+      expect(review.planned.workspaces.map((w) => [w.from, w.to])).toEqual([
+        ["/platform/billing", "/platform/invoicing"],
+        // Its new parent `data` is unchanged, so the preview does not list it (without --show-sames).
+        ["/platform/orders", "(known after up)/orders"],
+      ]);
+      expect(review.broadens).toBe(true);
+    },
+  );
+
+  it("environment-yaml.json: the Environment's children, as --from before.yaml --to after.yaml reads them", () => {
+    expect(lines(reviewPreview(fixture("environment-yaml.json")))).toEqual(expected);
+    const from = readDocument("before.yaml", fixture("before.yaml"));
+    const to = readDocument("after.yaml", fixture("after.yaml"));
+    expect(lines(reviewDocuments(from, to, "documents", { from: "before.yaml", to: "after.yaml" }))).toEqual(
+      expected,
+    );
   });
 });
