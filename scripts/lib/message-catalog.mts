@@ -18,7 +18,15 @@ import * as path from "node:path";
 import ts from "typescript";
 
 /** The folders of src/ whose messages users of the providers meet. */
-export const MESSAGE_FOLDERS = ["model", "core", "client", "settings", "native", "dynamic", "review"] as const;
+export const MESSAGE_FOLDERS = [
+  "model",
+  "core",
+  "client",
+  "settings",
+  "native",
+  "dynamic",
+  "review",
+] as const;
 
 /** Whether the strings `file` returns are parts of messages: the model's rules, the client's error mapping. */
 function returnsMessageParts(file: string): boolean {

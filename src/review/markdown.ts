@@ -68,12 +68,14 @@ export function renderReviewMarkdown(
     sections.map((s) => ({ section: s, shown: 0 })),
     maxLength,
   ).length;
-  const room = maxLength - head.length - reserve;
-  if (room < 0) {
+  const least = head.length + reserve;
+  // Written so that NaN fails too.
+  if (!(maxLength >= least)) {
     throw new RangeError(
-      `renderReviewMarkdown: maxLength ${maxLength} is too small: the verdict and the counts alone take ${head.length + reserve} characters`,
+      `renderReviewMarkdown: maxLength must be at least ${least} (the verdict and the counts alone take that many characters), got ${maxLength}`,
     );
   }
+  const room = maxLength - least;
   const body: string[] = [];
   let used = 0;
   const fitted = sections.map((section) => {

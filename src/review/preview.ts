@@ -14,9 +14,11 @@
  *   `{"4dabf18193072939515e22adb298388d": …}`, is read the same way); a value not known until `up`
  *   is the string `04da6b54-80e4-46f7-96ec-b56ff0331ba9`;
  * - with `--refresh`, the engine first refreshes every resource of the last `up` (one step per
- *   resource: `refresh` when the broker still matches, rewritten to `update` or `delete` when it
- *   does not), then runs the program: the refresh steps are the steps before the first URN that
- *   repeats (the root stack's, which both phases show).
+ *   resource, `refresh`; the engine rewrites it to `update` or `delete` only when the provider gave
+ *   a detailed diff, which the dynamic door never does, and then both its states are the old one),
+ *   then runs the program, whose steps start from the refreshed state: the refresh steps are the
+ *   steps before the first URN that repeats (the root stack's, which both phases show); drift is
+ *   read from them and the program's `oldState`s (see `driftTransitions`).
  * Any other resource (another provider's, a component such as `Environment` or `BrokerConfig`) is
  * passed over: a component's children are ordinary steps of their own.
  */
@@ -80,9 +82,56 @@ export function readPreview(text: string): PreviewReading {
   const steps = parseSteps(text);
   const phaseEnd = refreshPhaseEnd(steps);
   const planned = steps.slice(phaseEnd);
-  const reading: PreviewReading = { planned: transitionsOf(planned, "planned", steps) };
-  if (phaseEnd > 0) reading.drift = transitionsOf(steps.slice(0, phaseEnd), "drift", steps);
+  const reading: PreviewReading = { planned: transitionsOf(planned, steps) };
+  if (phaseEnd > 0)
+    reading.drift = { keys: driftTransitions(steps.slice(0, phaseEnd), planned), workspaces: [] };
   return reading;
+}
+
+/**
+ * What changed on the broker since the last `up`, per access key of the refresh phase: its state
+ * then is the refresh step's `oldState`. Its state now is the refresh step's `newState` when the
+ * engine rewrote the step to `update` (or gone, to `delete`); otherwise (CLI 3.259 leaves a refresh
+ * of a dynamic resource as `refresh`, both states the old one) it is the `oldState` the program's
+ * step for the same URN starts from, which is the refreshed state; a program step that must
+ * `create` the key again (no `oldState`) means the key is gone. A key the program leaves `same` is
+ * not shown without `--show-sames`, and then reads as unchanged.
+ */
+function driftTransitions(
+  refreshSteps: readonly StepView[],
+  programSteps: readonly StepView[],
+): KeyTransition[] {
+  const programByUrn = new Map<string, StepView>();
+  for (const step of programSteps) if (!programByUrn.has(step.urn)) programByUrn.set(step.urn, step);
+  const transitions: KeyTransition[] = [];
+  for (const step of refreshSteps) {
+    const last = step.old ?? step.new;
+    if (last === undefined) continue;
+    const resource = brokerResourceOfType(last.type);
+    if (resource?.kind !== "AccessKey") continue;
+    let now: StateView | undefined;
+    let gone = step.op === "delete";
+    if (step.op === "update" && step.new !== undefined) now = step.new;
+    else if (!gone) {
+      const program = programByUrn.get(step.urn);
+      if (program?.old !== undefined) now = program.old;
+      else if (program?.op === "create") gone = true;
+      // `refresh` with a new state of its own (an engine that shows the refreshed state there).
+      else if (step.new !== undefined) now = step.new;
+    }
+    if (!gone && now === undefined) continue;
+    const transition: KeyTransition = {
+      name: keyName(last, step.urn),
+      source: step.urn,
+      door: resource.door,
+      operation: gone ? "delete" : "update",
+      before: accessOf(last, "outputs"),
+    };
+    if (gone) transition.onDelete = "revoke";
+    else if (now !== undefined) transition.after = accessOf(now, "outputs");
+    transitions.push(transition);
+  }
+  return transitions;
 }
 
 /** The steps of the preview's JSON, or the one-line refusal of what it is instead. */
@@ -269,10 +318,9 @@ function keyOperation(op: string): KeyOperation | undefined {
   }
 }
 
-/** The key transitions and workspace moves of one phase's steps (`all` resolves workspace parents). */
+/** The key transitions and workspace moves the program's steps plan (`all` resolves workspace parents). */
 function transitionsOf(
   steps: readonly StepView[],
-  phase: "planned" | "drift",
   all: readonly StepView[],
 ): { keys: KeyTransition[]; workspaces: WorkspaceTransition[] } {
   // A replacement may show as several steps (with --show-replacement-steps): one transition per URN.
@@ -284,23 +332,18 @@ function transitionsOf(
     if (state === undefined) continue;
     const resource = brokerResourceOfType(state.type);
     if (resource === undefined) continue;
-    // A refresh step that carries both states is compared too: an engine that did not rewrite it to
-    // an update still shows what the broker returned (a refresh that found nothing compares equal).
-    const operation =
-      phase === "drift" && step.op === "refresh" && step.old !== undefined && step.new !== undefined
-        ? "update"
-        : keyOperation(step.op);
+    const operation = keyOperation(step.op);
     if (operation === undefined) continue;
     if (resource.kind === "Workspace") {
-      if (phase === "planned" && operation === "replace") {
+      if (operation === "replace") {
         const move = resolver.move(step);
         if (move !== undefined && !workspaces.some((w) => w.source === move.source)) workspaces.push(move);
       }
       continue;
     }
     if (resource.kind !== "AccessKey" || keys.has(step.urn)) continue;
-    // The plan compares the program's checked inputs; drift compares what the broker returned.
-    const side = phase === "planned" ? "inputs" : "outputs";
+    // The plan compares the program's checked inputs (drift compares what the broker returned).
+    const side = "inputs";
     const transition: KeyTransition = {
       name: keyName(step.new ?? step.old, step.urn),
       source: step.urn,
@@ -309,16 +352,15 @@ function transitionsOf(
     };
     if (step.old !== undefined && operation !== "create") transition.before = accessOf(step.old, side);
     if (step.new !== undefined && operation !== "delete") transition.after = accessOf(step.new, side);
-    if (operation === "delete") transition.onDelete = onDeleteOf(step.old, phase);
+    if (operation === "delete") transition.onDelete = onDeleteOf(step.old);
     if (operation === "replace") transition.rotation = step.replaceReasons.includes("rotationTriggers");
     keys.set(step.urn, transition);
   }
   return { keys: [...keys.values()], workspaces };
 }
 
-/** What deleting a key does: a key gone in drift is gone; a planned delete follows its onDelete. */
-function onDeleteOf(state: StateView | undefined, phase: "planned" | "drift"): OnDelete {
-  if (phase === "drift") return "revoke";
+/** What a planned delete does to the key: its `onDelete`, or the default (revoke). */
+function onDeleteOf(state: StateView | undefined): OnDelete {
   const value = state?.inputs["onDelete"];
   return isOnDelete(value) ? value : DEFAULT_ON_DELETE;
 }
@@ -336,8 +378,14 @@ class WorkspacePaths {
         if (state === undefined || brokerResourceOfType(state.type)?.kind !== "Workspace") continue;
         const id = state.outputs["workspaceId"];
         const path = state.outputs["path"];
-        if (typeof id === "number" && typeof path === "string" && path !== UNKNOWN_SENTINEL)
-          this.byId.set(id, path);
+        if (typeof path !== "string" || path === UNKNOWN_SENTINEL) continue;
+        if (typeof id === "number") this.byId.set(id, path);
+        // A workspace's path also names its parent's: the parent's path is all but its last segment
+        // (so a parent the preview does not list, being unchanged, is still found).
+        const parentId = state.inputs["parentId"];
+        const cut = path.lastIndexOf("/");
+        if (typeof parentId === "number" && parentId !== 0 && cut > 0 && !this.byId.has(parentId))
+          this.byId.set(parentId, path.slice(0, cut));
       }
       if (step.new !== undefined && brokerResourceOfType(step.new.type)?.kind === "Workspace")
         this.planned.set(step.urn, step.new);

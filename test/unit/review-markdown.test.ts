@@ -526,9 +526,14 @@ describe("renderReviewMarkdown fits in a GitHub comment", () => {
       expect(markdown.length, String(maxLength)).toBeLessThanOrEqual(maxLength);
       expect(markdown, String(maxLength)).toContain("**Left out to fit in");
     }
-    expect(() => renderReviewMarkdown(large, { maxLength: 200 })).toThrow(
-      /^renderReviewMarkdown: maxLength 200 is too small: the verdict and the counts alone take \d+ characters$/u,
-    );
+    for (const maxLength of [200, Number.NaN]) {
+      expect(() => renderReviewMarkdown(large, { maxLength })).toThrow(
+        new RegExp(
+          `^renderReviewMarkdown: maxLength must be at least \\d+ \\(the verdict and the counts alone take that many characters\\), got ${maxLength}$`,
+          "u",
+        ),
+      );
+    }
   });
 
   it("leaves out a row longer than the comment, and still fits", () => {

@@ -4,9 +4,12 @@
  * `preview --refresh`, and each kind of bad input refused in one line. The previews are built in the
  * shape CLI 3.259 prints (`pkg/backend/display/json.go`); test/fixtures/preview/ holds real ones.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isReviewInputError } from "../../src/review/errors";
-import { reviewPreview } from "../../src/review/review";
+import { readDocument } from "../../src/review/documents";
+import { reviewDocuments, reviewPreview } from "../../src/review/review";
 import type { AccessChange, KeyChange } from "../../src/review/report";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -336,6 +339,28 @@ describe("reviewPreview: the planned change", () => {
     ]);
   });
 
+  it("a renamed workspace whose parent the preview does not list finds it from its own old path", () => {
+    const WS = "broker:index:Workspace";
+    const review = reviewPreview(
+      preview(
+        step(
+          "replace",
+          state(
+            WS,
+            "billing",
+            { name: "billing", parentId: 7 },
+            { workspaceId: 8, path: "/platform/billing" },
+          ),
+          state(WS, "billing", { name: "invoicing", parentId: 7 }),
+          { replaceReasons: ["name"] },
+        ),
+      ),
+    );
+    expect(review.planned.workspaces.map((w) => [w.from, w.to, w.unknown])).toEqual([
+      ["/platform/billing", "/platform/invoicing", false],
+    ]);
+  });
+
   it("a parent that cannot be resolved reads (known after up)", () => {
     const WS = "broker:index:Workspace";
     const review = reviewPreview(
@@ -411,6 +436,42 @@ describe("reviewPreview: drift (preview --refresh)", () => {
     expect(review.drift?.keys.map((key) => [key.name, key.verdict])).toEqual([["k", "broadens"]]);
   });
 
+  it("reads a real preview --refresh of the dynamic door (CLI 3.259): refresh steps unrewritten", () => {
+    // test/e2e/review-drift.test.ts made it: after `up`, billing-svc was given payments/* and
+    // audit-reader was removed on the broker. The refresh steps show the old state on both sides;
+    // the program's steps start from the refreshed state (billing-svc) or create the key anew.
+    const text = fs.readFileSync(
+      path.join(__dirname, "..", "fixtures", "preview", "drift-dynamic-refresh.json"),
+      "utf8",
+    );
+    const review = reviewPreview(text);
+    expect(
+      review.drift?.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed, key.door]),
+    ).toEqual([
+      [
+        "billing-svc",
+        "updated",
+        "broadens",
+        { send: ["payments/*"], receive: [] },
+        { send: [], receive: [] },
+        "dynamic",
+      ],
+      [
+        "audit-reader",
+        "revoked",
+        "narrows",
+        { send: [], receive: [] },
+        { send: [], receive: ["audit/*"] },
+        "dynamic",
+      ],
+    ]);
+    expect(review.planned.keys.map((key) => [key.name, key.kind, key.verdict])).toEqual([
+      ["audit-reader", "created", "broadens"],
+      ["billing-svc", "updated", "narrows"],
+    ]);
+    expect(review.broadens).toBe(true);
+  });
+
   it("a refresh that found nothing gives an empty drift section", () => {
     const k = keyState("k", { name: "k", ...service(["a/b"]) });
     const review = reviewPreview(
@@ -479,5 +540,59 @@ describe("reviewPreview: bad input is refused in one line", () => {
   it("a preview with only the stack is a review with no changes, not a refusal", () => {
     const review = reviewPreview(preview());
     expect(review.planned).toMatchObject({ verdict: "unchanged", keys: [], gains: [], workspaces: [] });
+  });
+});
+
+describe("reviewPreview: real previews of one change through each door (CLI 3.259)", () => {
+  // Captured by the review-e2e branch (scripts/gen-preview-fixtures.mts): the same scenario as a
+  // YAML program of native resources, a JavaScript program of dynamic resources, and an Environment
+  // going from before.yaml to after.yaml.
+  const fixture = (name: string): string =>
+    fs.readFileSync(path.join(__dirname, "..", "fixtures", "preview", name), "utf8");
+  const lines = (review: ReturnType<typeof reviewPreview>) =>
+    review.planned.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed]);
+  const expected = [
+    [
+      "orders-svc",
+      "updated",
+      "broadens",
+      { send: ["orders/shipped"], receive: ["payments/*"] },
+      { send: [], receive: ["payments/captured"] },
+    ],
+    ["shipping-svc", "created", "broadens", { send: ["shipping/*"], receive: [] }, { send: [], receive: [] }],
+    [
+      "billing-svc",
+      "updated",
+      "narrows",
+      { send: [], receive: ["orders/created"] },
+      { send: ["billing/invoiced"], receive: ["orders/*"] },
+    ],
+    ["legacy-svc", "revoked", "narrows", { send: [], receive: [] }, { send: [], receive: ["audit/*"] }],
+  ];
+
+  it.each(["native-yaml.json", "dynamic-ts.json"])(
+    "%s: each key, the rotation and the workspace moves",
+    (name) => {
+      const review = reviewPreview(fixture(name));
+      expect(lines(review)).toEqual([
+        ...expected,
+        ["ops-admin", "rotated", "unchanged", { send: [], receive: [] }, { send: [], receive: [] }],
+      ]);
+      expect(review.planned.workspaces.map((w) => [w.from, w.to])).toEqual([
+        ["/platform/billing", "/platform/invoicing"],
+        // Its new parent `data` is unchanged, so the preview does not list it (without --show-sames).
+        ["/platform/orders", "(known after up)/orders"],
+      ]);
+      expect(review.broadens).toBe(true);
+    },
+  );
+
+  it("environment-yaml.json: the Environment's children, as --from before.yaml --to after.yaml reads them", () => {
+    expect(lines(reviewPreview(fixture("environment-yaml.json")))).toEqual(expected);
+    const from = readDocument("before.yaml", fixture("before.yaml"));
+    const to = readDocument("after.yaml", fixture("after.yaml"));
+    expect(lines(reviewDocuments(from, to, "documents", { from: "before.yaml", to: "after.yaml" }))).toEqual(
+      expected,
+    );
   });
 });
