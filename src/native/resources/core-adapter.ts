@@ -10,7 +10,7 @@
  */
 import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
-import type { ResourceOperations } from "../../core/operations";
+import { replacementRefusedWarning, type ResourceOperations } from "../../core/operations";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { DiffResult as CoreDiff } from "../../core/results";
 import { toPropertyBag } from "../../core/state";
@@ -39,6 +39,7 @@ export function coreContext(context: OperationContext): CoreContext {
   return {
     client: () => context.configuration.client(),
     configuredBaseUrl: () => context.configuration.baseUrl(),
+    authenticatesWith: (accessKey) => context.configuration.authenticatesWith(accessKey),
     settingNames: context.configuration.settingNames,
     log: { warn: (message) => context.log.warn(message) },
   };
@@ -164,17 +165,20 @@ export function coreAdapter<I extends object, P extends object, O extends object
       return { inputs, failures: [] };
     },
 
-    diff({ olds, oldInputs, news }) {
+    async diff({ id, olds, oldInputs, news }, context) {
       const diff = diffOf(olds, oldInputs, news);
       const changedByUpdate = new Set(recomputed(diff, olds));
-      return Promise.resolve(
-        buildDiff({
-          changes: diff.details.map(({ path, kind, replace }) => ({ path, kind, replace })),
-          // A replacement makes every output new; an update keeps all but what it recomputes.
-          stables: diff.replaces.length > 0 ? [] : outputNames.filter((name) => !changedByUpdate.has(name)),
-          deleteBeforeReplace: diff.deleteBeforeReplace,
-        }),
-      );
+      const refusal =
+        diff.replaces.length > 0
+          ? core.deleteRefusal?.(coreContext(context), id, core.decodeOutputs(toCore(olds).values, id))
+          : undefined;
+      if (refusal !== undefined) await context.log.warn(replacementRefusedWarning(refusal));
+      return buildDiff({
+        changes: diff.details.map(({ path, kind, replace }) => ({ path, kind, replace })),
+        // A replacement makes every output new; an update keeps all but what it recomputes.
+        stables: diff.replaces.length > 0 ? [] : outputNames.filter((name) => !changedByUpdate.has(name)),
+        deleteBeforeReplace: diff.deleteBeforeReplace,
+      });
     },
 
     async create({ properties, preview }, context) {
