@@ -6,7 +6,7 @@
  * They run on any value, valid or not, so that one run reports schema and rule problems together:
  * every part of the value whose shape is wrong is skipped here (the schema already reports it).
  */
-import { eventPathMessage, workspacePath } from "../model";
+import { accountKeyNotAllowedMessage, eventPathMessage, workspacePath } from "../model";
 import { formatPath, type PathSegment } from "./paths";
 
 /** A rule violation: where (as path segments) and what. */
@@ -53,18 +53,6 @@ function checkWorkspaces(value: unknown, at: PathSegment[], parentPath: string, 
     const path = workspacePath(parentPath, name);
     checkWorkspaces(workspace["children"], [...here, "children"], path, out);
   }
-}
-
-/**
- * Why an ACCOUNT key in a document is refused, and how to allow it: such a key may change the whole
- * broker configuration, and a copied document (say, from `broker-config export`) must not hand one
- * out or take over the target's own by name without the author saying so.
- */
-export function accountKeyNotAllowedMessage(name: string): string {
-  return (
-    `access key ${JSON.stringify(name)} is an ACCOUNT key, which may change the whole broker configuration through the API: ` +
-    "a document creates or adopts ACCOUNT keys only when it says `allowAccountKeys: true` at its top level (or use type SERVICE)"
-  );
 }
 
 function checkAccessKeys(value: unknown, allowAccountKeys: boolean, out: RuleViolation[]): void {

@@ -237,7 +237,7 @@ async function applyPermissions(
  * it), which would lock it out of the API mid-run. A key left as it is (`onDelete: "retain"`) is
  * never refused. Compares values through the context; the message names the key, never a value.
  */
-function ownKeyRefusal(ctx: DeleteCheckContext, id: string, old: OwnOutputs): string | undefined {
+function ownKeyRefusalReason(ctx: DeleteCheckContext, id: string, old: OwnOutputs): string | undefined {
   if (old.onDelete === "retain" || !ctx.authenticatesWith(old.accessKey)) return undefined;
   return (
     `access key "${old.name}" (id ${id}) is the key this provider authenticates with (${ctx.settingNames.apiKey}), and revoking it would lock the provider out of the API. ` +
@@ -440,7 +440,7 @@ export const accessKeyOperations = withEndpointTracking<
    */
   async delete(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
     // Before any request: the engine keeps a resource whose delete fails in the stack.
-    const refusal = ownKeyRefusal(ctx, id, old);
+    const refusal = ownKeyRefusalReason(ctx, id, old);
     if (refusal !== undefined) throw new Error(`Refusing to revoke: ${refusal}`);
     if (old.onDelete === "retain") {
       await ctx.log.warn(
@@ -459,7 +459,7 @@ export const accessKeyOperations = withEndpointTracking<
     );
   },
   /** Why revoking this key would be refused: it is the key the provider authenticates with. */
-  deleteRefusal: ownKeyRefusal,
+  deleteRefusal: ownKeyRefusalReason,
 });
 
 /**

@@ -8,7 +8,7 @@ import type { PropertyBag } from "./state";
  * The warning a door shows during a preview when a change replaces an object whose delete would be
  * refused (see {@link ResourceOperations.deleteRefusal}): the replacement will stop there.
  */
-export function replacementRefusedWarning(reason: string): string {
+export function replacementRefusedMessage(reason: string): string {
   return `This change replaces the object, and the replacement will fail when it revokes the old one: ${reason}`;
 }
 

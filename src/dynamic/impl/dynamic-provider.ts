@@ -6,7 +6,7 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
 import type { CreateOrigin } from "../../core/intents";
-import { replacementRefusedWarning, type ResourceOperations } from "../../core/operations";
+import { replacementRefusedMessage, type ResourceOperations } from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
 import { warn } from "./host-log";
@@ -78,7 +78,7 @@ export function dynamicOperations<I extends object, P extends object, O extends 
         (result.replaces ?? []).length > 0
           ? core.deleteRefusal?.(dynamicContext, id, core.decodeOutputs(olds, id))
           : undefined;
-      if (refusal !== undefined) await warn(replacementRefusedWarning(refusal));
+      if (refusal !== undefined) await warn(replacementRefusedMessage(refusal));
       return result;
     },
     create: (raw) =>

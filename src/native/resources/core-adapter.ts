@@ -10,7 +10,7 @@
  */
 import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
-import { replacementRefusedWarning, type ResourceOperations } from "../../core/operations";
+import { replacementRefusedMessage, type ResourceOperations } from "../../core/operations";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { DiffResult as CoreDiff } from "../../core/results";
 import { toPropertyBag } from "../../core/state";
@@ -172,7 +172,7 @@ export function coreAdapter<I extends object, P extends object, O extends object
         diff.replaces.length > 0
           ? core.deleteRefusal?.(coreContext(context), id, core.decodeOutputs(toCore(olds).values, id))
           : undefined;
-      if (refusal !== undefined) await context.log.warn(replacementRefusedWarning(refusal));
+      if (refusal !== undefined) await context.log.warn(replacementRefusedMessage(refusal));
       return buildDiff({
         changes: diff.details.map(({ path, kind, replace }) => ({ path, kind, replace })),
         // A replacement makes every output new; an update keeps all but what it recomputes.
