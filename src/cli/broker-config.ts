@@ -391,15 +391,16 @@ async function runExport(args: ExportArgs): Promise<number> {
       includeAccountKeys: args.includeAccountKeys,
       authenticatedWith: args.client.apiKey,
     });
-    for (const line of leftOutLines(result.leftOut)) process.stderr.write(`broker-config: ${line}\n`);
     for (const warning of result.warnings) process.stderr.write(`broker-config: warning: ${warning}\n`);
     const text =
       args.format === "import"
         ? `${JSON.stringify(result.importFile, null, 2)}\n`
         : formatBrokerConfig(result.document, args.format);
+    if (args.out !== undefined) writeAtomically(args.out, text);
+    // Said once the export is done: a failed one reports its failure alone, in one line.
+    for (const line of leftOutLines(result.leftOut)) process.stderr.write(`broker-config: ${line}\n`);
     if (args.out === undefined) process.stdout.write(text);
     else {
-      writeAtomically(args.out, text);
       process.stderr.write(
         `broker-config: wrote ${result.counts.workspaces} workspaces and ${result.counts.accessKeys} access keys to ${args.out}\n`,
       );
