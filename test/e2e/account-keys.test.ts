@@ -29,7 +29,11 @@ import {
 // admin keys share a name (as fresh installations do): A is exported, B is deployed to, through the
 // real CLI, with a YAML `Environment` (native plugin), the dynamic `BrokerConfig`, and a YAML
 // `Environment` under an explicit provider whose key is another. The steps share the brokers and
-// run in order; each stack is created once.
+// run in order; each stack is created once. Each step runs a few real CLI commands (seconds each,
+// more on a busy machine): STEP_TIMEOUT_MS bounds them.
+
+/** The time one step's CLI runs may take, with every core busy. */
+const STEP_TIMEOUT_MS = 300_000;
 
 let source: EmulatorHandle; // "A": exported
 let target: EmulatorHandle; // "B": deployed to
@@ -123,153 +127,176 @@ beforeAll(async () => {
 afterAll(() => tearDown({ emulators: [source, target], project: yaml, scratch: [scratch] }));
 
 describe("copying an environment never hands out or revokes an admin key", () => {
-  it("1. the export leaves out ACCOUNT keys and the key it authenticates with, and says why on stderr", async () => {
-    // Both admin keys share the name the scenario is about.
-    expect((await keyOfB("admin"))["type"]).toBe("ACCOUNT");
-    const document = parse(exported.text) as BrokerConfigDocument;
-    expect(document.accessKeys?.map((k) => k.type)).not.toContain("ACCOUNT");
-    expect(document.allowAccountKeys).toBeUndefined();
-    expect(exported.stderr).toMatch(
-      /left out access key "admin" \(id \d+\): it is the key this export authenticates with/u,
-    );
-    expect(exported.stderr).toContain('left out 1 ACCOUNT key(s) ("ops-admin")');
-    expect(exported.stderr).toContain("pass --include-account-keys");
-    expect(exported.text).toContain(
-      "Environment component (native `broker` plugin: YAML, Python, Go, TypeScript)",
-    );
-    // With --include-account-keys: the other ACCOUNT key, allowed; never the export's own.
-    expect(olderExport.allowAccountKeys).toBe(true);
-    expect(olderExport.accessKeys?.filter((k) => k.type === "ACCOUNT").map((k) => k.name)).toEqual([
-      "ops-admin",
-      "admin", // added by this test, as an older export wrote it
-    ]);
-    for (const key of await allKeys(source)) expect(exported.text).not.toContain(String(key["key"]));
-  });
+  it(
+    "1. the export leaves out ACCOUNT keys and the key it authenticates with, and says why on stderr",
+    async () => {
+      // Both admin keys share the name the scenario is about.
+      expect((await keyOfB("admin"))["type"]).toBe("ACCOUNT");
+      const document = parse(exported.text) as BrokerConfigDocument;
+      expect(document.accessKeys?.map((k) => k.type)).not.toContain("ACCOUNT");
+      expect(document.allowAccountKeys).toBeUndefined();
+      expect(exported.stderr).toMatch(
+        /left out access key "admin" \(id \d+\): it is the key this export authenticates with/u,
+      );
+      expect(exported.stderr).toContain('left out 1 ACCOUNT key(s) ("ops-admin")');
+      expect(exported.stderr).toContain("pass --include-account-keys");
+      expect(exported.text).toContain(
+        "Environment component (native `broker` plugin: YAML, Python, Go, TypeScript)",
+      );
+      // With --include-account-keys: the other ACCOUNT key, allowed; never the export's own.
+      expect(olderExport.allowAccountKeys).toBe(true);
+      expect(olderExport.accessKeys?.filter((k) => k.type === "ACCOUNT").map((k) => k.name)).toEqual([
+        "ops-admin",
+        "admin", // added by this test, as an older export wrote it
+      ]);
+      for (const key of await allKeys(source)) expect(exported.text).not.toContain(String(key["key"]));
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it("2. YAML Environment: deploying the export to B and destroying it leaves B's admin key untouched and working, and makes no ACCOUNT key", async () => {
-    const adminBefore = await keyOfB("admin");
-    const stack = await yaml.stack("copy", {
-      documentFile: { value: documentFile("copy.yaml", parse(exported.text) as BrokerConfigDocument) },
-      ...emulatorConfig(target),
-    });
-    expect((await stack.up()).summary.result).toBe("succeeded");
-    expect(await accountKeysOfB()).toEqual(["admin"]);
-    expect(await stack.destroy()).toMatchObject({ summary: { result: "succeeded" } });
-    expect(await keyOfB("admin")).toEqual(adminBefore);
-    expect(await works(target.adminKey)).toBe(true);
-    expect(await accountKeysOfB()).toEqual(["admin"]);
-  });
+  it(
+    "2. YAML Environment: deploying the export to B and destroying it leaves B's admin key untouched and working, and makes no ACCOUNT key",
+    async () => {
+      const adminBefore = await keyOfB("admin");
+      const stack = await yaml.stack("copy", {
+        documentFile: { value: documentFile("copy.yaml", parse(exported.text) as BrokerConfigDocument) },
+        ...emulatorConfig(target),
+      });
+      expect((await stack.up()).summary.result).toBe("succeeded");
+      expect(await accountKeysOfB()).toEqual(["admin"]);
+      expect(await stack.destroy()).toMatchObject({ summary: { result: "succeeded" } });
+      expect(await keyOfB("admin")).toEqual(adminBefore);
+      expect(await works(target.adminKey)).toBe(true);
+      expect(await accountKeysOfB()).toEqual(["admin"]);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it("3. YAML Environment: an older export's ACCOUNT keys fail the preview before any request; allowed, destroy cannot revoke the provider's own key", async () => {
-    const { allowAccountKeys: _allowed, ...notAllowed } = olderExport;
-    const stack = await yaml.stack("older", {
-      documentFile: { value: documentFile("older.yaml", notAllowed) },
-      ...emulatorConfig(target),
-    });
-    await target.controls!.clearRequests();
-    const refused = await failureOf(stack.preview());
-    expect(refused).toMatch(
-      /older\.yaml:\d+:\d+ accessKeys\[\d+\]\.type: access key "admin" is an ACCOUNT key, .*`allowAccountKeys: true`/u,
-    );
-    expect(refused).toMatch(/access key "ops-admin" is an ACCOUNT key/u);
-    expect(await target.controls!.requests()).toEqual([]);
-
-    const adminBefore = await keyOfB("admin");
-    await stack.setConfig("documentFile", { value: documentFile("older-allowed.yaml", olderExport) });
-    expect((await stack.up()).summary.result).toBe("succeeded");
-    expect(await accountKeysOfB()).toEqual(["admin", "ops-admin"]);
-    const failed = await failureOf(stack.destroy());
-    expect(failed).toMatch(
-      /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider authenticates with \(broker:apiKey/u,
-    );
-    expect(failed).not.toContain(target.adminKey);
-    expect(await keyOfB("admin")).toEqual(adminBefore);
-    expect(await works(target.adminKey)).toBe(true);
-    // The other ACCOUNT key was revoked as any key is; the own key stays in the stack.
-    expect((await keyOfB("ops-admin"))["permissions"]).toEqual(NO_PERMISSIONS);
-    const state = (await stack.exportStack()).deployment as { resources?: { urn: string }[] };
-    expect(state.resources?.map((r) => r.urn).filter((urn) => urn.endsWith("access-key:admin"))).toHaveLength(
-      1,
-    );
-  });
-
-  it("4. dynamic BrokerConfig: the same refusals", async () => {
-    const dynamicProject = await testProject(
-      "account-keys-dynamic",
-      path.join(__dirname, "programs", "config-as-data"),
-      NO_BROKER_ENV,
-    );
-    try {
+  it(
+    "3. YAML Environment: an older export's ACCOUNT keys fail the preview before any request; allowed, destroy cannot revoke the provider's own key",
+    async () => {
       const { allowAccountKeys: _allowed, ...notAllowed } = olderExport;
-      const stack = await dynamicProject.stack("older", {
-        file: { value: documentFile("dynamic-older.yaml", notAllowed) },
+      const stack = await yaml.stack("older", {
+        documentFile: { value: documentFile("older.yaml", notAllowed) },
         ...emulatorConfig(target),
       });
       await target.controls!.clearRequests();
-      expect(await failureOf(stack.preview())).toMatch(
-        /dynamic-older\.yaml:\d+:\d+ accessKeys\[\d+\]\.type: access key "admin" is an ACCOUNT key/u,
+      const refused = await failureOf(stack.preview());
+      expect(refused).toMatch(
+        /older\.yaml:\d+:\d+ accessKeys\[\d+\]\.type: access key "admin" is an ACCOUNT key, .*`allowAccountKeys: true`/u,
       );
+      expect(refused).toMatch(/access key "ops-admin" is an ACCOUNT key/u);
       expect(await target.controls!.requests()).toEqual([]);
 
       const adminBefore = await keyOfB("admin");
-      await stack.setConfig("file", { value: documentFile("dynamic-allowed.yaml", olderExport) });
+      await stack.setConfig("documentFile", { value: documentFile("older-allowed.yaml", olderExport) });
       expect((await stack.up()).summary.result).toBe("succeeded");
-      expect(await failureOf(stack.destroy())).toMatch(
-        /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider authenticates with/u,
-      );
-      expect(await keyOfB("admin")).toEqual(adminBefore);
-      expect(await works(target.adminKey)).toBe(true);
-    } finally {
-      dynamicProject.remove();
-    }
-  });
-
-  it("5. an explicit provider whose key is another: destroy cannot revoke that provider's key", async () => {
-    const opsAdmin = String((await keyOfB("ops-admin"))["key"]);
-    const programDir = path.join(scratch, "explicit");
-    fs.mkdirSync(programDir);
-    fs.writeFileSync(
-      path.join(programDir, "Pulumi.yaml"),
-      stringify({
-        name: "account-keys-explicit",
-        runtime: "yaml",
-        config: {
-          documentFile: { type: "string" },
-          targetUrl: { type: "string" },
-          targetKey: { type: "string" },
-        },
-        resources: {
-          target: {
-            type: "pulumi:providers:broker",
-            properties: { baseUrl: "${targetUrl}", apiKey: "${targetKey}" },
-          },
-          environment: {
-            type: "broker:index:Environment",
-            properties: { document: { "fn::readFile": "${documentFile}" }, documentName: "${documentFile}" },
-            options: { providers: ["${target}"] },
-          },
-        },
-      }),
-    );
-    const explicit = await testProject("account-keys-explicit", programDir, NO_BROKER_ENV);
-    try {
-      installBrokerPlugin(explicit);
-      const stack = await explicit.stack("explicit", {
-        documentFile: { value: documentFile("explicit.yaml", olderExport) },
-        targetUrl: { value: target.url },
-        targetKey: { value: opsAdmin, secret: true },
-      });
-      expect((await stack.up()).summary.result).toBe("succeeded");
-      const opsBefore = await keyOfB("ops-admin");
+      expect(await accountKeysOfB()).toEqual(["admin", "ops-admin"]);
       const failed = await failureOf(stack.destroy());
       expect(failed).toMatch(
-        /Refusing to revoke: access key "ops-admin" \(id \d+\) is the key this provider authenticates with/u,
+        /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider authenticates with \(broker:apiKey/u,
       );
-      expect(failed).not.toContain(opsAdmin);
-      expect(await keyOfB("ops-admin")).toEqual(opsBefore);
-      expect(await works(opsAdmin)).toBe(true);
-    } finally {
-      explicit.remove();
-    }
-  });
+      expect(failed).not.toContain(target.adminKey);
+      expect(await keyOfB("admin")).toEqual(adminBefore);
+      expect(await works(target.adminKey)).toBe(true);
+      // The other ACCOUNT key was revoked as any key is; the own key stays in the stack.
+      expect((await keyOfB("ops-admin"))["permissions"]).toEqual(NO_PERMISSIONS);
+      const state = (await stack.exportStack()).deployment as { resources?: { urn: string }[] };
+      expect(
+        state.resources?.map((r) => r.urn).filter((urn) => urn.endsWith("access-key:admin")),
+      ).toHaveLength(1);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    "4. dynamic BrokerConfig: the same refusals",
+    async () => {
+      const dynamicProject = await testProject(
+        "account-keys-dynamic",
+        path.join(__dirname, "programs", "config-as-data"),
+        NO_BROKER_ENV,
+      );
+      try {
+        const { allowAccountKeys: _allowed, ...notAllowed } = olderExport;
+        const stack = await dynamicProject.stack("older", {
+          file: { value: documentFile("dynamic-older.yaml", notAllowed) },
+          ...emulatorConfig(target),
+        });
+        await target.controls!.clearRequests();
+        expect(await failureOf(stack.preview())).toMatch(
+          /dynamic-older\.yaml:\d+:\d+ accessKeys\[\d+\]\.type: access key "admin" is an ACCOUNT key/u,
+        );
+        expect(await target.controls!.requests()).toEqual([]);
+
+        const adminBefore = await keyOfB("admin");
+        await stack.setConfig("file", { value: documentFile("dynamic-allowed.yaml", olderExport) });
+        expect((await stack.up()).summary.result).toBe("succeeded");
+        expect(await failureOf(stack.destroy())).toMatch(
+          /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider authenticates with/u,
+        );
+        expect(await keyOfB("admin")).toEqual(adminBefore);
+        expect(await works(target.adminKey)).toBe(true);
+      } finally {
+        dynamicProject.remove();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    "5. an explicit provider whose key is another: destroy cannot revoke that provider's key",
+    async () => {
+      const opsAdmin = String((await keyOfB("ops-admin"))["key"]);
+      const programDir = path.join(scratch, "explicit");
+      fs.mkdirSync(programDir);
+      fs.writeFileSync(
+        path.join(programDir, "Pulumi.yaml"),
+        stringify({
+          name: "account-keys-explicit",
+          runtime: "yaml",
+          config: {
+            documentFile: { type: "string" },
+            targetUrl: { type: "string" },
+            targetKey: { type: "string" },
+          },
+          resources: {
+            target: {
+              type: "pulumi:providers:broker",
+              properties: { baseUrl: "${targetUrl}", apiKey: "${targetKey}" },
+            },
+            environment: {
+              type: "broker:index:Environment",
+              properties: {
+                document: { "fn::readFile": "${documentFile}" },
+                documentName: "${documentFile}",
+              },
+              options: { providers: ["${target}"] },
+            },
+          },
+        }),
+      );
+      const explicit = await testProject("account-keys-explicit", programDir, NO_BROKER_ENV);
+      try {
+        installBrokerPlugin(explicit);
+        const stack = await explicit.stack("explicit", {
+          documentFile: { value: documentFile("explicit.yaml", olderExport) },
+          targetUrl: { value: target.url },
+          targetKey: { value: opsAdmin, secret: true },
+        });
+        expect((await stack.up()).summary.result).toBe("succeeded");
+        const opsBefore = await keyOfB("ops-admin");
+        const failed = await failureOf(stack.destroy());
+        expect(failed).toMatch(
+          /Refusing to revoke: access key "ops-admin" \(id \d+\) is the key this provider authenticates with/u,
+        );
+        expect(failed).not.toContain(opsAdmin);
+        expect(await keyOfB("ops-admin")).toEqual(opsBefore);
+        expect(await works(opsAdmin)).toBe(true);
+      } finally {
+        explicit.remove();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 });
