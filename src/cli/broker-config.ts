@@ -6,11 +6,12 @@
  * in `$PULUMI_HOME/plugins` (see `plugin-install.ts`).
  *
  * `broker-config export [--base-url URL] [--api-key-env NAME] [--<setting> N …] [--out FILE]
- *   [--format yaml|json|import] [--progress]`: one flag per provider setting but the API key
- *   (`--timeout-ms`, `--max-requests-per-second`, …, from the settings' declaration)
- * reads an environment and writes its configuration as a document that the BrokerConfig component
- * deploys (see `exportBrokerConfig`), or with `--format import` as a `pulumi import --file` document
- * for the native resources.
+ *   [--format yaml|json|import] [--include-account-keys] [--progress]`: one flag per provider setting
+ *   but the API key (`--timeout-ms`, `--max-requests-per-second`, …, from the settings' declaration)
+ * reads an environment and writes its configuration as a document that the Environment component
+ * (native) or the BrokerConfig component (dynamic) deploys (see `exportBrokerConfig`), or with
+ * `--format import` as a `pulumi import --file` document for the native resources. ACCOUNT keys are
+ * left out unless asked for; the key the export authenticates with always is.
  *
  * `broker-config review [FILE] [--format markdown|json] [--fail-on broadening] [--from F --to F]
  *   [--from-broker --to F]` writes the access review of a change (see `../review/command.ts`).
@@ -35,7 +36,7 @@ import { BrokerClient, type BrokerClientOptions } from "../client/client";
 import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
 import { commandLineConnection, SETTING_FLAGS, settingFlagsHelp } from "../settings/command-line";
-import { exportBrokerConfig, type ExportProgress } from "../export/document";
+import { exportBrokerConfig, type ExportProgress, type LeftOut } from "../export/document";
 import {
   BROKER_CONFIG_FORMATS,
   formatBrokerConfig,
@@ -55,7 +56,10 @@ const USAGE = `Usage: broker-config export [options]
        broker-config review [PREVIEW.json] [--format markdown|json] [--fail-on broadening]
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
-permissions; never key values) as a document for the BrokerConfig component.
+permissions; never key values) as a document for one of two components:
+  Environment    broker:index:Environment, the native \`broker\` plugin: YAML, Python, Go,
+                 TypeScript (pulumi-broker-config/native)
+  BrokerConfig   the dynamic resources: TypeScript/JavaScript (pulumi-broker-config)
 
 Options:
 ${settingFlagsHelp()}
@@ -65,11 +69,17 @@ ${settingFlagsHelp()}
                        output format [default: json for *.json, else yaml];
                        import: a \`pulumi import --file\` document for the native
                        resources (broker:index:*): types, names and ids, no values
+  --include-account-keys
+                       export ACCOUNT keys too (they may change the whole broker
+                       configuration) and write \`allowAccountKeys: true\`, without
+                       which a document deploys none          [default: left out]
   --progress           report progress on stderr             [default: when stderr is a terminal]
   --help               show this help
 
 The API key is never accepted as a flag: set BROKER_API_KEY (or the variable --api-key-env names).
-Every key is listed by name, the ACCOUNT key used for the export included; no value is written.
+Keys are listed by name; no value is written. The key the export authenticates with is never
+exported (a copy deployed elsewhere would hand out or take over an admin credential); stderr
+says which keys were left out and why.
 Exit codes: 0 ok, 1 API, connection or file failure, 2 usage error.
 
 plugin install     puts the broker Pulumi provider plugin (for pulumi-broker-config/native and
@@ -214,6 +224,8 @@ interface ExportArgs {
   /** A document format, or `import`: the \`pulumi import --file\` document (JSON). */
   format: BrokerConfigFormat | "import";
   progress: boolean;
+  /** Export ACCOUNT keys too (the one the export authenticates with never). */
+  includeAccountKeys: boolean;
 }
 
 /** The API key once read, so that no message of an unexpected failure can echo it. */
@@ -231,6 +243,7 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     out: { type: "string", short: "o" },
     format: { type: "string" },
     progress: { type: "boolean", default: false },
+    "include-account-keys": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) return "help";
@@ -256,6 +269,7 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     client,
     format: format as BrokerConfigFormat | "import",
     progress: values.progress,
+    includeAccountKeys: values["include-account-keys"],
   };
   if (values.out !== undefined) args.out = values.out;
   return args;
@@ -265,6 +279,20 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
 function progressLine(progress: ExportProgress): string {
   const what = progress.kind === "accessKeys" ? "access keys" : "workspaces";
   return `broker-config: exported ${progress.count} ${what}${progress.done ? "" : "…"}\n`;
+}
+
+/** The summary lines of what the export left out, and why (names only: never a value). */
+function leftOutLines(leftOut: LeftOut): string[] {
+  const lines: string[] = [];
+  if (leftOut.ownKey !== undefined)
+    lines.push(
+      `left out access key ${JSON.stringify(leftOut.ownKey.name)} (id ${leftOut.ownKey.id}): it is the key this export authenticates with, and a copy of it must not hand out or take over an admin credential elsewhere`,
+    );
+  if (leftOut.accountKeys.length > 0)
+    lines.push(
+      `left out ${leftOut.accountKeys.length} ACCOUNT key(s) (${leftOut.accountKeys.map((name) => JSON.stringify(name)).join(", ")}): they may change the whole broker configuration; pass --include-account-keys to export them`,
+    );
+  return lines;
 }
 
 /** Replaces `file` only once the whole text is written: a failed export never leaves half a file. */
@@ -294,15 +322,19 @@ async function runExport(args: ExportArgs): Promise<number> {
   try {
     const result = await exportBrokerConfig(client, {
       ...(args.progress ? { onProgress: (p: ExportProgress) => process.stderr.write(progressLine(p)) } : {}),
+      includeAccountKeys: args.includeAccountKeys,
+      authenticatedWith: args.client.apiKey,
     });
     for (const warning of result.warnings) process.stderr.write(`broker-config: warning: ${warning}\n`);
     const text =
       args.format === "import"
         ? `${JSON.stringify(result.importFile, null, 2)}\n`
         : formatBrokerConfig(result.document, args.format);
+    if (args.out !== undefined) writeAtomically(args.out, text);
+    // Said once the export is done: a failed one reports its failure alone, in one line.
+    for (const line of leftOutLines(result.leftOut)) process.stderr.write(`broker-config: ${line}\n`);
     if (args.out === undefined) process.stdout.write(text);
     else {
-      writeAtomically(args.out, text);
       process.stderr.write(
         `broker-config: wrote ${result.counts.workspaces} workspaces and ${result.counts.accessKeys} access keys to ${args.out}\n`,
       );

@@ -203,7 +203,7 @@ async function settle(
       );
       return;
     }
-    const ctx = recoverContext(client, settings.baseUrl, options);
+    const ctx = recoverContext(client, settings, options);
     const recovered =
       pending.kind === "AccessKey"
         ? await readAsCreated(accessKeyOperations, ctx, pending, match.id)
@@ -287,10 +287,15 @@ async function readAsCreated<I, P, O>(
 }
 
 /** A core context for `recover`: the client of the resource's provider; warnings go to the report. */
-function recoverContext(client: BrokerClient, baseUrl: string, options: RecoverOptions): CoreContext {
+function recoverContext(
+  client: BrokerClient,
+  settings: { baseUrl: string; apiKey: string },
+  options: RecoverOptions,
+): CoreContext {
   return {
     client: () => client,
-    configuredBaseUrl: () => baseUrl,
+    configuredBaseUrl: () => settings.baseUrl,
+    authenticatesWith: (accessKey) => accessKey === settings.apiKey,
     settingNames: STACK_SETTING_NAMES,
     log: {
       warn: (message) => {

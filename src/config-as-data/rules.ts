@@ -1,11 +1,12 @@
 /**
  * The rules a JSON Schema cannot state: event paths in the form the API accepts, unique access key
- * names and unique sibling workspace names (each becomes a Pulumi resource name, see `plan.ts`).
+ * names and unique sibling workspace names (each becomes a Pulumi resource name, see `plan.ts`), and
+ * no ACCOUNT key unless the document says `allowAccountKeys: true`.
  *
  * They run on any value, valid or not, so that one run reports schema and rule problems together:
  * every part of the value whose shape is wrong is skipped here (the schema already reports it).
  */
-import { eventPathMessage, workspacePath } from "../model";
+import { accountKeyNotAllowedMessage, eventPathMessage, workspacePath } from "../model";
 import { formatPath, type PathSegment } from "./paths";
 
 /** A rule violation: where (as path segments) and what. */
@@ -29,7 +30,7 @@ export function ruleViolations(value: unknown): RuleViolation[] {
   if (!isObject(value)) return [];
   const violations: RuleViolation[] = [];
   checkWorkspaces(value["workspaces"], ["workspaces"], "/", violations);
-  checkAccessKeys(value["accessKeys"], violations);
+  checkAccessKeys(value["accessKeys"], value["allowAccountKeys"] === true, violations);
   return violations;
 }
 
@@ -54,7 +55,7 @@ function checkWorkspaces(value: unknown, at: PathSegment[], parentPath: string, 
   }
 }
 
-function checkAccessKeys(value: unknown, out: RuleViolation[]): void {
+function checkAccessKeys(value: unknown, allowAccountKeys: boolean, out: RuleViolation[]): void {
   const firstByName = new Map<string, PathSegment[]>();
   for (const [index, key] of itemsOf(value).entries()) {
     if (!isObject(key)) continue;
@@ -69,6 +70,11 @@ function checkAccessKeys(value: unknown, out: RuleViolation[]): void {
           message: `duplicate access key name ${JSON.stringify(name)} (first at ${formatPath(first)}); names must be unique`,
         });
     }
+    if (key["type"] === "ACCOUNT" && !allowAccountKeys)
+      out.push({
+        segments: [...here, "type"],
+        message: accountKeyNotAllowedMessage(typeof name === "string" ? name : `accessKeys[${index}]`),
+      });
     const permissions = key["permissions"];
     if (!isObject(permissions)) continue;
     for (const field of ["send", "receive"] as const) {

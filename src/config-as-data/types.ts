@@ -20,6 +20,14 @@ export interface BrokerConfigDocument {
    */
   adopt?: boolean;
   /**
+   * Whether the document may declare ACCOUNT keys. An ACCOUNT key can change the whole broker
+   * configuration through the API, so creating one, or adopting (taking over) one that exists, is
+   * refused unless the document says so here. `broker-config export --include-account-keys` writes
+   * `true`.
+   * @default false
+   */
+  allowAccountKeys?: boolean;
+  /**
    * The default `onDelete` of every access key: `"revoke"` empties a key's permissions when it leaves
    * the stack (removed from the file, renamed, or `pulumi destroy`), `"retain"` leaves it as it is.
    * @default "revoke"

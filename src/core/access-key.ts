@@ -20,7 +20,7 @@ import {
 } from "../model";
 import { nameRule } from "./validation";
 import { withChosenName, type NameSource } from "./autoname";
-import type { CoreContext } from "./context";
+import type { CoreContext, DeleteCheckContext } from "./context";
 import { ACCESS_KEY } from "./declarations";
 import { declared, type FactsOf, type InputsOf, type OutputsOf, type SettingsOf } from "./declared";
 import { listChanges } from "./diff";
@@ -245,6 +245,20 @@ async function applyPermissions(
   return actual;
 }
 
+/**
+ * Why revoking this key is refused, or `undefined`: the provider never revokes the key it
+ * authenticates with (whatever removes the resource: destroy, a replacement, a component dropping
+ * it), which would lock it out of the API mid-run. A key left as it is (`onDelete: "retain"`) is
+ * never refused. Compares values through the context; the message names the key, never a value.
+ */
+function ownKeyRefusalReason(ctx: DeleteCheckContext, id: string, old: OwnOutputs): string | undefined {
+  if (old.onDelete === "retain" || !ctx.authenticatesWith(old.accessKey)) return undefined;
+  return (
+    `access key "${old.name}" (id ${id}) is the key this provider authenticates with (${ctx.settingNames.apiKey}), and revoking it would lock the provider out of the API. ` +
+    `It stays in the stack, untouched. To let it leave the stack, set ${spellings("onDelete")} to "retain" on it (then run \`pulumi up\` before the destroy), or configure the provider with another ACCOUNT key first.`
+  );
+}
+
 /** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
 async function importAccessKey(ctx: CoreContext, id: string): Promise<ReadResult<OwnInputs, OwnOutputs>> {
   const keyId = numericId(id, FIELDS.what);
@@ -415,6 +429,9 @@ export const accessKeyOperations = withEndpointTracking<
    * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
    */
   async delete(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
+    // Before any request: the engine keeps a resource whose delete fails in the stack.
+    const refusal = ownKeyRefusalReason(ctx, id, old);
+    if (refusal !== undefined) throw new Error(`Refusing to revoke: ${refusal}`);
     if (old.onDelete === "retain") {
       await ctx.log.warn(
         `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (${spellings("onDelete")} is "retain"). It still works with its permissions.`,
@@ -431,6 +448,8 @@ export const accessKeyOperations = withEndpointTracking<
       `Access key "${old.name}" (id ${id}) was revoked: its send and receive permissions are now empty. The key itself still exists, because the configuration API cannot delete keys.`,
     );
   },
+  /** Why revoking this key would be refused: it is the key the provider authenticates with. */
+  deleteRefusal: ownKeyRefusalReason,
 });
 
 /**

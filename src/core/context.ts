@@ -25,6 +25,14 @@ export interface CoreContext {
    * (`broker:baseUrl (or BROKER_BASE_URL)`), the arguments of an explicit one.
    */
   readonly settingNames: SettingNames;
+  /**
+   * Whether `accessKey` (an access key's value) is the API key this provider authenticates with,
+   * as configured (`broker:apiKey`, `BROKER_API_KEY`, or an explicit provider's argument); `false`
+   * when none is configured. Needs no request and never throws. It compares values only: neither
+   * value is ever returned, logged or put in a message. The core asks it before revoking a key, so
+   * that no resource, component or door can lock the provider out of the API.
+   */
+  authenticatesWith(accessKey: string): boolean;
   /** Where warnings for the user go (shown by `pulumi up`/`destroy`). Must never throw. */
   readonly log: {
     warn(message: string): Promise<void>;
@@ -33,3 +41,9 @@ export interface CoreContext {
 
 /** The part of {@link CoreContext} that `check` uses: it makes no request. */
 export type CheckContext = Pick<CoreContext, "configuredBaseUrl" | "settingNames">;
+
+/**
+ * The part of {@link CoreContext} that tells, without a request, whether deleting an object would be
+ * refused (a door's `diff` asks it to warn about a replacement during a preview).
+ */
+export type DeleteCheckContext = Pick<CoreContext, "authenticatesWith" | "settingNames">;

@@ -10,7 +10,7 @@
 import type { BrokerClient } from "../client";
 import type { NameSource } from "./autoname";
 import type { CreateOrigin } from "./intents";
-import type { CheckContext, CoreContext } from "./context";
+import type { CheckContext, CoreContext, DeleteCheckContext } from "./context";
 import { DiffBuilder, changeKind, valueChanged } from "./diff";
 import type { ResourceOperations } from "./operations";
 import { PartiallyCreatedError, isPartiallyCreatedError } from "./partial-failure";
@@ -132,6 +132,8 @@ export interface ResourceDefinition<I, P, O, D extends DiffResult = DiffResult> 
   readonly read: (ctx: CoreContext, id: string, old: O | undefined) => Promise<ReadResult<I, O>>;
   readonly update: (ctx: CoreContext, id: string, old: O, news: I) => Promise<O>;
   readonly delete: (ctx: CoreContext, id: string, old: O) => Promise<void>;
+  /** See {@link ResourceOperations.deleteRefusal}. */
+  readonly deleteRefusal?: (ctx: DeleteCheckContext, id: string, old: O) => string | undefined;
 }
 
 /** The operations of a resource that records its endpoint, with its own diff type. */
@@ -240,6 +242,7 @@ export function withEndpointTracking<I, P, O, D extends DiffResult>(
         id,
         old,
       ),
+    ...(definition.deleteRefusal === undefined ? {} : { deleteRefusal: definition.deleteRefusal }),
   };
 }
 
@@ -261,6 +264,7 @@ function guard(
         return used;
       },
       configuredBaseUrl: () => ctx.configuredBaseUrl(),
+      authenticatesWith: (accessKey) => ctx.authenticatesWith(accessKey),
       settingNames: ctx.settingNames,
       log: ctx.log,
     },

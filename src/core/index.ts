@@ -5,7 +5,7 @@
  * {@link CoreContext}, and map the typed results to their engine's form.
  * @packageDocumentation
  */
-export type { CheckContext, CoreContext } from "./context";
+export type { CheckContext, CoreContext, DeleteCheckContext } from "./context";
 export type {
   ChangeKind,
   CheckFailure,

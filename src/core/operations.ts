@@ -1,8 +1,16 @@
-import type { CheckContext, CoreContext } from "./context";
+import type { CheckContext, CoreContext, DeleteCheckContext } from "./context";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import type { NameSource } from "./autoname";
 import type { CreateOrigin } from "./intents";
 import type { PropertyBag } from "./state";
+
+/**
+ * The warning a door shows during a preview when a change replaces an object whose delete would be
+ * refused (see {@link ResourceOperations.deleteRefusal}): the replacement will stop there.
+ */
+export function replacementRefusedMessage(reason: string): string {
+  return `This change replaces the object, and the replacement will fail when it revokes the old one: ${reason}`;
+}
 
 /**
  * Everything the core offers for one resource type, as one table: how to decode its property bags,
@@ -51,4 +59,11 @@ export interface ResourceOperations<I, P, O> {
   readonly update: (ctx: CoreContext, id: string, old: O, news: I) => Promise<O>;
   /** Removes the object from the stack (the API has no delete endpoints: see each resource). */
   readonly delete: (ctx: CoreContext, id: string, old: O) => Promise<void>;
+  /**
+   * Why `delete` would refuse this object, or `undefined` when it would not; makes no request. A
+   * door's `diff` asks it when a change replaces the object, to warn during the preview (the
+   * engine never asks a provider anything before a destroy, so that one is refused at delete).
+   * Absent: deleting is never refused.
+   */
+  readonly deleteRefusal?: (ctx: DeleteCheckContext, id: string, old: O) => string | undefined;
 }

@@ -32,6 +32,29 @@ export interface ExportOptions {
    * thrown by it are ignored: progress display must not break an export.
    */
   onProgress?: (progress: ExportProgress) => void;
+  /**
+   * Export ACCOUNT keys too. They can change the whole broker configuration through the API, so a
+   * document that copies one hands out an admin credential: left out unless asked. The document
+   * then says `allowAccountKeys: true`, without which it would not deploy them.
+   * @default false
+   */
+  includeAccountKeys?: boolean;
+  /**
+   * The value of the key the export authenticates with (the API key). That key is never exported,
+   * even with {@link includeAccountKeys}: a copy of it in another environment would be a second
+   * admin credential nobody asked for, and adopting it by name would hand a stack the key it runs
+   * with. It is found in the key list by value and named in {@link BrokerConfigExport.leftOut};
+   * the value itself goes nowhere.
+   */
+  authenticatedWith?: string;
+}
+
+/** What an export deliberately left out of the document, and why. */
+export interface LeftOut {
+  /** The key the export authenticated with (by name and id), when the key list holds it. */
+  ownKey?: { name: string; id: number };
+  /** The names of the other ACCOUNT keys left out (without `includeAccountKeys`), sorted. */
+  accountKeys: string[];
 }
 
 /** What an export found. */
@@ -49,8 +72,10 @@ export interface BrokerConfigExport {
    * names and ids, no values.
    */
   importFile: PulumiImportFile;
-  /** Counts of what was listed. */
+  /** Counts of what was exported. */
   counts: { workspaces: number; accessKeys: number };
+  /** The keys left out of the document and the import file, and why (see {@link ExportOptions}). */
+  leftOut: LeftOut;
 }
 
 /** The part of {@link BrokerClient} an export uses. */
@@ -62,8 +87,10 @@ export type ExportSource = Pick<BrokerClient, "workspaces" | "accessKeys">;
  * permissions (paths sorted, without repeats; empty fields left out), and `adopt: true` at the top so
  * that a new stack deploying the document takes over what exists instead of duplicating it.
  *
- * The ACCOUNT key used to export is listed like every other key, by name only: no key value ever
- * enters the document.
+ * ACCOUNT keys are left out unless {@link ExportOptions.includeAccountKeys} asks for them, and the key
+ * the export authenticates with is always left out ({@link BrokerConfigExport.leftOut} says which):
+ * deploying a copy must never hand out or take over an admin credential. No key value ever enters
+ * the document.
  *
  * @param client A client for the environment (`getBrokerClient({ baseUrl, apiKey })`).
  * @throws BrokerApiError when listing fails (authentication, connection, server).
@@ -86,14 +113,16 @@ export async function exportBrokerConfig(
     }
   };
   const workspaceRecords = await listAll(client.workspaces({ orderBy: "createdAt" }), "workspaces", report);
-  const keyRecords = await listAll(client.accessKeys({ orderBy: "createdAt" }), "accessKeys", report);
+  const listed = await listAll(client.accessKeys({ orderBy: "createdAt" }), "accessKeys", report);
+  const { keyRecords, leftOut } = selectKeys(uniqueById(listed), options);
 
   const tree = buildWorkspaceTree(workspaceRecords);
   const document: BrokerConfigDocument = {
     version: 1,
     adopt: true,
+    ...(keyRecords.some((record) => record.type === "ACCOUNT") ? { allowAccountKeys: true } : {}),
     workspaces: tree.roots,
-    accessKeys: uniqueById(keyRecords).map(accessKeySpecOf).sort(compareKeys),
+    accessKeys: keyRecords.map(accessKeySpecOf).sort(compareKeys),
   };
   const warnings = [
     ...tree.orphans,
@@ -106,7 +135,29 @@ export async function exportBrokerConfig(
     warnings,
     importFile: pulumiImportFile(workspaceRecords, keyRecords),
     counts: { workspaces: workspaceRecords.length, accessKeys: keyRecords.length },
+    leftOut,
   };
+}
+
+/**
+ * The keys to export: never the one the export authenticates with (matched by value, which is
+ * compared and dropped here, never kept), and ACCOUNT keys only when asked.
+ */
+function selectKeys(
+  records: readonly AccessKeyRecord[],
+  options: ExportOptions,
+): { keyRecords: AccessKeyRecord[]; leftOut: LeftOut } {
+  const leftOut: LeftOut = { accountKeys: [] };
+  const keyRecords: AccessKeyRecord[] = [];
+  for (const record of records) {
+    if (options.authenticatedWith !== undefined && record.key === options.authenticatedWith) {
+      leftOut.ownKey = { name: record.name, id: record.id };
+    } else if (record.type === "ACCOUNT" && options.includeAccountKeys !== true) {
+      leftOut.accountKeys.push(record.name);
+    } else keyRecords.push(record);
+  }
+  leftOut.accountKeys.sort(compareText);
+  return { keyRecords, leftOut };
 }
 
 async function listAll<T>(

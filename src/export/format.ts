@@ -12,7 +12,11 @@ export const BROKER_CONFIG_FORMATS: readonly BrokerConfigFormat[] = ["yaml", "js
 const YAML_HEADER = [
   " Broker configuration (pulumi-broker-config document, version 1), written by `broker-config export`.",
   " It holds names, types and permissions only: never access key values or private keys.",
-  " Deploy it with the BrokerConfig component; `adopt: true` takes over what already exists.",
+  " ACCOUNT keys are left out unless exported with --include-account-keys; the key the export",
+  " authenticated with never is.",
+  " Deploy it with the Environment component (native `broker` plugin: YAML, Python, Go, TypeScript)",
+  " or the BrokerConfig component (dynamic resources: TypeScript/JavaScript).",
+  " `adopt: true` takes over what already exists.",
 ].join("\n");
 
 /**

@@ -9,6 +9,7 @@ export {
   type ExportOptions,
   type ExportProgress,
   type ExportSource,
+  type LeftOut,
 } from "./document";
 export { BROKER_CONFIG_FORMATS, formatBrokerConfig, formatOfFile, type BrokerConfigFormat } from "./format";
 export { buildWorkspaceTree, type WorkspaceTree } from "./tree";

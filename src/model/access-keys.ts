@@ -33,3 +33,15 @@ export const DEFAULT_ON_DELETE: OnDelete = "revoke";
 export function isOnDelete(value: unknown): value is OnDelete {
   return typeof value === "string" && (ON_DELETE_VALUES as readonly string[]).includes(value);
 }
+
+/**
+ * Why an ACCOUNT key in a document is refused, and how to allow it: such a key may change the whole
+ * broker configuration, and a copied document (say, from `broker-config export`) must not hand one
+ * out or take over the target's own by name without the author saying so.
+ */
+export function accountKeyNotAllowedMessage(name: string): string {
+  return (
+    `access key ${JSON.stringify(name)} is an ACCOUNT key, which may change the whole broker configuration through the API: ` +
+    "a document creates or adopts ACCOUNT keys only when it says `allowAccountKeys: true` at its top level (or use type SERVICE)"
+  );
+}

@@ -6,6 +6,7 @@
 export { DEFAULT_ADOPT } from "./adoption";
 export {
   ACCESS_KEY_TYPES,
+  accountKeyNotAllowedMessage,
   DEFAULT_ON_DELETE,
   isAccessKeyType,
   isOnDelete,

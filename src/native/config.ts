@@ -14,6 +14,7 @@ import { BrokerClient, type RateLimitWaitEvent } from "../client";
 import {
   CONFIG_KEYS,
   configuredBaseUrl,
+  isConfiguredApiKey,
   resolveConnection,
   settingProblem,
   type ConfigSource,
@@ -247,6 +248,14 @@ export class ProviderConfiguration {
   /** The configured base URL, normalised, or `undefined` (never throws, needs no API key). */
   baseUrl(): string | undefined {
     return configuredBaseUrl(this.source, this.env);
+  }
+
+  /**
+   * Whether `accessKey` is the API key this provider instance authenticates with (its argument, stack
+   * config or `BROKER_API_KEY`). Compares only; never throws.
+   */
+  authenticatesWith(accessKey: string): boolean {
+    return isConfiguredApiKey(accessKey, this.source, this.env, this.origin);
   }
 
   /**

@@ -19,6 +19,12 @@ export {
   type BrokerStackArgs,
   type BrokerStackPolicy,
 } from "./pack";
-export { brokerResourceType, type BrokerDoor, type BrokerResourceKind } from "./resources";
+export {
+  brokerResourceType,
+  documentComponentOf,
+  type BrokerDoor,
+  type BrokerResourceKind,
+  type DocumentComponent,
+} from "./resources";
 // Every rule and its config type: a team may build a pack of its own from them.
 export * from "./rules";

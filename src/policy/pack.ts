@@ -19,7 +19,7 @@ import {
   type BrokerResourceView,
   type StackResourceView,
 } from "./rules";
-import { brokerResourceType } from "./resources";
+import { brokerResourceType, documentComponentOf } from "./resources";
 
 /** Reports a violation, as `@pulumi/policy`'s `ReportViolation` does (`urn`: the resource it is about). */
 export type BrokerReportViolation = (message: string, urn?: string) => void;
@@ -97,10 +97,18 @@ export const DEFAULT_MAX_KEYS_PER_WORKSPACE = 20;
 function viewOf(args: {
   type: string;
   name: string;
+  urn: string;
   props: Record<string, unknown>;
 }): BrokerResourceView | undefined {
   const type = brokerResourceType(args.type);
-  return type === undefined ? undefined : { kind: type.kind, resourceName: args.name, props: args.props };
+  if (type === undefined) return undefined;
+  const component = documentComponentOf(args.urn);
+  return {
+    kind: type.kind,
+    resourceName: args.name,
+    props: args.props,
+    ...(component === undefined ? {} : { component }),
+  };
 }
 
 /** A resource policy that reports every message `rule` returns for a broker resource. */
@@ -152,7 +160,7 @@ function stackView(resource: BrokerStackArgs["resources"][number]): StackResourc
  * |---|---|---|---|
  * | `broker-no-all-event-paths` | mandatory | a key that may `send` or `receive` `*` | — |
  * | `broker-no-top-level-wildcards` | advisory | a wildcard directly under the root (`orders/*`) | `allowedPaths` |
- * | `broker-no-account-keys` | advisory | an ACCOUNT key the stack creates | — |
+ * | `broker-no-account-keys` | advisory | an ACCOUNT key the stack creates, or any declared through a document | — |
  * | `broker-no-send-and-receive-wildcard` | advisory | a key that may both send and receive one wildcard | — |
  * | `broker-names-match-pattern` | advisory | workspace or key names not matching a pattern | `workspaceNamePattern`, `keyNamePattern` |
  * | `broker-max-keys-per-workspace` | advisory | more than `maxKeys` keys in one workspace | `maxKeys` |

@@ -7,7 +7,7 @@
  * tells ours apart from other dynamic resources; it is also a contract with every stack's state, so
  * it cannot drift.
  */
-import { brokerResourceOfType } from "../core/declarations";
+import { brokerResourceOfType, ENVIRONMENT } from "../core/declarations";
 
 /** The broker resources the rules know. */
 export type BrokerResourceKind = "Workspace" | "AccessKey" | "ServiceKeyPair";
@@ -29,4 +29,34 @@ export type BrokerDoor = "native" | "dynamic";
 export function brokerResourceType(type: string): { kind: BrokerResourceKind; door: BrokerDoor } | undefined {
   const found = brokerResourceOfType(type);
   return found === undefined ? undefined : { kind: found.kind, door: found.door };
+}
+
+/** The components that declare resources from a configuration document, by type token. */
+const DOCUMENT_COMPONENTS = new Map<string, DocumentComponent>([
+  [ENVIRONMENT.token, "Environment"],
+  // The dynamic door's component (src/dynamic/resources/broker-config.ts registers this token).
+  ["broker:index:BrokerConfig", "BrokerConfig"],
+]);
+
+/** A component that declares resources from a configuration document. */
+export type DocumentComponent = "Environment" | "BrokerConfig";
+
+/**
+ * The document component a resource was declared through, read from its URN: a URN's type part
+ * is the chain of its parents' types (`broker:index:Environment$broker:index:AccessKey`), and the
+ * engine hides component inputs (the document) of a local component from analyzers, so the chain is
+ * what the pack sees in both doors. `undefined` for a resource declared on its own.
+ *
+ * @example
+ * ```ts
+ * documentComponentOf("urn:pulumi:dev::app::broker:index:Environment$broker:index:AccessKey::prod:access-key:admin"); // "Environment"
+ * ```
+ */
+export function documentComponentOf(urn: string): DocumentComponent | undefined {
+  const types = (urn.split("::")[2] ?? "").split("$").slice(0, -1);
+  for (const type of types.reverse()) {
+    const component = DOCUMENT_COMPONENTS.get(type);
+    if (component !== undefined) return component;
+  }
+  return undefined;
 }

@@ -9,7 +9,7 @@
  * keeps them testable on plain objects.
  */
 import { eventPathScope, isPlainObject, normalizePermissions } from "../model";
-import type { BrokerResourceKind } from "./resources";
+import type { BrokerResourceKind, DocumentComponent } from "./resources";
 
 /** The permission lists the rules read, in the order messages name them. */
 const DIRECTIONS = ["send", "receive"] as const;
@@ -26,6 +26,8 @@ export interface BrokerResourceView {
   resourceName: string;
   /** The resource's inputs as the engine passes them to the analyzer. */
   props: Record<string, unknown>;
+  /** The document component it was declared through (`Environment`, `BrokerConfig`), if any. */
+  component?: DocumentComponent;
 }
 
 /** An event path of a key's permissions, with the property path it sits at. */
@@ -127,10 +129,19 @@ export function topLevelWildcardViolations(
 /**
  * `broker-no-account-keys`: an ACCOUNT key can change the whole broker configuration through the
  * API; a stack that creates one hands that power to whoever reads its outputs. A key the stack
- * adopted (`adopt: true`) was not created by it and is not reported.
+ * adopted (`adopt: true`) on its own was not created by it and is not reported; one declared through
+ * a configuration document is, adopted or not: a copied document (an export) takes over the
+ * target's admin key by name, or makes a new one there.
  */
 export function accountKeyViolations(resource: BrokerResourceView): string[] {
   if (resource.kind !== "AccessKey" || resource.props["type"] !== "ACCOUNT") return [];
+  if (resource.component !== undefined) {
+    const verb = resource.props["adopt"] === true ? "adopts or creates" : "creates";
+    return [
+      `${label(resource)} ${verb} an ACCOUNT key (type: "ACCOUNT") through the document of its ${resource.component} component (which says allowAccountKeys: true), which may change the whole broker configuration through the API: ` +
+        `remove the key from the document (\`broker-config export\` leaves ACCOUNT keys out unless --include-account-keys), or manage ACCOUNT keys outside the stack.`,
+    ];
+  }
   if (resource.props["adopt"] === true) return [];
   return [
     `${label(resource)} creates an ACCOUNT key (type: "ACCOUNT"), which may change the whole broker configuration through the API: ` +

@@ -387,6 +387,26 @@ export function resolveConnection(
 }
 
 /**
+ * Whether `value` is the API key the settings hold (explicit, stack config or environment, in that
+ * order, as {@link resolveConnection} finds it). Never throws, needs nothing else configured, and
+ * never returns or reports either value: the core uses it to refuse revoking the provider's own key.
+ *
+ * @param value An access key's value.
+ * @param stackConfig Reads stack config, as for {@link resolveConnection}.
+ * @param env The environment. @default process.env
+ * @param origin Whose settings `stackConfig` reads. @default STACK_ORIGIN
+ */
+export function isConfiguredApiKey(
+  value: string,
+  stackConfig?: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+  origin: SettingsOrigin = STACK_ORIGIN,
+): boolean {
+  const found = find("apiKey", { stackConfig, env, origin });
+  return found !== undefined && value !== "" && found.value === value;
+}
+
+/**
  * The base URL the settings point at, normalised, or `undefined` when none is set or it is invalid.
  * Never throws and needs no API key: `pulumi preview` uses it to compare with the endpoint a
  * resource was created at, even without credentials.

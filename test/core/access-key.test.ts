@@ -368,6 +368,39 @@ describe("AccessKey core", () => {
     expect(ctx.warnings).toHaveLength(2);
   });
 
+  it("never revokes the key it authenticates with, by any delete, before any request; the key stays as it was", async () => {
+    const ctx = core().context();
+    // Adopting the emulator's own admin key by name, as a copied document did (issue #49).
+    const own = await created(ctx, { name: "admin", type: "ACCOUNT", adopt: true });
+    expect(own.outputs).toMatchObject({ adopted: true, accessKey: core().emulator.adminKey });
+    const before = await readAccessKey(ctx, own.id, own.outputs);
+    await core().controls.clearRequests();
+    const error = await rejectionOf(deleteAccessKey(ctx, own.id, own.outputs));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^Refusing to revoke: access key "admin" \\(id ${own.id}\\) is the key this provider authenticates with \\(broker:apiKey \\(or BROKER_API_KEY\\)\\), and revoking it would lock the provider out of the API\\. It stays in the stack, untouched\\. .*"retain"`,
+        "u",
+      ),
+    );
+    expect(error.message).not.toContain(core().emulator.adminKey);
+    expect(await core().controls.requests()).toEqual([]);
+    expect(await readAccessKey(ctx, own.id, own.outputs)).toEqual(before);
+    expect(ctx.warnings).toEqual([]);
+    // The same rule, asked without a request by a door's diff before a replacement.
+    expect(accessKeyOperations.deleteRefusal?.(ctx, own.id, own.outputs)).toBe(
+      error.message.slice("Refusing to revoke: ".length),
+    );
+
+    // Another key is revoked as ever; the own key leaves the stack untouched with onDelete: "retain".
+    const other = await created(ctx, { name: "other", type: "ACCOUNT" });
+    expect(accessKeyOperations.deleteRefusal?.(ctx, other.id, other.outputs)).toBeUndefined();
+    await deleteAccessKey(ctx, other.id, other.outputs);
+    const retained = { ...own.outputs, onDelete: "retain" as const };
+    expect(accessKeyOperations.deleteRefusal?.(ctx, own.id, retained)).toBeUndefined();
+    await deleteAccessKey(ctx, own.id, retained);
+    expect(await readAccessKey(ctx, own.id, own.outputs)).toEqual(before);
+  });
+
   it("refuses to update or revoke a key recorded at another endpoint", async () => {
     const ctx = core().context();
     const inputs = checked(ctx, { name: "here", type: "ACCOUNT" });

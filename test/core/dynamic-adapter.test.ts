@@ -3,14 +3,21 @@
  * typed results to `dynamic.*` results. The provider host tests drive the same code through the
  * real host; these check the mapping in seconds.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as accessKey from "../../src/dynamic/impl/access-key";
 import * as serviceKeyPair from "../../src/dynamic/impl/service-key-pair";
 import * as workspace from "../../src/dynamic/impl/workspace";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../src/core/declarations";
 import { defaultIntentStore } from "../../src/core/intents";
 import { UNKNOWN } from "../../src/core/unknown";
+import { warn } from "../../src/dynamic/impl/host-log";
 import { useCoreEmulator } from "./support";
+
+// Warnings go to the engine's log in the provider host; here the test reads them.
+vi.mock("../../src/dynamic/impl/host-log", async (importOriginal) => ({
+  ...(await importOriginal<Record<string, unknown>>()),
+  warn: vi.fn(() => Promise.resolve()),
+}));
 
 const core = useCoreEmulator();
 const PROVIDER = 'exports.handler = require("pulumi-broker-config/providers/access-key");';
@@ -74,6 +81,28 @@ describe("dynamic adapter", () => {
     await expect(workspace.diff("1", { parentId: 0 }, olds)).rejects.toThrow(
       /Workspace: property `name` must be a string/u,
     );
+  });
+
+  it("diff warns in the preview when a replacement would revoke the key the provider authenticates with (issue #49)", async () => {
+    const news = { __provider: PROVIDER, name: "admin", type: "ACCOUNT", adopt: true };
+    const checked = bagOf((await accessKey.check({}, news)).inputs);
+    const created = await accessKey.create(checked);
+    const id = created.id;
+    const outs: unknown = created.outs;
+    vi.mocked(warn).mockClear();
+    const replaced = await accessKey.diff(id, bagOf(outs), { ...checked, name: "admin-2" });
+    expect(replaced.replaces).toEqual(["name"]);
+    expect(vi.mocked(warn).mock.calls.map(([message]) => message)).toEqual([
+      expect.stringMatching(
+        /^This change replaces the object, and the replacement will fail when it revokes the old one: access key "admin" \(id \d+\) is the key this provider authenticates with/u,
+      ),
+    ]);
+    // An in-place change, or another provider key: no warning.
+    vi.mocked(warn).mockClear();
+    await accessKey.diff(id, bagOf(outs), { ...checked, permissions: { send: ["a/b"] } });
+    await configure({ "broker:apiKey": "bka_another_key" });
+    await accessKey.diff(id, bagOf(outs), { ...checked, name: "admin-2" });
+    expect(vi.mocked(warn)).not.toHaveBeenCalled();
   });
 
   it("turns a created-but-failed create into the host's error, with id, __provider and reasons", async () => {

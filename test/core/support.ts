@@ -86,6 +86,8 @@ export function useCoreEmulator(): () => CoreEmulator {
           warnings,
           client: () => broker,
           configuredBaseUrl: () => configured,
+          // The client authenticates with the emulator's admin key: that is the configured one.
+          authenticatesWith: (accessKey) => accessKey === running.adminKey,
           settingNames: STACK_SETTING_NAMES,
           log: {
             warn: (message) => {

@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
 import { BrokerClient } from "../../src/client";
 import type { Permissions } from "../../src/client/types";
 import { BROKER_CONFIG_SCHEMA, loadBrokerConfig, type WorkspaceSpec } from "../../src/config-as-data";
@@ -17,6 +18,10 @@ import { exportBrokerConfig, formatBrokerConfig, type ExportProgress } from "../
 import { createWorkspaceTree } from "../support/client";
 
 const KEY_COUNT = 130;
+/** Every fifth key is an ACCOUNT key (key-000, key-005, …): left out unless asked for. */
+const ACCOUNT_KEYS = KEY_COUNT / 5;
+/** The keys a default export holds: the SERVICE keys. */
+const SERVICE_KEYS = KEY_COUNT - ACCOUNT_KEYS;
 
 let emulator: EmulatorHandle;
 let client: BrokerClient;
@@ -109,10 +114,12 @@ describe("exportBrokerConfig against the emulator", () => {
     const progress: ExportProgress[] = [];
     const { document, warnings, counts } = await exportBrokerConfig(client, {
       onProgress: (p) => progress.push(p),
+      includeAccountKeys: true,
     });
     expect(warnings).toEqual([]);
     expect(counts).toEqual({ workspaces: 6, accessKeys: KEY_COUNT + 1 });
     expect(document.adopt).toBe(true);
+    expect(document.allowAccountKeys).toBe(true);
     expect(document.workspaces).toEqual<WorkspaceSpec[]>([
       { name: "data" },
       {
@@ -145,6 +152,21 @@ describe("exportBrokerConfig against the emulator", () => {
     expectNoSecrets(formatBrokerConfig(document, "yaml") + formatBrokerConfig(document, "json"));
   });
 
+  it("leaves out every ACCOUNT key by default, and the key it authenticates with always", async () => {
+    const byDefault = await exportBrokerConfig(client, { authenticatedWith: emulator.adminKey });
+    expect(byDefault.document.accessKeys?.every((k) => k.type === "SERVICE")).toBe(true);
+    expect(byDefault.counts.accessKeys).toBe(SERVICE_KEYS);
+    expect(byDefault.leftOut.ownKey?.name).toBe("admin");
+    expect(byDefault.leftOut.accountKeys).toHaveLength(ACCOUNT_KEYS);
+    const asked = await exportBrokerConfig(client, {
+      includeAccountKeys: true,
+      authenticatedWith: emulator.adminKey,
+    });
+    expect(asked.document.accessKeys?.map((k) => k.name)).not.toContain("admin");
+    expect(asked.counts.accessKeys).toBe(KEY_COUNT);
+    expect(asked.leftOut.accountKeys).toEqual([]);
+  });
+
   it("gives byte-equal output for two exports of one environment", async () => {
     const one = await exportBrokerConfig(client);
     const two = await exportBrokerConfig(client);
@@ -167,12 +189,24 @@ describe("the broker-config command", () => {
     const run = await runCli(["export", "--base-url", emulator.url, "--out", out], {
       BROKER_API_KEY: emulator.adminKey,
     });
-    expect(run.stderr).toBe(`broker-config: wrote 6 workspaces and ${KEY_COUNT + 1} access keys to ${out}\n`);
+    const lines = run.stderr.trimEnd().split("\n");
+    expect(lines[0]).toMatch(
+      /^broker-config: left out access key "admin" \(id \d+\): it is the key this export authenticates with/u,
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^broker-config: left out ${ACCOUNT_KEYS} ACCOUNT key\\(s\\) \\("key-000", "key-005", .*\\): .*pass --include-account-keys to export them$`,
+        "u",
+      ),
+    );
+    expect(lines.slice(2)).toEqual([
+      `broker-config: wrote 6 workspaces and ${SERVICE_KEYS} access keys to ${out}`,
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("");
     const text = fs.readFileSync(out, "utf8");
     expect(text).toBe(formatBrokerConfig((await exportBrokerConfig(client)).document, "yaml"));
-    expect(loadBrokerConfig(out).accessKeys).toHaveLength(KEY_COUNT + 1);
+    expect(loadBrokerConfig(out).accessKeys).toHaveLength(SERVICE_KEYS);
     expectNoSecrets(text + run.stderr);
   });
 
@@ -196,7 +230,23 @@ describe("the broker-config command", () => {
     expect(run.code).toBe(0);
     const document = JSON.parse(run.stdout) as { resources: { type: string }[] };
     expect(document).toEqual((await exportBrokerConfig(client)).importFile);
-    expect(document.resources.filter((r) => r.type === "broker:index:AccessKey")).toHaveLength(KEY_COUNT + 1);
+    expect(document.resources.filter((r) => r.type === "broker:index:AccessKey")).toHaveLength(SERVICE_KEYS);
+    expectNoSecrets(run.stdout + run.stderr);
+  });
+
+  it("exports the ACCOUNT keys with --include-account-keys, never the one it authenticates with", async () => {
+    const run = await runCli(["export", "--base-url", emulator.url, "--include-account-keys"], {
+      BROKER_API_KEY: emulator.adminKey,
+    });
+    expect(run.code).toBe(0);
+    const document = parse(run.stdout) as { allowAccountKeys?: boolean; accessKeys: { name: string }[] };
+    expect(document.allowAccountKeys).toBe(true);
+    expect(document.accessKeys).toHaveLength(KEY_COUNT);
+    expect(document.accessKeys.map((k) => k.name)).not.toContain("admin");
+    expect(run.stderr).toMatch(
+      /left out access key "admin" \(id \d+\): it is the key this export authenticates with/u,
+    );
+    expect(run.stderr).not.toContain("ACCOUNT key(s)");
     expectNoSecrets(run.stdout + run.stderr);
   });
 
@@ -204,7 +254,11 @@ describe("the broker-config command", () => {
     const run = await runCli(["export", "--base-url", emulator.url, "--api-key-env", "MY_BROKER_KEY"], {
       MY_BROKER_KEY: emulator.adminKey,
     });
-    expect(run.stderr).toBe("");
+    // Only the summary of what was left out: the key read from MY_BROKER_KEY is the one the export uses.
+    expect(run.stderr).toMatch(
+      /^broker-config: left out access key "admin" \(id \d+\): it is the key this export authenticates with/u,
+    );
+    expect(run.stderr).not.toMatch(/error|warning/iu);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^# Broker configuration/u);
   });

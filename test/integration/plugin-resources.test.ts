@@ -394,6 +394,40 @@ describe("an access key", () => {
   });
 });
 
+describe("the key the provider authenticates with (issue #49)", () => {
+  it("is never revoked: Delete fails before any request, and Diff warns in the preview of a replacement", async () => {
+    const key = resource(ACCESS_KEY, "own");
+    const inputs = await key.checked({ name: "admin", type: "ACCOUNT", adopt: true });
+    const created = await key.create(inputs);
+    expect(created.properties["accessKey"]).toMatchObject({ value: emulator.adminKey });
+    const before = await outside.getAccessKeyPermissions(emulator.adminKey);
+
+    const renamed = await key.checked({ name: "admin-2", type: "ACCOUNT", adopt: true }, inputs);
+    const messages = await logged(() => key.diff(created.id, created.properties, inputs, renamed));
+    expect(messages).toEqual([
+      {
+        severity: "warning",
+        urn: key.urn,
+        message: expect.stringMatching(
+          /^This change replaces the object, and the replacement will fail when it revokes the old one: access key "admin" \(id \d+\) is the key this provider authenticates with/u,
+        ) as unknown,
+      },
+    ]);
+
+    await emulator.controls!.clearRequests();
+    const error = await key.delete(created.id, created.properties).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(
+      /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider/u,
+    );
+    expect(error?.message).not.toContain(emulator.adminKey);
+    expect(await emulator.controls!.requests()).toEqual([]);
+    expect(await outside.getAccessKeyPermissions(emulator.adminKey)).toEqual(before);
+  });
+});
+
 describe("a service key pair", () => {
   it("keeps its key secret, previews a create with an unknown key, rotates in place with the new keys unknown in preview", async () => {
     const key = resource(ACCESS_KEY, "pair-key");

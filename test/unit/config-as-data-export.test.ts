@@ -78,27 +78,59 @@ describe("buildWorkspaceTree", () => {
 });
 
 describe("exportBrokerConfig", () => {
-  it("writes names, types and sorted permissions, never key values, with adopt: true", async () => {
+  it("writes names, types and sorted permissions, never key values, with adopt: true; no ACCOUNT key by default", async () => {
     const keys = [
       key(1, "admin", "ACCOUNT"),
       key(2, "orders-svc", "SERVICE", ["orders/b", "orders/a", "orders/a"]),
       key(3, "billing", "SERVICE"),
+      key(4, "deployer", "ACCOUNT"),
     ];
-    const { document, warnings } = await exportBrokerConfig(fakeClient(WORKSPACES, keys));
+    const { document, warnings, leftOut, importFile, counts } = await exportBrokerConfig(
+      fakeClient(WORKSPACES, keys),
+    );
     expect(document).toEqual({
       version: 1,
       adopt: true,
       workspaces: buildWorkspaceTree(WORKSPACES).roots,
       accessKeys: [
-        { name: "admin", type: "ACCOUNT" },
         { name: "billing", type: "SERVICE" },
         { name: "orders-svc", type: "SERVICE", permissions: { send: ["orders/a", "orders/b"] } },
       ],
     });
+    expect(leftOut).toEqual({ accountKeys: ["admin", "deployer"] });
+    expect(importFile.resources.map((r) => r.name)).not.toContain("admin");
+    expect(counts.accessKeys).toBe(2);
     expect(warnings).toEqual([]);
     for (const format of ["yaml", "json"] as const) {
       const text = formatBrokerConfig(document, format);
       for (const k of keys) expect(text).not.toContain(k.key);
+    }
+  });
+
+  it("exports ACCOUNT keys with includeAccountKeys, and allowAccountKeys: true so that the document loads", async () => {
+    const keys = [key(1, "admin", "ACCOUNT"), key(2, "deployer", "ACCOUNT"), key(3, "svc", "SERVICE")];
+    const { document, leftOut, warnings } = await exportBrokerConfig(fakeClient([], keys), {
+      includeAccountKeys: true,
+    });
+    expect(document.allowAccountKeys).toBe(true);
+    expect(document.accessKeys?.map((k) => k.name)).toEqual(["admin", "deployer", "svc"]);
+    expect(leftOut).toEqual({ accountKeys: [] });
+    expect(warnings).toEqual([]);
+  });
+
+  it("never exports the key it authenticates with, matched by value, even with includeAccountKeys", async () => {
+    // Two keys share the name "admin": only the one whose value is the API key is left out.
+    const keys = [key(1, "admin", "ACCOUNT"), key(2, "deployer", "ACCOUNT"), key(3, "svc", "SERVICE")];
+    const ownValue = keys[1]?.key as string;
+    for (const includeAccountKeys of [false, true]) {
+      const { document, leftOut, importFile } = await exportBrokerConfig(fakeClient([], keys), {
+        includeAccountKeys,
+        authenticatedWith: ownValue,
+      });
+      expect(leftOut.ownKey).toEqual({ name: "deployer", id: 2 });
+      expect(document.accessKeys?.map((k) => k.name)).not.toContain("deployer");
+      expect(importFile.resources.map((r) => r.id)).not.toContain("2");
+      expect(JSON.stringify({ document, leftOut, importFile })).not.toContain(ownValue);
     }
   });
 
@@ -118,16 +150,23 @@ describe("exportBrokerConfig", () => {
   });
 
   it("writes YAML and JSON that read back as the same document, which is valid", async () => {
-    const { document } = await exportBrokerConfig(fakeClient(WORKSPACES, [key(1, "007", "SERVICE")]));
+    const { document } = await exportBrokerConfig(
+      fakeClient(WORKSPACES, [key(1, "007", "SERVICE"), key(2, "admin", "ACCOUNT")]),
+      { includeAccountKeys: true },
+    );
     expect(parse(formatBrokerConfig(document, "yaml"))).toEqual(document);
     expect(JSON.parse(formatBrokerConfig(document, "json"))).toEqual(document);
     expect(validateBrokerConfig(document)).toEqual([]);
-    expect(formatBrokerConfig(document, "yaml")).toMatch(/^# Broker configuration/u);
+    const yaml = formatBrokerConfig(document, "yaml");
+    expect(yaml).toMatch(/^# Broker configuration/u);
+    // The header names both components, with the languages each serves.
+    expect(yaml).toContain("Environment component (native `broker` plugin: YAML, Python, Go, TypeScript)");
+    expect(yaml).toContain("BrokerConfig component (dynamic resources: TypeScript/JavaScript)");
   });
 
   it("warns when the environment holds what a document cannot (duplicate key names)", async () => {
     const { document, warnings } = await exportBrokerConfig(
-      fakeClient([], [key(1, "dup", "SERVICE"), key(2, "dup", "ACCOUNT")]),
+      fakeClient([], [key(1, "dup", "SERVICE"), key(2, "dup", "SERVICE")]),
     );
     expect(document.accessKeys).toHaveLength(2);
     expect(warnings).toEqual([

@@ -14,6 +14,7 @@ import {
 } from "../../src/config-as-data";
 import { isBrokerError } from "../../src/client/errors";
 import { documentInput } from "../../src/config-as-data/load";
+import { parseBrokerConfig } from "../../src/config-as-data/load";
 
 let dir: string;
 
@@ -261,6 +262,7 @@ describe("problems in objects name the path", () => {
       what: "unknown permission fields and a resources list",
       value: {
         version: 1,
+        allowAccountKeys: true,
         accessKeys: [{ name: "a", type: "ACCOUNT", permissions: { publish: [], resources: [] } }],
       },
       expected: [
@@ -341,11 +343,42 @@ describe("documentInput: a component's document comes from exactly one of two in
   });
 });
 
+describe("ACCOUNT keys need allowAccountKeys: true", () => {
+  const text =
+    "version: 1\nadopt: true\naccessKeys:\n  - name: svc\n    type: SERVICE\n  - name: admin\n    type: ACCOUNT\n";
+
+  it("refuses an ACCOUNT key in a document that does not allow them, naming the key, its line and how to allow it", () => {
+    expect(() => parseBrokerConfig({ file: "broker.yaml", text })).toThrow(
+      'broker.yaml:7:11 accessKeys[1].type: access key "admin" is an ACCOUNT key, which may change the whole broker configuration through the API: a document creates or adopts ACCOUNT keys only when it says `allowAccountKeys: true` at its top level (or use type SERVICE)',
+    );
+    // The same for a document given as an object (BrokerConfig's `config`, Environment's `config`).
+    expect(
+      problemsOfObject({
+        version: 1,
+        allowAccountKeys: false,
+        accessKeys: [{ name: "admin", type: "ACCOUNT" }],
+      }),
+    ).toEqual([
+      'accessKeys[0].type: access key "admin" is an ACCOUNT key, which may change the whole broker configuration through the API: a document creates or adopts ACCOUNT keys only when it says `allowAccountKeys: true` at its top level (or use type SERVICE)',
+    ]);
+  });
+
+  it("accepts ACCOUNT keys when the document says allowAccountKeys: true, and only a boolean there", () => {
+    expect(
+      parseBrokerConfig({ file: "broker.yaml", text: `allowAccountKeys: true\n${text}` }).accessKeys,
+    ).toHaveLength(2);
+    expect(problemsOfObject({ version: 1, allowAccountKeys: "yes" })).toEqual([
+      'allowAccountKeys: must be true or false, got "yes"',
+    ]);
+  });
+});
+
 describe("duplicates", () => {
   it("rejects two access keys with one name, even of different types", () => {
     expect(
       problemsOfObject({
         version: 1,
+        allowAccountKeys: true,
         accessKeys: [
           { name: "a", type: "SERVICE" },
           { name: "b", type: "SERVICE" },

@@ -5,6 +5,7 @@ import {
   CONFIG_KEYS,
   configuredBaseUrl,
   ENV_VARS,
+  isConfiguredApiKey,
   resolveConnection,
   resolveSettings,
   STACK_SETTING_NAMES,
@@ -341,6 +342,20 @@ describe("STACK_SETTING_NAMES", () => {
       maxRequestsPerSecond: "broker:maxRequestsPerSecond (or BROKER_MAX_REQUESTS_PER_SECOND)",
       readStalenessMs: "broker:readStalenessMs",
     });
+  });
+});
+
+describe("isConfiguredApiKey", () => {
+  it("compares with the key resolution would use (stack config before the environment), without a base URL", () => {
+    const stack = (key: string): string | undefined => (key === "broker:apiKey" ? "bka_stack" : undefined);
+    expect(isConfiguredApiKey("bka_stack", stack, { BROKER_API_KEY: "bka_env" })).toBe(true);
+    expect(isConfiguredApiKey("bka_env", stack, { BROKER_API_KEY: "bka_env" })).toBe(false);
+    expect(isConfiguredApiKey("bka_env", undefined, { BROKER_API_KEY: "bka_env" })).toBe(true);
+  });
+
+  it("is false when no key is configured, and for an empty value", () => {
+    expect(isConfiguredApiKey("bka_x", undefined, {})).toBe(false);
+    expect(isConfiguredApiKey("", undefined, { BROKER_API_KEY: "" })).toBe(false);
   });
 });
 

@@ -25,6 +25,7 @@ import {
   brokerPolicies,
   brokerResourceType,
   DEFAULT_NAME_PATTERN,
+  documentComponentOf,
   keysPerWorkspaceViolations,
   namePatternViolations,
   sendAndReceiveWildcardViolations,
@@ -132,6 +133,35 @@ describe("broker-no-account-keys", () => {
   it("passes SERVICE keys and ACCOUNT keys the stack adopted rather than created", () => {
     expect(accountKeyViolations(key({ type: "SERVICE" }))).toEqual([]);
     expect(accountKeyViolations(key({ type: "ACCOUNT", adopt: true }))).toEqual([]);
+  });
+
+  it("reports an ACCOUNT key declared through a document, adopted or not (issue #49)", () => {
+    const declared = (adopt: boolean, component: "Environment" | "BrokerConfig"): BrokerResourceView => ({
+      ...key({ type: "ACCOUNT", adopt }, "prod:access-key:admin"),
+      component,
+    });
+    expect(accountKeyViolations(declared(true, "Environment"))).toEqual([
+      'AccessKey "prod:access-key:admin" adopts or creates an ACCOUNT key (type: "ACCOUNT") through the document of its Environment component (which says allowAccountKeys: true), which may change the whole broker configuration through the API: remove the key from the document (`broker-config export` leaves ACCOUNT keys out unless --include-account-keys), or manage ACCOUNT keys outside the stack.',
+    ]);
+    expect(accountKeyViolations(declared(false, "BrokerConfig"))[0]).toMatch(
+      /^AccessKey "prod:access-key:admin" creates an ACCOUNT key .* of its BrokerConfig component/u,
+    );
+  });
+
+  it("knows a document's children by the component types in their URN, in both doors", () => {
+    expect(
+      documentComponentOf(
+        "urn:pulumi:dev::app::broker:index:Environment$broker:index:AccessKey::prod:access-key:admin",
+      ),
+    ).toBe("Environment");
+    expect(
+      documentComponentOf(
+        "urn:pulumi:dev::app::my:app:Team$broker:index:BrokerConfig$pulumi-nodejs:dynamic/broker:AccessKey::prod:access-key:admin",
+      ),
+    ).toBe("BrokerConfig");
+    expect(documentComponentOf("urn:pulumi:dev::app::broker:index:AccessKey::admin")).toBeUndefined();
+    // A component named like one of ours, or the component itself, is not a child.
+    expect(documentComponentOf("urn:pulumi:dev::app::broker:index:Environment::prod")).toBeUndefined();
   });
 });
 
@@ -255,6 +285,7 @@ describe("the policies as @pulumi/policy runs them", () => {
     type: string,
     props: Record<string, unknown>,
     config: Record<string, unknown> = {},
+    urn = "urn:k",
   ): string[] {
     const policy = byName.get(name) as ResourceValidationPolicy;
     const reported: string[] = [];
@@ -262,7 +293,7 @@ describe("the policies as @pulumi/policy runs them", () => {
     const args = {
       type,
       name: "k",
-      urn: "urn:k",
+      urn,
       props,
       getConfig: () => config,
     } as unknown as ResourceValidationArgs;
@@ -274,6 +305,23 @@ describe("the policies as @pulumi/policy runs them", () => {
     validateResource(args, report);
     return reported;
   }
+
+  it("broker-no-account-keys reads the URN: an adopted ACCOUNT key passes on its own, not as a document's child", () => {
+    const props = { type: "ACCOUNT", adopt: true };
+    const token = "broker:index:AccessKey";
+    expect(
+      validate(BROKER_POLICY_NAMES.accountKeys, token, props, {}, `urn:pulumi:dev::app::${token}::k`),
+    ).toEqual([]);
+    expect(
+      validate(
+        BROKER_POLICY_NAMES.accountKeys,
+        token,
+        props,
+        {},
+        `urn:pulumi:dev::app::broker:index:Environment$${token}::k`,
+      ),
+    ).toHaveLength(1);
+  });
 
   it("fits @pulumi/policy's PolicyPack as they are", () => {
     // A type check (npm run typecheck): the subpath's own types are assignable to the SDK's.

@@ -81,7 +81,7 @@ type AccessKey struct {
 	PrivateKey pulumi.StringPtrOutput `pulumi:"privateKey"`
 	// For a SERVICE key created by this stack: the public key of the pair returned at creation (base64).
 	PublicKey pulumi.StringPtrOutput `pulumi:"publicKey"`
-	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), every resource that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from such a resource (a secret store entry) always holds a valid one. Stack outputs are written when the run ends, after the old key is revoked: a consumer reading `pulumi stack output` during the run can read the revoked key. For those, keep two keys, current and previous, and rotate only the older one each time (their `rotationTriggers` change in alternate runs): consumers use the current key, which no run revokes. E.g. `{ quarter: "2026-Q4" }`.
 	RotationTriggers pulumi.StringMapOutput `pulumi:"rotationTriggers"`
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyTypeOutput `pulumi:"type"`
@@ -154,7 +154,7 @@ type accessKeyArgs struct {
 	OnDelete *OnDelete `pulumi:"onDelete"`
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions *Permissions `pulumi:"permissions"`
-	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), every resource that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from such a resource (a secret store entry) always holds a valid one. Stack outputs are written when the run ends, after the old key is revoked: a consumer reading `pulumi stack output` during the run can read the revoked key. For those, keep two keys, current and previous, and rotate only the older one each time (their `rotationTriggers` change in alternate runs): consumers use the current key, which no run revokes. E.g. `{ quarter: "2026-Q4" }`.
 	RotationTriggers map[string]string `pulumi:"rotationTriggers"`
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyType `pulumi:"type"`
@@ -172,7 +172,7 @@ type AccessKeyArgs struct {
 	OnDelete OnDeletePtrInput
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions PermissionsPtrInput
-	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+	// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), every resource that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from such a resource (a secret store entry) always holds a valid one. Stack outputs are written when the run ends, after the old key is revoked: a consumer reading `pulumi stack output` during the run can read the revoked key. For those, keep two keys, current and previous, and rotate only the older one each time (their `rotationTriggers` change in alternate runs): consumers use the current key, which no run revokes. E.g. `{ quarter: "2026-Q4" }`.
 	RotationTriggers pulumi.StringMapInput
 	// `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
 	Type AccessKeyTypeInput
@@ -325,7 +325,7 @@ func (o AccessKeyOutput) PublicKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringPtrOutput { return v.PublicKey }).(pulumi.StringPtrOutput)
 }
 
-// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.
+// Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), every resource that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from such a resource (a secret store entry) always holds a valid one. Stack outputs are written when the run ends, after the old key is revoked: a consumer reading `pulumi stack output` during the run can read the revoked key. For those, keep two keys, current and previous, and rotate only the older one each time (their `rotationTriggers` change in alternate runs): consumers use the current key, which no run revokes. E.g. `{ quarter: "2026-Q4" }`.
 func (o AccessKeyOutput) RotationTriggers() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringMapOutput { return v.RotationTriggers }).(pulumi.StringMapOutput)
 }

@@ -48,7 +48,7 @@ export const ACCESS_KEY = {
     rotationTriggers: {
       kind: "input",
       type: mapOf(STRING),
-      doc: 'Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), everything that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from stack outputs or a secret store always holds a valid one. E.g. `{ quarter: "2026-Q4" }`.',
+      doc: 'Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), every resource that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from such a resource (a secret store entry) always holds a valid one. Stack outputs are written when the run ends, after the old key is revoked: a consumer reading `pulumi stack output` during the run can read the revoked key. For those, keep two keys, current and previous, and rotate only the older one each time (their `rotationTriggers` change in alternate runs): consumers use the current key, which no run revokes. E.g. `{ quarter: "2026-Q4" }`.',
       replaceOnChange: true,
       stackOnly: true,
     },

@@ -2,6 +2,7 @@ import type { ConfigureRequest } from "@pulumi/pulumi/dynamic";
 import { getBrokerClient, type BrokerClient } from "../../client";
 import {
   configuredBaseUrl as baseUrlFromSettings,
+  isConfiguredApiKey,
   resolveConnection,
   STACK_SETTING_NAMES,
   type ConfigSource,
@@ -46,6 +47,11 @@ export function brokerClient(): BrokerClient {
  * listener for the process, so that the client cache sees one listener.
  */
 const tellAboutLongWaits = rateLimitNotifier((message) => void warn(message));
+
+/** Whether `accessKey` is the configured API key (compared, never returned; see `CoreContext`). */
+export function authenticatesWith(accessKey: string): boolean {
+  return isConfiguredApiKey(accessKey, stackConfig, process.env);
+}
 
 /**
  * The configured base URL, normalised, or `undefined` when none is configured or it is invalid.

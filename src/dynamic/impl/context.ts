@@ -1,6 +1,6 @@
 import type { CoreContext } from "../../core/context";
 import { STACK_SETTING_NAMES } from "../../settings/connection";
-import { brokerClient, configuredBaseUrl } from "./configured-client";
+import { authenticatesWith, brokerClient, configuredBaseUrl } from "./configured-client";
 import { warn } from "./host-log";
 
 /**
@@ -10,6 +10,7 @@ import { warn } from "./host-log";
 export const dynamicContext: CoreContext = {
   client: brokerClient,
   configuredBaseUrl,
+  authenticatesWith,
   settingNames: STACK_SETTING_NAMES,
   log: { warn },
 };

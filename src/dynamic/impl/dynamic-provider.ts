@@ -6,9 +6,10 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
 import { settleIntent, type CreateOrigin } from "../../core/intents";
-import type { ResourceOperations } from "../../core/operations";
+import { replacementRefusedMessage, type ResourceOperations } from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
+import { warn } from "./host-log";
 import {
   recordedBaseUrl,
   settle,
@@ -79,7 +80,16 @@ export function dynamicOperations<I extends object, P extends object, O extends 
     },
     diff: async (id, olds, news) => {
       await held(id, news);
-      return settle(() => toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news))));
+      const result = await settle(() =>
+        toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news))),
+      );
+      // The dynamic host's olds are the recorded outputs: the old object, as delete would get it.
+      const refusal =
+        (result.replaces ?? []).length > 0
+          ? core.deleteRefusal?.(dynamicContext, id, core.decodeOutputs(olds, id))
+          : undefined;
+      if (refusal !== undefined) await warn(replacementRefusedMessage(refusal));
+      return result;
     },
     create: (raw) =>
       toDynamicCreate(raw, () => core.create(dynamicContext, core.decodeInputs(raw), originOf(raw))),

@@ -10,7 +10,7 @@
  */
 import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
-import type { ResourceOperations } from "../../core/operations";
+import { replacementRefusedMessage, type ResourceOperations } from "../../core/operations";
 import { settleIntent } from "../../core/intents";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { DiffResult as CoreDiff } from "../../core/results";
@@ -40,6 +40,7 @@ export function coreContext(context: OperationContext): CoreContext {
   return {
     client: () => context.configuration.client(),
     configuredBaseUrl: () => context.configuration.baseUrl(),
+    authenticatesWith: (accessKey) => context.configuration.authenticatesWith(accessKey),
     settingNames: context.configuration.settingNames,
     log: { warn: (message) => context.log.warn(message) },
   };
@@ -173,6 +174,11 @@ export function coreAdapter<I extends object, P extends object, O extends object
       await held(context, id);
       const diff = diffOf(olds, oldInputs, news);
       const changedByUpdate = new Set(recomputed(diff, olds));
+      const refusal =
+        diff.replaces.length > 0
+          ? core.deleteRefusal?.(coreContext(context), id, core.decodeOutputs(toCore(olds).values, id))
+          : undefined;
+      if (refusal !== undefined) await context.log.warn(replacementRefusedMessage(refusal));
       return buildDiff({
         changes: diff.details.map(({ path, kind, replace }) => ({ path, kind, replace })),
         // A replacement makes every output new; an update keeps all but what it recomputes.

@@ -1,0 +1,302 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import {
+  allKeys,
+  brokerConfigCli,
+  installBrokerPlugin,
+  NO_PERMISSIONS,
+} from "../../harness/broker-native.mts";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { BrokerConfigDocument } from "../../src/config-as-data";
+import { createExportSource } from "../support/client";
+import { BrokerClient } from "../../src/client";
+import {
+  emulatorConfig,
+  ensureYamlHost,
+  NO_BROKER_ENV,
+  PROGRAMS_DIR,
+  tearDown,
+  testProject,
+} from "../support/projects";
+
+// Issue #49: copying an environment never hands out or revokes an admin key. Two emulators whose
+// admin keys share a name (as fresh installations do): A is exported, B is deployed to, through the
+// real CLI, with a YAML `Environment` (native plugin), the dynamic `BrokerConfig`, and a YAML
+// `Environment` under an explicit provider whose key is another. The steps share the brokers and
+// run in order; each stack is created once. Each step runs a few real CLI commands (seconds each,
+// more on a busy machine): STEP_TIMEOUT_MS bounds them.
+
+/** The time one step's CLI runs may take, with every core busy. */
+const STEP_TIMEOUT_MS = 300_000;
+
+let source: EmulatorHandle; // "A": exported
+let target: EmulatorHandle; // "B": deployed to
+let yaml: PulumiProject;
+let scratch: string;
+/** The default export of A, and its summary on stderr. */
+let exported: { text: string; stderr: string };
+/** A document as an export from before this change wrote it: A's admin key and ACCOUNT key in it. */
+let olderExport: BrokerConfigDocument;
+
+/** Runs `broker-config export` of the installed package against `env`. */
+async function exportOf(env: EmulatorHandle, ...flags: string[]): Promise<{ text: string; stderr: string }> {
+  const file = path.join(scratch, `export-${flags.join("") || "default"}.yaml`);
+  const { stderr } = await promisify(execFile)(
+    process.execPath,
+    [brokerConfigCli(yaml), "export", "--base-url", env.url, "--out", file, ...flags],
+    { env: { PATH: process.env["PATH"], BROKER_API_KEY: env.adminKey } },
+  );
+  return { text: fs.readFileSync(file, "utf8"), stderr };
+}
+
+/** Writes `document` into the scratch directory as YAML and returns the file. */
+function documentFile(name: string, document: BrokerConfigDocument): string {
+  const file = path.join(scratch, name);
+  fs.writeFileSync(file, stringify(document));
+  return file;
+}
+
+/** B's key named `name`, as the API lists it. */
+async function keyOfB(name: string): Promise<Record<string, unknown>> {
+  const key = (await allKeys(target)).find((k) => k["name"] === name);
+  if (key === undefined) throw new Error(`B has no key named ${name}`);
+  return key;
+}
+
+/** Whether `apiKey` still works against B's configuration API: a listing with it succeeds. */
+async function works(apiKey: string): Promise<boolean> {
+  const client = new BrokerClient({ baseUrl: target.url, apiKey, maxRetries: 0 });
+  try {
+    await client.accessKeys()[Symbol.asyncIterator]().next();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The error a Pulumi command fails with, as text (fails the test when it succeeds). */
+async function failureOf(run: Promise<unknown>): Promise<string> {
+  const outcome = await run.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (outcome === undefined) throw new Error("expected the command to fail");
+  return outcome instanceof Error ? outcome.message : JSON.stringify(outcome);
+}
+
+/** The names of B's ACCOUNT keys. */
+async function accountKeysOfB(): Promise<string[]> {
+  return (await allKeys(target))
+    .filter((k) => k["type"] === "ACCOUNT")
+    .map((k) => String(k["name"]))
+    .sort();
+}
+
+beforeAll(async () => {
+  source = await startEmulator({ controls: true });
+  target = await startEmulator({ controls: true });
+  const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
+  try {
+    // Its keys, "ops-admin" (ACCOUNT) among them, beside A's own admin key.
+    await createExportSource(client);
+  } finally {
+    await client.close();
+  }
+  ensureYamlHost();
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-account-keys-e2e-"));
+  yaml = await testProject("account-keys-yaml", path.join(PROGRAMS_DIR, "environment-yaml"), NO_BROKER_ENV);
+  installBrokerPlugin(yaml);
+  exported = await exportOf(source);
+  const withAccountKeys = parse(
+    (await exportOf(source, "--include-account-keys")).text,
+  ) as BrokerConfigDocument;
+  olderExport = {
+    ...withAccountKeys,
+    accessKeys: [...(withAccountKeys.accessKeys ?? []), { name: "admin", type: "ACCOUNT" }],
+  };
+}, 300_000);
+
+afterAll(() => tearDown({ emulators: [source, target], project: yaml, scratch: [scratch] }));
+
+describe("copying an environment never hands out or revokes an admin key", () => {
+  it(
+    "1. the export leaves out ACCOUNT keys and the key it authenticates with, and says why on stderr",
+    async () => {
+      // Both admin keys share the name the scenario is about.
+      expect((await keyOfB("admin"))["type"]).toBe("ACCOUNT");
+      const document = parse(exported.text) as BrokerConfigDocument;
+      expect(document.accessKeys?.map((k) => k.type)).not.toContain("ACCOUNT");
+      expect(document.allowAccountKeys).toBeUndefined();
+      expect(exported.stderr).toMatch(
+        /left out access key "admin" \(id \d+\): it is the key this export authenticates with/u,
+      );
+      expect(exported.stderr).toContain('left out 1 ACCOUNT key(s) ("ops-admin")');
+      expect(exported.stderr).toContain("pass --include-account-keys");
+      expect(exported.text).toContain(
+        "Environment component (native `broker` plugin: YAML, Python, Go, TypeScript)",
+      );
+      // With --include-account-keys: the other ACCOUNT key, allowed; never the export's own.
+      expect(olderExport.allowAccountKeys).toBe(true);
+      expect(olderExport.accessKeys?.filter((k) => k.type === "ACCOUNT").map((k) => k.name)).toEqual([
+        "ops-admin",
+        "admin", // added by this test, as an older export wrote it
+      ]);
+      for (const key of await allKeys(source)) expect(exported.text).not.toContain(String(key["key"]));
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    "2. YAML Environment: deploying the export to B and destroying it leaves B's admin key untouched and working, and makes no ACCOUNT key",
+    async () => {
+      const adminBefore = await keyOfB("admin");
+      const stack = await yaml.stack("copy", {
+        documentFile: { value: documentFile("copy.yaml", parse(exported.text) as BrokerConfigDocument) },
+        ...emulatorConfig(target),
+      });
+      expect((await stack.up()).summary.result).toBe("succeeded");
+      expect(await accountKeysOfB()).toEqual(["admin"]);
+      expect(await stack.destroy()).toMatchObject({ summary: { result: "succeeded" } });
+      expect(await keyOfB("admin")).toEqual(adminBefore);
+      expect(await works(target.adminKey)).toBe(true);
+      expect(await accountKeysOfB()).toEqual(["admin"]);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    "3. YAML Environment: an older export's ACCOUNT keys fail the preview before any request; allowed, destroy cannot revoke the provider's own key",
+    async () => {
+      const { allowAccountKeys: _allowed, ...notAllowed } = olderExport;
+      const stack = await yaml.stack("older", {
+        documentFile: { value: documentFile("older.yaml", notAllowed) },
+        ...emulatorConfig(target),
+      });
+      await target.controls!.clearRequests();
+      const refused = await failureOf(stack.preview());
+      expect(refused).toMatch(
+        /older\.yaml:\d+:\d+ accessKeys\[\d+\]\.type: access key "admin" is an ACCOUNT key, .*`allowAccountKeys: true`/u,
+      );
+      expect(refused).toMatch(/access key "ops-admin" is an ACCOUNT key/u);
+      expect(await target.controls!.requests()).toEqual([]);
+
+      const adminBefore = await keyOfB("admin");
+      await stack.setConfig("documentFile", { value: documentFile("older-allowed.yaml", olderExport) });
+      expect((await stack.up()).summary.result).toBe("succeeded");
+      expect(await accountKeysOfB()).toEqual(["admin", "ops-admin"]);
+      const failed = await failureOf(stack.destroy());
+      expect(failed).toMatch(
+        /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider authenticates with \(broker:apiKey/u,
+      );
+      expect(failed).not.toContain(target.adminKey);
+      expect(await keyOfB("admin")).toEqual(adminBefore);
+      expect(await works(target.adminKey)).toBe(true);
+      // The other ACCOUNT key was revoked as any key is; the own key stays in the stack.
+      expect((await keyOfB("ops-admin"))["permissions"]).toEqual(NO_PERMISSIONS);
+      const state = (await stack.exportStack()).deployment as { resources?: { urn: string }[] };
+      expect(
+        state.resources?.map((r) => r.urn).filter((urn) => urn.endsWith("access-key:admin")),
+      ).toHaveLength(1);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    "4. dynamic BrokerConfig: the same refusals",
+    async () => {
+      const dynamicProject = await testProject(
+        "account-keys-dynamic",
+        path.join(__dirname, "programs", "config-as-data"),
+        NO_BROKER_ENV,
+      );
+      try {
+        const { allowAccountKeys: _allowed, ...notAllowed } = olderExport;
+        const stack = await dynamicProject.stack("older", {
+          file: { value: documentFile("dynamic-older.yaml", notAllowed) },
+          ...emulatorConfig(target),
+        });
+        await target.controls!.clearRequests();
+        expect(await failureOf(stack.preview())).toMatch(
+          /dynamic-older\.yaml:\d+:\d+ accessKeys\[\d+\]\.type: access key "admin" is an ACCOUNT key/u,
+        );
+        expect(await target.controls!.requests()).toEqual([]);
+
+        const adminBefore = await keyOfB("admin");
+        await stack.setConfig("file", { value: documentFile("dynamic-allowed.yaml", olderExport) });
+        expect((await stack.up()).summary.result).toBe("succeeded");
+        expect(await failureOf(stack.destroy())).toMatch(
+          /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider authenticates with/u,
+        );
+        expect(await keyOfB("admin")).toEqual(adminBefore);
+        expect(await works(target.adminKey)).toBe(true);
+      } finally {
+        dynamicProject.remove();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    "5. an explicit provider whose key is another: destroy cannot revoke that provider's key",
+    async () => {
+      const opsAdmin = String((await keyOfB("ops-admin"))["key"]);
+      const programDir = path.join(scratch, "explicit");
+      fs.mkdirSync(programDir);
+      fs.writeFileSync(
+        path.join(programDir, "Pulumi.yaml"),
+        stringify({
+          name: "account-keys-explicit",
+          runtime: "yaml",
+          config: {
+            documentFile: { type: "string" },
+            targetUrl: { type: "string" },
+            targetKey: { type: "string" },
+          },
+          resources: {
+            target: {
+              type: "pulumi:providers:broker",
+              properties: { baseUrl: "${targetUrl}", apiKey: "${targetKey}" },
+            },
+            environment: {
+              type: "broker:index:Environment",
+              properties: {
+                document: { "fn::readFile": "${documentFile}" },
+                documentName: "${documentFile}",
+              },
+              options: { providers: ["${target}"] },
+            },
+          },
+        }),
+      );
+      const explicit = await testProject("account-keys-explicit", programDir, NO_BROKER_ENV);
+      try {
+        installBrokerPlugin(explicit);
+        const stack = await explicit.stack("explicit", {
+          documentFile: { value: documentFile("explicit.yaml", olderExport) },
+          targetUrl: { value: target.url },
+          targetKey: { value: opsAdmin, secret: true },
+        });
+        expect((await stack.up()).summary.result).toBe("succeeded");
+        const opsBefore = await keyOfB("ops-admin");
+        const failed = await failureOf(stack.destroy());
+        expect(failed).toMatch(
+          /Refusing to revoke: access key "ops-admin" \(id \d+\) is the key this provider authenticates with/u,
+        );
+        expect(failed).not.toContain(opsAdmin);
+        expect(await keyOfB("ops-admin")).toEqual(opsBefore);
+        expect(await works(opsAdmin)).toBe(true);
+      } finally {
+        explicit.remove();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+});
