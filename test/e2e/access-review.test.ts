@@ -329,7 +329,9 @@ describe.each(SPEC_LANGUAGES)("a $language program's change, reviewed from its p
       const out: Buffer[] = [];
       child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
       child.on("error", reject);
-      child.on("close", () => resolve(Buffer.concat(out).toString("utf8")));
+      child.on("close", () => {
+        resolve(Buffer.concat(out).toString("utf8"));
+      });
     });
     expect(JSON.parse(piped)).toEqual(json);
   });
