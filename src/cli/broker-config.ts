@@ -12,6 +12,9 @@
  * deploys (see `exportBrokerConfig`), or with `--format import` as a `pulumi import --file` document
  * for the native resources.
  *
+ * `broker-config review [FILE] [--format markdown|json] [--fail-on broadening] [--from F --to F]
+ *   [--from-broker --to F]` writes the access review of a change (see `../review/command.ts`).
+ *
  * `broker-config migrate-state [--in FILE] [--out FILE]` rewrites a `pulumi stack export` of dynamic
  * resources into native ones (see `migrate-state.ts`).
  *
@@ -31,9 +34,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { BrokerClient, type BrokerClientOptions } from "../client/client";
 import { isBrokerApiError, isBrokerSettingsError } from "../client/errors";
 import { redactSecrets } from "../client/redact";
-import { DEFAULT_SETTING_NAMES, type SettingNames } from "../client/setting-names";
-import { ENV_VARS, resolveSettings, type RequiredSetting } from "../settings/connection";
-import { FLAG_SETTINGS, flagOf, type SettingName } from "../settings/declarations";
+import { commandLineConnection, SETTING_FLAGS, settingFlagsHelp } from "../settings/command-line";
 import { exportBrokerConfig, type ExportProgress } from "../export/document";
 import {
   BROKER_CONFIG_FORMATS,
@@ -45,11 +46,13 @@ import { packageVersion } from "../native/schema";
 import { migrateDeployment, MigrateStateError } from "./migrate-state";
 import { recover } from "./recover";
 import { installPlugin, uninstallPlugin } from "./plugin-install";
+import { runReview } from "../review/command";
 
 const USAGE = `Usage: broker-config export [options]
        broker-config plugin install|uninstall
        broker-config migrate-state [--in FILE] [--out FILE]
        broker-config recover [--stack NAME] [--cancel] [--dry-run]
+       broker-config review [PREVIEW.json] [--format markdown|json] [--fail-on broadening]
 
 Writes the configuration of a broker environment (workspace tree, access keys with their
 permissions; never key values) as a document for the BrokerConfig component.
@@ -88,6 +91,12 @@ recover            after a \`pulumi up\` that was killed: records in the stack e
                    --cancel       first end the killed update's lock (\`pulumi cancel\`): only
                                   when no \`pulumi\` command runs on the stack any more
                    --dry-run      report, but do not write the state
+
+review             the access review of a change: which keys gain or lose which event paths,
+                   and whether it broadens access, as Markdown for a pull-request comment or
+                   JSON; reads \`pulumi preview --json\` (a file or stdin), two documents
+                   (--from/--to), or the live broker against a document (--from-broker --to).
+                   \`broker-config review --help\` lists its options and exit codes
 `;
 
 /** Waits on the rate limit this long or longer are reported on stderr. */
@@ -207,8 +216,6 @@ interface ExportArgs {
   progress: boolean;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/u;
-
 /** The API key once read, so that no message of an unexpected failure can echo it. */
 const knownSecrets: string[] = [];
 
@@ -221,7 +228,6 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
   }
   const { values, positionals } = parseCommandLine(argv, true, {
     ...SETTING_FLAGS,
-    "api-key-env": { type: "string" },
     out: { type: "string", short: "o" },
     format: { type: "string" },
     progress: { type: "boolean", default: false },
@@ -243,88 +249,16 @@ function parseExportArgs(argv: string[], env: NodeJS.ProcessEnv): ExportArgs | "
     );
   if (values.out === "") throw new UsageError("--out must not be empty");
 
-  const apiKeyEnv = values["api-key-env"] ?? ENV_VARS.apiKey;
-  if (!ENV_NAME.test(apiKeyEnv))
-    throw new UsageError(`--api-key-env must name an environment variable, got ${JSON.stringify(apiKeyEnv)}`);
-  const customKeyEnv = values["api-key-env"] !== undefined;
-  const commandLine: Partial<Record<SettingName, string>> = {};
-  for (const setting of FLAG_SETTINGS) {
-    const value = (values as Record<string, unknown>)[flagOf(setting.name).slice(2)];
-    if (typeof value === "string") commandLine[setting.name] = value;
-  }
-  // The same resolution and checks as for a stack, with this command's names; there is no stack.
-  const settings = resolveSettings({
-    commandLine,
-    env,
-    envVars: { apiKey: apiKeyEnv },
-    missingMessage: (missing) => missingMessage(missing, apiKeyEnv, customKeyEnv),
-  });
-  knownSecrets.push(settings.apiKey);
-  const settingNames: SettingNames = {
-    ...DEFAULT_SETTING_NAMES,
-    ...Object.fromEntries(
-      FLAG_SETTINGS.map((s) => [s.name, "env" in s ? `${flagOf(s.name)} (or ${s.env})` : flagOf(s.name)]),
-    ),
-    baseUrl: present(commandLine.baseUrl) ? flagOf("baseUrl") : ENV_VARS.baseUrl,
-    // A stack's key sits in broker:apiKey: say so, for a key copied from there.
-    apiKey: customKeyEnv
-      ? `${apiKeyEnv} (named by --api-key-env)`
-      : `${apiKeyEnv} (broker:apiKey in a stack)`,
-  };
+  const client = commandLineConnection(values as Record<string, unknown>, env, (message) => new UsageError(message));
+  knownSecrets.push(client.apiKey);
 
   const args: ExportArgs = {
-    client: { ...settings, settingNames },
+    client,
     format: format as BrokerConfigFormat | "import",
     progress: values.progress,
   };
   if (values.out !== undefined) args.out = values.out;
   return args;
-}
-
-/** One string option of `parseArgs` per setting a command line may set. */
-const SETTING_FLAGS = Object.fromEntries(
-  FLAG_SETTINGS.map((setting) => [flagOf(setting.name).slice(2), { type: "string" as const }]),
-);
-
-/** The help lines of the setting flags, from each setting's documentation, default and variable. */
-function settingFlagsHelp(): string {
-  return FLAG_SETTINGS.map((setting) => {
-    const flag = `  ${flagOf(setting.name)} ${setting.type === "string" ? "URL" : "N"}`;
-    const fallback =
-      "env" in setting ? `$${setting.env}` : "default" in setting ? String(setting.default) : undefined;
-    const doc = `${setting.doc.replace(/`/gu, "")}${fallback === undefined ? "" : ` [default: ${fallback}]`}`;
-    return `${flag}\n${wrap(doc, 23, 100)}`;
-  }).join("\n");
-}
-
-/** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
-function wrap(text: string, indent: number, width: number): string {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/u)) {
-    if (line !== "" && indent + line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line === "" ? word : `${line} ${word}`;
-  }
-  lines.push(line);
-  return lines.map((l) => `${" ".repeat(indent)}${l}`).join("\n");
-}
-
-function present(value: string | undefined): boolean {
-  return value !== undefined && value.trim() !== "";
-}
-
-/** What to do when the base URL or the key is missing, in this command's terms. */
-function missingMessage(
-  missing: readonly RequiredSetting[],
-  apiKeyEnv: string,
-  customKeyEnv: boolean,
-): string {
-  const setUrl = `pass --base-url or set ${ENV_VARS.baseUrl} (it ends in /v1)`;
-  const setKey = `set ${apiKeyEnv} to an ACCOUNT access key${customKeyEnv ? "" : " (or name another variable with --api-key-env)"}`;
-  if (missing.length > 1) return `no base URL and no API key: ${setUrl}, and ${setKey}`;
-  return missing[0] === "baseUrl" ? `no base URL: ${setUrl}` : `no API key: ${setKey}`;
 }
 
 /** Progress lines such as `exported 300 access keys…`. */
@@ -409,6 +343,13 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv[0] === "plugin") return runPlugin(argv.slice(1));
   if (argv[0] === "recover") return runRecover(argv.slice(1), env);
   if (argv[0] === "migrate-state") return runMigrateState(argv.slice(1));
+  if (argv[0] === "review")
+    return runReview(argv.slice(1), {
+      stdin: process.stdin,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      env,
+    });
   let args;
   try {
     args = parseExportArgs(argv, env);

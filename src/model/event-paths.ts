@@ -92,3 +92,57 @@ export function eventPathScope(path: string): EventPathScope {
   if (prefix.length === 0) return "all";
   return prefix.length === 1 ? "top-level" : "nested";
 }
+
+/**
+ * Whether a key granted `granted` may use every event path that `path` names.
+ *
+ * The API describes `orders/*` as "every path under `orders`" (`openapi.yaml` `EventPath`), so a
+ * wildcard covers the paths below its prefix at any depth (`orders/created`, `orders/eu/x`) and the
+ * narrower wildcards there (`orders/eu/*`, itself), but **not its prefix itself**: `orders/*` does
+ * not cover the event path `orders`. An exact path covers only itself. `*` (which the grammar
+ * refuses, but an old state may hold) covers everything.
+ *
+ * @example
+ * ```ts
+ * eventPathCovers("orders/*", "orders/eu/*");     // true
+ * eventPathCovers("orders/*", "orders");          // false
+ * eventPathCovers("orders/created", "orders/*");  // false
+ * ```
+ */
+export function eventPathCovers(granted: string, path: string): boolean {
+  if (granted === path) return true;
+  const scope = eventPathScope(granted);
+  if (scope === "exact") return false;
+  if (scope === "all") return true;
+  // `orders/*` covers whatever starts with `orders/`: exact paths and wildcards below it alike.
+  const prefix = granted.slice(0, -1);
+  return path.startsWith(prefix) && path.length > prefix.length;
+}
+
+/**
+ * The paths of `paths` that no path of `granted` covers ({@link eventPathCovers}), in their order:
+ * what `paths` reaches that `granted` does not. Empty when `granted` already covers all of `paths`,
+ * so `uncoveredEventPaths(before, after)` is what a change of grants from `before` to `after` adds.
+ *
+ * @example
+ * ```ts
+ * uncoveredEventPaths(["orders/created"], ["orders/*"]);           // ["orders/*"]
+ * uncoveredEventPaths(["orders/*"], ["orders/created", "orders/*"]); // []
+ * ```
+ */
+export function uncoveredEventPaths(granted: readonly string[], paths: readonly string[]): string[] {
+  // Wildcards first: a path is most often covered by one, and exact grants are looked up in a set.
+  const exact = new Set(granted);
+  const wildcards = granted.filter((path) => eventPathScope(path) !== "exact");
+  return paths.filter(
+    (path) => !exact.has(path) && !wildcards.some((wildcard) => eventPathCovers(wildcard, path)),
+  );
+}
+
+/**
+ * Whether two grants reach exactly the same event paths, however they are spelled: `["orders/*",
+ * "orders/created"]` and `["orders/*"]` do, `["orders/*"]` and `["orders/created"]` do not.
+ */
+export function sameEventPathCoverage(a: readonly string[], b: readonly string[]): boolean {
+  return uncoveredEventPaths(a, b).length === 0 && uncoveredEventPaths(b, a).length === 0;
+}

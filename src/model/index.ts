@@ -18,8 +18,11 @@ export {
   EVENT_PATH_PATTERN,
   eventPathMessage,
   eventPathProblem,
+  eventPathCovers,
   eventPathScope,
   MAX_EVENT_PATH_LENGTH,
+  sameEventPathCoverage,
+  uncoveredEventPaths,
   type EventPathScope,
 } from "./event-paths";
 export {
@@ -44,3 +47,12 @@ export { codePointLength } from "./text";
 export { describeValue, isPlainObject } from "./values";
 export { isParentId, TOP_LEVEL_PARENT_ID, workspacePath } from "./workspaces";
 export { WORKSPACE_PATH_HINT, workspacePathNames, workspacePathProblem } from "./workspace-paths";
+export {
+  ACCESS_DIRECTIONS,
+  combineVerdicts,
+  compareKeyGrants,
+  type AccessDirection,
+  type AccessVerdict,
+  type KeyGrant,
+  type KeyGrantComparison,
+} from "./access";

@@ -7,7 +7,7 @@
  * tells ours apart from other dynamic resources; it is also a contract with every stack's state, so
  * it cannot drift.
  */
-import { dynamicTypeToken, RESOURCES } from "../core/declarations";
+import { brokerResourceOfType } from "../core/declarations";
 
 /** The broker resources the rules know. */
 export type BrokerResourceKind = "Workspace" | "AccessKey" | "ServiceKeyPair";
@@ -15,18 +15,9 @@ export type BrokerResourceKind = "Workspace" | "AccessKey" | "ServiceKeyPair";
 /** Which door made a resource. */
 export type BrokerDoor = "native" | "dynamic";
 
-const KINDS = new Map<string, { kind: BrokerResourceKind; door: BrokerDoor }>(
-  RESOURCES.flatMap((resource) => {
-    const kind = resource.name as BrokerResourceKind;
-    return [
-      [resource.token, { kind, door: "native" as const }],
-      [dynamicTypeToken(resource), { kind, door: "dynamic" as const }],
-    ] as const;
-  }),
-);
-
 /**
- * The broker resource kind and door of a Pulumi type token, or `undefined` for any other resource.
+ * The broker resource kind and door of a Pulumi type token, or `undefined` for any other resource
+ * (asked of the one recognition the access review shares, `brokerResourceOfType`).
  *
  * @example
  * ```ts
@@ -36,5 +27,6 @@ const KINDS = new Map<string, { kind: BrokerResourceKind; door: BrokerDoor }>(
  * ```
  */
 export function brokerResourceType(type: string): { kind: BrokerResourceKind; door: BrokerDoor } | undefined {
-  return KINDS.get(type);
+  const found = brokerResourceOfType(type);
+  return found === undefined ? undefined : { kind: found.kind, door: found.door };
 }

@@ -9,25 +9,30 @@
  * without raising the version.
  */
 
+import type { AccessVerdict as ModelAccessVerdict } from "../model";
+
 /** The version of the JSON document `broker-config review --format json` prints. */
 export const REVIEW_SCHEMA_VERSION = 1;
 
 /** A permission direction of an access key. */
 export type Direction = "send" | "receive";
 
-/** How a change moves a key's (or the whole change's) access, judged by the event path grammar. */
-export type AccessVerdict =
-  /** Some event path may be sent to or received from that could not be before. */
-  | "broadens"
-  /** Nothing new is reachable and something that was reachable no longer is. */
-  | "narrows"
-  /** The same events are reachable as before (nothing changed, or only the spelling did). */
-  | "unchanged";
+/**
+ * How a change moves a key's (or the whole change's) access, judged by the event path grammar
+ * (the rule is the model's `compareKeyGrants`, `src/model/access.ts`):
+ * - `"broadens"`: some event path may be sent to or received from that could not be before, or a
+ *   key became (or was created as) an ACCOUNT key, or what the key grants is not known yet;
+ * - `"narrows"`: nothing new is reachable and something that was reachable no longer is;
+ * - `"unchanged"`: the same events are reachable as before (nothing changed, or only the spelling did).
+ */
+export type AccessVerdict = ModelAccessVerdict;
 
 /** A value the preview cannot know yet (computed from other resources during `up`). */
 export interface UnknownValue {
   /** Always `true`: renders as "known after up", never as a removal. */
   unknown: true;
+  /** `true` when the value is a secret the preview does not show: renders as `[secret]`. */
+  secret?: true;
 }
 
 /** The access of one key at one moment: `undefined` lists are unknown until `up`. */
@@ -84,8 +89,12 @@ export interface PathGain {
 export interface WorkspaceMove {
   /** Its workspace path before, such as `platform/orders`. */
   from: string;
-  /** Its workspace path after. */
+  /** Its workspace path after; a part not known until `up` reads `(known after up)`. */
   to: string;
+  /** `true` when part of `to` is not known until `up` (a parent created in the same change). */
+  unknown: boolean;
+  /** Where it is declared: the resource's URN in a preview. */
+  source: string;
 }
 
 /** The counts a reader sees first. */
@@ -95,6 +104,8 @@ export interface ReviewSummary {
   keysReplaced: number;
   keysRotated: number;
   keysUpdated: number;
+  /** Keys removed from the stack with `onDelete: "retain"`: the broker keeps them and their access. */
+  keysRetained: number;
   grantsAdded: number;
   grantsRemoved: number;
 }

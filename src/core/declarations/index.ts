@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { ResourceDeclaration } from "./fields";
+import { RESOURCES } from "./package-schema";
 
 export * from "./fields";
 export { ACCESS_KEY } from "./access-key";
@@ -45,3 +46,39 @@ export {
   type FunctionProperty,
   type ResultTypeDeclaration,
 } from "./functions";
+
+/** A broker resource's kind and the door that made it, as a type token tells them. */
+export interface BrokerResourceType {
+  /** The resource's name: `Workspace`, `AccessKey` or `ServiceKeyPair`. */
+  readonly kind: "Workspace" | "AccessKey" | "ServiceKeyPair";
+  /** `native` for the plugin's `broker:index:<Type>`, `dynamic` for `pulumi-nodejs:dynamic/broker:<Type>`. */
+  readonly door: "native" | "dynamic";
+}
+
+let tokenTable: Map<string, BrokerResourceType> | undefined;
+
+/**
+ * The broker resource a Pulumi type token names, through either door, or `undefined` for any other
+ * resource: the one place that recognises our resources in what the engine shows (an analyzer's
+ * resources, a preview's steps). The dynamic token is a contract with every stack's state
+ * ({@link dynamicTypeToken}), so recognising by token cannot drift.
+ *
+ * @example
+ * ```ts
+ * brokerResourceOfType("broker:index:AccessKey");                 // { kind: "AccessKey", door: "native" }
+ * brokerResourceOfType("pulumi-nodejs:dynamic/broker:Workspace"); // { kind: "Workspace", door: "dynamic" }
+ * brokerResourceOfType("aws:s3/bucket:Bucket");                   // undefined
+ * ```
+ */
+export function brokerResourceOfType(type: string): BrokerResourceType | undefined {
+  tokenTable ??= new Map(
+    RESOURCES.flatMap((resource): [string, BrokerResourceType][] => {
+      const kind = resource.name as BrokerResourceType["kind"];
+      return [
+        [resource.token, { kind, door: "native" }],
+        [dynamicTypeToken(resource), { kind, door: "dynamic" }],
+      ];
+    }),
+  );
+  return tokenTable.get(type);
+}

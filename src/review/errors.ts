@@ -1,0 +1,21 @@
+/**
+ * The one error of the access review's inputs: what was given is not what the review reads (not
+ * the JSON of `pulumi preview --json`, a preview that failed, a document with problems, a broker
+ * that cannot be read). `broker-config review` prints its message as one line and exits 2.
+ */
+
+/** Input the access review cannot read; the message is one line naming what was expected. */
+export class ReviewInputError extends Error {
+  /** Always `BROKER_REVIEW_INPUT`: match on it rather than on `instanceof` across copies. */
+  readonly code = "BROKER_REVIEW_INPUT";
+
+  constructor(message: string) {
+    super(message);
+    this.name = "ReviewInputError";
+  }
+}
+
+/** Whether `error` is a {@link ReviewInputError} (by its code, so copies of the package agree). */
+export function isReviewInputError(error: unknown): error is ReviewInputError {
+  return error instanceof Error && (error as { code?: unknown }).code === "BROKER_REVIEW_INPUT";
+}
