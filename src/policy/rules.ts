@@ -8,7 +8,7 @@
  * `./pack.ts` wires them into `@pulumi/policy` policies; these functions know nothing of it, which
  * keeps them testable on plain objects.
  */
-import { eventPathScope, isPlainObject } from "../model";
+import { eventPathScope, isPlainObject, normalizePermissions } from "../model";
 import type { BrokerResourceKind } from "./resources";
 
 /** The permission lists the rules read, in the order messages name them. */
@@ -32,7 +32,10 @@ export interface BrokerResourceView {
 interface PermissionPath {
   direction: Direction;
   path: string;
-  /** Where it is in the inputs, such as `permissions.send[1]`. */
+  /**
+   * Where the program wrote it: `permissions.send[1]` when its index in the program's list is known,
+   * else `permissions.send` (see {@link programIndexKnown}).
+   */
   property: string;
 }
 
@@ -50,12 +53,35 @@ function permissionPaths(resource: BrokerResourceView): PermissionPath[] {
   for (const direction of DIRECTIONS) {
     const list = permissions[direction];
     if (!Array.isArray(list)) continue;
+    const indexed = programIndexKnown(list);
     for (const [index, path] of list.entries()) {
       if (typeof path === "string")
-        paths.push({ direction, path, property: `permissions.${direction}[${index}]` });
+        paths.push({
+          direction,
+          path,
+          property: indexed ? `permissions.${direction}[${index}]` : `permissions.${direction}`,
+        });
     }
   }
   return paths;
+}
+
+/**
+ * Whether an index into `list`, a permission list as the analyzer sees it, is also the index of the
+ * path in the program's own list. The engine hands a policy the inputs `check` returned, and `check`
+ * of both doors sorts a list and drops repeats (the model's `normalizePermissions`): the program's
+ * `["billing/invoiced", "audit/*"]` reaches the pack as `["audit/*", "billing/invoiced"]`, where
+ * index 0 is not where the program wrote `audit/*`. The index is known only when
+ * - the list holds one path: the program's held that path alone (perhaps repeated), first at 0; or
+ * - the list is not in `check`'s order: `check` refused the inputs, and the engine passed on the
+ *   program's own list (both doors return the program's inputs with their failures).
+ * Otherwise a message names the list without an index.
+ */
+function programIndexKnown(list: readonly unknown[]): boolean {
+  if (list.length <= 1) return true;
+  if (!list.every((path): path is string => typeof path === "string")) return true;
+  const canonical = normalizePermissions({ send: list }).send;
+  return canonical.length !== list.length || canonical.some((path, index) => path !== list[index]);
 }
 
 /**

@@ -160,18 +160,22 @@ const scan = new SecretScan();
 /** Every review printed, for the secret scan at the end. */
 const printed: string[] = [];
 
-/** Runs `broker-config review <args>` of the packed package with the Node.js running the tests. */
-function review(args: readonly string[]): Promise<ReviewRun> {
+/**
+ * Runs `broker-config review <args>` of the packed package with the Node.js running the tests; with
+ * `stdinFile`, that file is its standard input.
+ */
+function review(args: readonly string[], stdinFile?: string): Promise<ReviewRun> {
   const cli = brokerConfigCli({ dir: inject("packageFixture") });
-  return new Promise((resolve, reject) => {
+  const stdin = stdinFile === undefined ? "ignore" : fs.openSync(stdinFile, "r");
+  return new Promise<ReviewRun>((resolve, reject) => {
     const child = spawn(process.execPath, [cli, "review", ...args], {
       env: { PATH: process.env["PATH"] ?? "" },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [stdin, "pipe", "pipe"],
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
     child.on("close", (code) => {
       const run = {
@@ -182,6 +186,8 @@ function review(args: readonly string[]): Promise<ReviewRun> {
       printed.push(run.stdout, run.stderr);
       resolve(run);
     });
+  }).finally(() => {
+    if (typeof stdin === "number") fs.closeSync(stdin);
   });
 }
 
@@ -318,22 +324,9 @@ describe.each(SPEC_LANGUAGES)("a $language program's change, reviewed from its p
       { from: "/platform/orders", to: "/data/orders" },
     ]);
     // The same review from standard input.
-    const piped = await new Promise<string>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [brokerConfigCli({ dir: inject("packageFixture") }), "review", "--format", "json"],
-        {
-          stdio: [fs.openSync(preview, "r"), "pipe", "inherit"],
-        },
-      );
-      const out: Buffer[] = [];
-      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-      child.on("error", reject);
-      child.on("close", () => {
-        resolve(Buffer.concat(out).toString("utf8"));
-      });
-    });
-    expect(JSON.parse(piped)).toEqual(json);
+    const piped = await review(["--format", "json"], preview);
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout)).toEqual(json);
   });
 
   it.runIf(language.drift === true)(

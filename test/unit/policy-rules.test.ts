@@ -17,7 +17,7 @@ import type {
   StackValidationPolicy,
 } from "@pulumi/policy";
 import { describe, expect, it } from "vitest";
-import { eventPathScope } from "../../src/model";
+import { eventPathScope, normalizePermissions } from "../../src/model";
 import {
   accountKeyViolations,
   allEventPathsViolations,
@@ -73,6 +73,33 @@ describe("broker-no-all-event-paths", () => {
   });
 });
 
+describe("the property a message names is where the program wrote the path", () => {
+  // Issue #47: the pack sees the inputs `check` returned, sorted and without repeats, so an index
+  // into them is not one into the program's list.
+  const audit = (list: string[]) =>
+    topLevelWildcardViolations(key(permissions([], list)), { allowedPaths: [] })[0]?.match(
+      /\(([^)]*)\)/u,
+    )?.[1];
+
+  it("names the list without an index when check reordered it", () => {
+    const written = ["billing/invoiced", "audit/*"];
+    const checked = normalizePermissions({ receive: written }).receive;
+    expect(checked).toEqual(["audit/*", "billing/invoiced"]);
+    expect(audit(checked)).toBe("permissions.receive");
+  });
+
+  it("names the program's index when check refused the inputs and the engine passed the program's list on", () => {
+    expect(audit(["billing/invoiced", "audit/*"])).toBe("permissions.receive[1]");
+    expect(audit(["audit/*", "audit/*", "billing/x"])).toBe("permissions.receive[0]");
+  });
+
+  it("names index 0 of a list of one path, the only place the program can have written it", () => {
+    expect(audit(normalizePermissions({ receive: ["audit/*", "audit/*"] }).receive)).toBe(
+      "permissions.receive[0]",
+    );
+  });
+});
+
 describe("broker-no-top-level-wildcards", () => {
   it("reports a wildcard directly under the root, saying how to narrow or allow it", () => {
     expect(
@@ -87,7 +114,7 @@ describe("broker-no-top-level-wildcards", () => {
       allowedPaths: ["audit/*"],
     });
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toContain('"orders/*" (permissions.send[1])');
+    expect(messages[0]).toContain('"orders/*" (permissions.send)');
   });
 
   it("leaves `*` to broker-no-all-event-paths", () => {
@@ -115,7 +142,7 @@ describe("broker-no-send-and-receive-wildcard", () => {
         key(permissions(["orders/*", "payments/created"], ["payments/created", "orders/*", "orders/*"])),
       ),
     ).toEqual([
-      'AccessKey "orders-service" may both send to and receive from the wildcard "orders/*" (permissions.send[0], permissions.receive[1]): give publishing and subscribing to separate keys, or narrow one of the lists to the paths it needs.',
+      'AccessKey "orders-service" may both send to and receive from the wildcard "orders/*" (permissions.send, permissions.receive[1]): give publishing and subscribing to separate keys, or narrow one of the lists to the paths it needs.',
     ]);
   });
 
