@@ -309,25 +309,30 @@ describe.each(SPEC_LANGUAGES)("a $language program's change, reviewed from its p
 
   afterAll(() => tearDown({ emulators: [emulator], project, scratch: [] }));
 
-  it("the review names each key's added and removed paths, the verdict, and fails on broadening with exit 3", async () => {
-    await stack.setAllConfig(specConfig(AFTER));
-    const preview = await previewToFile(project, language.program);
-    const json = await expectReview([preview], PROGRAM_REVIEW);
-    expect(json.source).toBe("preview");
-    expect(json.drift).toBeUndefined();
-    expect(
-      json.planned.workspaces
-        .map(({ from, to }) => ({ from, to }))
-        .sort((a, b) => a.from.localeCompare(b.from)),
-    ).toEqual([
-      { from: "/platform/billing", to: "/platform/invoicing" },
-      { from: "/platform/orders", to: "/data/orders" },
-    ]);
-    // The same review from standard input.
-    const piped = await review(["--format", "json"], preview);
-    expect(piped.code).toBe(0);
-    expect(JSON.parse(piped.stdout)).toEqual(json);
-  });
+  // A Go program's preview builds it again (from the build cache): seconds to a minute on a busy machine.
+  it(
+    "the review names each key's added and removed paths, the verdict, and fails on broadening with exit 3",
+    { timeout: 300_000 },
+    async () => {
+      await stack.setAllConfig(specConfig(AFTER));
+      const preview = await previewToFile(project, language.program);
+      const json = await expectReview([preview], PROGRAM_REVIEW);
+      expect(json.source).toBe("preview");
+      expect(json.drift).toBeUndefined();
+      expect(
+        json.planned.workspaces
+          .map(({ from, to }) => ({ from, to }))
+          .sort((a, b) => a.from.localeCompare(b.from)),
+      ).toEqual([
+        { from: "/platform/billing", to: "/platform/invoicing" },
+        { from: "/platform/orders", to: "/data/orders" },
+      ]);
+      // The same review from standard input.
+      const piped = await review(["--format", "json"], preview);
+      expect(piped.code).toBe(0);
+      expect(JSON.parse(piped.stdout)).toEqual(json);
+    },
+  );
 
   it.runIf(language.drift === true)(
     "a drift check (preview --refresh --json) reads a grant added on the broker by hand as broadening",
