@@ -121,6 +121,9 @@ async function main(): Promise<void> {
   await yaml.run(["up", "--yes", "--skip-preview", "--stack", "dev"]);
   fs.writeFileSync(path.join(yaml.dir, "Pulumi.yaml"), yamlProgram("review-yaml", AFTER));
   fixtures.push({ file: "native-yaml.json", text: await previewJson(yaml) });
+  // With the unchanged resources too: the only way the JSON holds the path of a workspace that does
+  // not change (here `data`, the moved workspace's new parent).
+  fixtures.push({ file: "native-yaml-show-sames.json", text: await previewJson(yaml, ["--show-sames"]) });
   fs.writeFileSync(path.join(yaml.dir, "Pulumi.yaml"), yamlProgram("review-yaml", BEFORE));
   await driftKey(yamlBroker);
   fixtures.push({ file: "native-yaml-drift.json", text: await previewJson(yaml, ["--refresh"]) });
