@@ -6,8 +6,14 @@
  * reads the port from the first line of stdout, and talks gRPC to it until it kills the process.
  * Stdout therefore carries the port and nothing else; everything else goes to the engine's log.
  * When the engine dies without stopping it (a `kill -9` of the CLI), the plugin exits on its own.
+ *
+ * It also answers one command of its own, for users who have the plugin but no Node.js (Python, Go
+ * and YAML projects): `pulumi-resource-broker review …`, which `pulumi plugin run --kind resource
+ * broker -- review preview.json` reaches, is `broker-config review …` (the access review), and
+ * starts no server.
  */
 import { ENGINE_GONE_EXIT_GRACE_MS, watchEngine } from "../engine/engine-watch";
+import { runReview } from "../review/command";
 import { startProviderServer, type RunningServer } from "./server";
 import { BROKER_RESOURCES } from "./resources";
 
@@ -15,6 +21,11 @@ import { BROKER_RESOURCES } from "./resources";
 export interface PluginArgs {
   /** The engine's `host:port`, for its `Log` RPC; absent when started by hand. */
   readonly engineAddress: string | undefined;
+  /**
+   * The arguments after `review` when the plugin is asked for the access review instead of serving
+   * (`pulumi plugin run --kind resource broker -- review preview.json`); absent otherwise.
+   */
+  readonly review?: readonly string[];
 }
 
 /**
@@ -32,7 +43,22 @@ export function parseArgs(argv: readonly string[]): PluginArgs {
     }
     rest.push(arg);
   }
+  // An engine address is `host:port`, never a bare word: `review` can only be the command.
+  if (rest[0] === "review") return { engineAddress: undefined, review: rest.slice(1) };
   return { engineAddress: rest[0] };
+}
+
+/**
+ * Runs `review` with the process's streams and environment and resolves with its exit code (0, 2 or
+ * 3; see `broker-config review --help`).
+ */
+export function runReviewCommand(argv: readonly string[]): Promise<number> {
+  return runReview(argv, {
+    stdin: process.stdin,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+  });
 }
 
 /** Starts the server, prints its port, and makes any crash fail the calls in flight and exit non-zero. */
@@ -77,10 +103,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
-    process.stderr.write(
-      `pulumi-resource-broker could not start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exit(1);
-  });
+  const { review } = parseArgs(process.argv.slice(2));
+  if (review !== undefined) {
+    void runReviewCommand(review).then((code) => {
+      process.exitCode = code;
+    });
+  } else
+    main().catch((error: unknown) => {
+      process.stderr.write(
+        `pulumi-resource-broker could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      process.exit(1);
+    });
 }

@@ -342,6 +342,41 @@ describe("the plugin archive installed with --file, and the README's YAML progra
     expect(archiveFetches()).toBe(1); // the Python test's download; this one came from the file
   });
 
+  it("answers the access review with no Node.js: pulumi plugin run --kind resource broker -- review preview.json", async () => {
+    // A real preview (test/fixtures/preview/README.md): it broadens access.
+    const preview = path.join(REPO_ROOT, "test", "fixtures", "preview", "native-yaml.json");
+    const byNode = (args: string[]): string =>
+      execFileSync(
+        process.execPath,
+        [path.join(REPO_ROOT, "dist", "cli", "broker-config.js"), "review", ...args],
+        {
+          encoding: "utf8",
+        },
+      );
+    const plugin = (args: string[]) =>
+      program.project.exec("pulumi", [
+        "plugin",
+        "run",
+        "--kind",
+        "resource",
+        "broker",
+        "--",
+        "review",
+        ...args,
+      ]);
+    // The executable's review is broker-config's, word for word; exit 3 is passed through the CLI.
+    const markdown = await plugin([preview, "--fail-on", "broadening"]);
+    expect(markdown.code).toBe(3);
+    expect(markdown.output).toBe(byNode([preview]));
+    const json = await plugin([preview, "--format", "json"]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.output)).toEqual(JSON.parse(byNode([preview, "--format", "json"])));
+    // Bad input: one line and exit 2, from the executable too.
+    const bad = await plugin([path.join(REPO_ROOT, "README.md")]);
+    expect(bad.code).toBe(2);
+    expect(bad.output.trim().split("\n")).toHaveLength(1);
+  });
+
   it("previews with no credentials and no request", async () => {
     program.stack = await program.project.stack("dev");
     await program.emulator.controls!.clearRequests();

@@ -13,3 +13,21 @@ describe("parseArgs", () => {
     expect(parseArgs(argv).engineAddress).toBe(address);
   });
 });
+
+describe("the review command", () => {
+  it.each([
+    [["review", "preview.json"], ["preview.json"]],
+    // `pulumi plugin run` puts the engine's logging flags first, as for any plugin it starts.
+    [
+      ["--logtostderr", "-v=9", "review", "preview.json", "--fail-on", "broadening"],
+      ["preview.json", "--fail-on", "broadening"],
+    ],
+    [["review"], []],
+  ])("is asked for by %j, with the arguments after `review`", (argv, review) => {
+    expect(parseArgs(argv)).toEqual({ engineAddress: undefined, review });
+  });
+
+  it("is not asked for when the plugin is started to serve", () => {
+    expect(parseArgs(["127.0.0.1:5000", "review"]).review).toBeUndefined();
+  });
+});

@@ -10,7 +10,7 @@ const spec = config.requireObject("spec");
 
 const workspaces = {};
 for (const w of spec.workspaces ?? []) {
-  workspaces[w.name] = new broker.Workspace(w.name, {
+  workspaces[w.resource ?? w.name] = new broker.Workspace(w.resource ?? w.name, {
     name: w.name,
     parentId: w.parent ? workspaces[w.parent].workspaceId : undefined,
     adopt: w.adopt,
@@ -27,6 +27,7 @@ for (const k of spec.keys ?? []) {
       permissions: k.permissions,
       adopt: k.adopt,
       onDelete: k.onDelete,
+      rotationTriggers: k.rotationTriggers,
     },
     k.options,
   );

@@ -41,7 +41,14 @@ const keys = {};
 for (const k of spec.keys ?? []) {
   keys[k.resource ?? k.name] = new broker.AccessKey(
     k.resource ?? k.name,
-    { name: k.name, type: k.type, permissions: k.permissions, adopt: k.adopt, onDelete: k.onDelete },
+    {
+      name: k.name,
+      type: k.type,
+      permissions: k.permissions,
+      adopt: k.adopt,
+      onDelete: k.onDelete,
+      rotationTriggers: k.rotationTriggers,
+    },
     options(k),
   );
 }
