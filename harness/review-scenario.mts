@@ -173,6 +173,8 @@ export function scenarioDocument(spec: ScenarioSpec): string {
   }
   return stringify({
     version: 1,
+    // The scenario turns a SERVICE key into an ACCOUNT key: a document must say it may hold one.
+    ...(spec.keys.some((key) => key.type === "ACCOUNT") ? { allowAccountKeys: true } : {}),
     workspaces: roots,
     accessKeys: spec.keys.map((key) => ({
       name: key.name,

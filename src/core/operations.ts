@@ -2,7 +2,7 @@ import type { CheckContext, CoreContext, DeleteCheckContext } from "./context";
 import type { CheckResult, CreateResult, DiffResult, ReadResult } from "./results";
 import type { NameSource } from "./autoname";
 import type { CreateOrigin } from "./intents";
-import type { PropertyBag } from "./state";
+import { StateDecodeError, type PropertyBag } from "./state";
 
 /**
  * The warning a door shows during a preview when a change replaces an object whose delete would be
@@ -10,6 +10,29 @@ import type { PropertyBag } from "./state";
  */
 export function replacementRefusedMessage(reason: string): string {
   return `This change replaces the object, and the replacement will fail when it revokes the old one: ${reason}`;
+}
+
+/**
+ * The warning a diff gives when the replacement it plans would have to delete an object the
+ * provider refuses to delete (its own API key), or `undefined`. `decodeOld` reads the old outputs;
+ * a diff must never fail because old outputs are incomplete (a preview without config, an old
+ * state), so an old object that cannot be decoded gives no warning: the delete itself still refuses.
+ */
+export function plannedReplacementWarning<O>(
+  refusal: ((old: O) => string | undefined) | undefined,
+  replaces: boolean,
+  decodeOld: () => O,
+): string | undefined {
+  if (!replaces || refusal === undefined) return undefined;
+  let old: O;
+  try {
+    old = decodeOld();
+  } catch (error) {
+    if (error instanceof StateDecodeError) return undefined;
+    throw error;
+  }
+  const reason = refusal(old);
+  return reason === undefined ? undefined : replacementRefusedMessage(reason);
 }
 
 /**

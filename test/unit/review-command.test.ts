@@ -96,6 +96,7 @@ accessKeys:
     type: SERVICE
 `;
 const NEW_DOC = `version: 1
+allowAccountKeys: true
 accessKeys:
   - name: billing
     type: SERVICE

@@ -6,7 +6,7 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
 import { settleIntent, type CreateOrigin } from "../../core/intents";
-import { replacementRefusedMessage, type ResourceOperations } from "../../core/operations";
+import { plannedReplacementWarning, type ResourceOperations } from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
 import { warn } from "./host-log";
@@ -84,11 +84,12 @@ export function dynamicOperations<I extends object, P extends object, O extends 
         toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news))),
       );
       // The dynamic host's olds are the recorded outputs: the old object, as delete would get it.
-      const refusal =
-        (result.replaces ?? []).length > 0
-          ? core.deleteRefusal?.(dynamicContext, id, core.decodeOutputs(olds, id))
-          : undefined;
-      if (refusal !== undefined) await warn(replacementRefusedMessage(refusal));
+      const warning = plannedReplacementWarning(
+        core.deleteRefusal && ((old: O) => core.deleteRefusal?.(dynamicContext, id, old)),
+        (result.replaces ?? []).length > 0,
+        () => core.decodeOutputs(olds, id),
+      );
+      if (warning !== undefined) await warn(warning);
       return result;
     },
     create: (raw) =>

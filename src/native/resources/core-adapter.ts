@@ -10,7 +10,7 @@
  */
 import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
-import { replacementRefusedMessage, type ResourceOperations } from "../../core/operations";
+import { plannedReplacementWarning, type ResourceOperations } from "../../core/operations";
 import { settleIntent } from "../../core/intents";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { DiffResult as CoreDiff } from "../../core/results";
@@ -174,11 +174,12 @@ export function coreAdapter<I extends object, P extends object, O extends object
       await held(context, id);
       const diff = diffOf(olds, oldInputs, news);
       const changedByUpdate = new Set(recomputed(diff, olds));
-      const refusal =
-        diff.replaces.length > 0
-          ? core.deleteRefusal?.(coreContext(context), id, core.decodeOutputs(toCore(olds).values, id))
-          : undefined;
-      if (refusal !== undefined) await context.log.warn(replacementRefusedMessage(refusal));
+      const warning = plannedReplacementWarning(
+        core.deleteRefusal && ((old: O) => core.deleteRefusal?.(coreContext(context), id, old)),
+        diff.replaces.length > 0,
+        () => core.decodeOutputs(toCore(olds).values, id),
+      );
+      if (warning !== undefined) await context.log.warn(warning);
       return buildDiff({
         changes: diff.details.map(({ path, kind, replace }) => ({ path, kind, replace })),
         // A replacement makes every output new; an update keeps all but what it recomputes.
