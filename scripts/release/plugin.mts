@@ -82,6 +82,9 @@ export const PLUGIN_PLATFORMS: readonly PluginPlatform[] = [
 /** The fuse string Node.js looks for to know it carries a SEA blob (from the Node.js SEA documentation). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
+/** The main script's name inside the SEA blob (the blob records it). */
+const SEA_MAIN = "pulumi-resource-broker.cjs";
+
 /** The archive entries' time: fixed, so the archive changes only when the files in it do. */
 const ARCHIVE_MTIME = 315532800; // 1980-01-01, the earliest time a zip can hold.
 
@@ -204,7 +207,9 @@ export async function singleExecutable(bundle: string, platform: PluginPlatform)
   const seaConfig = { disableExperimentalSEAWarning: true, useCodeCache: codeCache, useSnapshot: false };
   const key = createHash("sha256")
     .update(fs.readFileSync(bundle))
-    .update(`\0${RELEASE_NODE_VERSION}\0${platform.name}\0${postjectVersion()}\0${JSON.stringify(seaConfig)}`)
+    .update(
+      `\0${RELEASE_NODE_VERSION}\0${platform.name}\0${postjectVersion()}\0${SEA_MAIN}\0${JSON.stringify(seaConfig)}`,
+    )
     .digest("hex")
     .slice(0, 16);
   const cached = path.join(cacheRoot(), "sea", key, platform.executable);
@@ -214,10 +219,14 @@ export async function singleExecutable(bundle: string, platform: PluginPlatform)
   try {
     const blob = path.join(work, "sea.blob");
     const configFile = path.join(work, "sea-config.json");
-    fs.writeFileSync(configFile, JSON.stringify({ main: bundle, output: blob, ...seaConfig }));
+    // The blob records its main script's path as the config gives it: a fixed relative name, so
+    // the bytes do not depend on where the bundle or this temporary directory happen to be.
+    fs.copyFileSync(bundle, path.join(work, SEA_MAIN));
+    fs.writeFileSync(configFile, JSON.stringify({ main: SEA_MAIN, output: blob, ...seaConfig }));
     // The pinned Node.js makes the blob, not the one running this script: the blob's format is
     // that version's.
     execFileSync(nodeBinaryFor(hostPlatform()), ["--experimental-sea-config", configFile], {
+      cwd: work,
       stdio: ["ignore", "ignore", "inherit"],
     });
     const executable = path.join(work, platform.executable);
