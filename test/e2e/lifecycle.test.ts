@@ -3,6 +3,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { apiOf } from "../support/emulator";
 import {
   emulatorConfig,
   NO_BROKER_ENV,
@@ -29,14 +30,8 @@ let project: PulumiProject;
 let stack: Stack;
 const secrets = new Set<string>();
 
-async function apiGet(target: EmulatorHandle, route: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${target.url}${route}`, { headers: { "X-API-KEY": target.adminKey } });
-  return (await response.json()) as Record<string, unknown>;
-}
-
-async function allKeys(target: EmulatorHandle): Promise<Record<string, unknown>[]> {
-  const body = await apiGet(target, "/access-key?pageIndex=0&limit=100&order=ASC&orderBy=createdAt");
-  return body["results"] as Record<string, unknown>[];
+function allKeys(target: EmulatorHandle): Promise<Record<string, unknown>[]> {
+  return apiOf(target).listAll("/access-key");
 }
 
 function permissionsOf(keys: Record<string, unknown>[], name: string): unknown {

@@ -6,6 +6,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
+import { apiOf } from "../support/emulator";
 import { ordersSpec, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's steps for
@@ -20,12 +21,8 @@ let project: PulumiProject;
 let stack: Stack;
 let cli: string;
 
-async function allKeys(): Promise<Record<string, unknown>[]> {
-  const response = await fetch(
-    `${emulator.url}/access-key?pageIndex=0&limit=100&order=ASC&orderBy=createdAt`,
-    { headers: { "X-API-KEY": emulator.adminKey } },
-  );
-  return ((await response.json()) as { results: Record<string, unknown>[] }).results;
+function allKeys(): Promise<Record<string, unknown>[]> {
+  return apiOf(emulator).listAll("/access-key");
 }
 
 /**

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { ProviderCallError, ProviderHost, UNKNOWN } from "../../harness/provider-host.mts";
+import { apiOf } from "../support/emulator";
 import { injectFaultMix, struckRequests } from "../support/fault-mix";
 
 // Each provider is driven through the real dynamic provider host over gRPC, with `__provider`
@@ -325,15 +326,8 @@ describe("Workspace", () => {
     expect(warnings(host)).toMatch(/to-forget.*still exists.*no delete endpoint/su);
     // Nothing was deleted or created on the server, and the workspace is still there.
     expect(await emulator.controls!.stats()).toEqual(before);
-    const listed = await fetch(
-      `${emulator.url}/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name&name=to-forget`,
-      {
-        headers: { "X-API-KEY": emulator.adminKey },
-      },
-    );
-    expect(((await listed.json()) as { results: { id: number }[] }).results.map((w) => w.id)).toEqual([
-      Number(ws.id),
-    ]);
+    const listed = await apiOf(emulator).listAll<{ id: number }>("/workspace", { name: "to-forget" });
+    expect(listed.map((w) => w.id)).toEqual([Number(ws.id)]);
   });
 });
 
@@ -605,8 +599,12 @@ describe("under injected faults", () => {
   }
 
   async function snapshot(prefix: string): Promise<unknown> {
-    const keys = (await listAll("access-key")).filter((k) => String(k["name"]).startsWith(`${prefix}-`));
-    const workspaces = (await listAll("workspace")).filter((w) => String(w["name"]).startsWith(`${prefix}-`));
+    const keys = (await apiOf(emulator).listAll("/access-key")).filter((k) =>
+      String(k["name"]).startsWith(`${prefix}-`),
+    );
+    const workspaces = (await apiOf(emulator).listAll("/workspace")).filter((w) =>
+      String(w["name"]).startsWith(`${prefix}-`),
+    );
     return {
       keys: keys.map((k) => ({
         name: String(k["name"]).slice(prefix.length),
@@ -615,21 +613,6 @@ describe("under injected faults", () => {
       })),
       workspaces: workspaces.map((w) => String(w["name"]).slice(prefix.length)),
     };
-  }
-
-  async function listAll(what: string): Promise<Record<string, unknown>[]> {
-    const all: Record<string, unknown>[] = [];
-    for (let page = 0; ; page++) {
-      const response = await fetch(
-        `${emulator.url}/${what}?pageIndex=${page}&limit=100&order=ASC&orderBy=createdAt`,
-        {
-          headers: { "X-API-KEY": emulator.adminKey },
-        },
-      );
-      const body = (await response.json()) as { results: Record<string, unknown>[] };
-      all.push(...body.results);
-      if (body.results.length < 100) return all;
-    }
   }
 
   it("a create, update and destroy cycle ends in the same server state as without faults, without duplicates", async () => {

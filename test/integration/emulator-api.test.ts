@@ -678,6 +678,17 @@ describe("validation", () => {
   });
 });
 
+describe("connections", () => {
+  // The emulator leaves idle keep-alive connections to the client: a server-side idle timer races
+  // the client's and resets a request sent as it fires (src/emulator/README.md, "Connections").
+  it("keeps connections alive without announcing an idle timeout of its own", async () => {
+    const response = await api.get("/workspace", { query: listQuery() });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("connection")).toBe("keep-alive");
+    expect(response.headers.get("keep-alive")).toBeNull();
+  });
+});
+
 describe("HTTP-level errors", () => {
   it("answers 404 JSON for unknown routes under /v1 and elsewhere", async () => {
     const unknown = await api.get("/access-keys");

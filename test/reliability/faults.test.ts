@@ -6,6 +6,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { ProviderHost } from "../../harness/provider-host.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { expectDeclaredState, expectRevoked, stackView } from "./support/declared-state";
+import { apiOf, type CreatedKeyBody } from "../support/emulator";
 import { injectFaultMix } from "./support/faults";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
@@ -193,12 +194,12 @@ describe("errors after the retries are used up", () => {
       "broker:apiKey": emulator.adminKey,
       "broker:maxRetries": "1",
     });
-    const created = await fetch(`${emulator.url}/access-key`, {
-      method: "POST",
-      headers: { "x-api-key": emulator.adminKey, "content-type": "application/json" },
-      body: JSON.stringify({ name: "victim", type: "SERVICE", permissions: { send: ["a/b"] } }),
+    const created = await apiOf(emulator).post("/access-key", {
+      name: "victim",
+      type: "SERVICE",
+      permissions: { send: ["a/b"] },
     });
-    const { accessKey, accessKeyId } = (await created.json()) as { accessKey: string; accessKeyId: string };
+    const { accessKey, accessKeyId } = created.body as CreatedKeyBody;
     scan.secrets(accessKey);
     await emulator.controls!.injectFault({ kind: "503" });
     const urn = "urn:pulumi:dev::faults::pulumi-nodejs:dynamic/broker:AccessKey::victim";

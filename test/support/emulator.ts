@@ -40,7 +40,11 @@ export interface CallOptions {
   query?: Record<string, string | number>;
 }
 
-/** Calls the API of one emulator with global fetch. */
+/**
+ * Calls the API of one emulator with global fetch: the one way tests talk to the API directly. Its
+ * connections are safe to reuse because the emulator never closes an idle one itself (the client's
+ * idle timeout alone ends it, see `src/emulator/README.md`, "Connections").
+ */
 export class ApiCaller {
   constructor(
     readonly baseUrl: string,
@@ -83,6 +87,33 @@ export class ApiCaller {
   put(path: string, json: unknown, options?: CallOptions): Promise<ApiResponse> {
     return this.call("PUT", path, { ...options, json });
   }
+
+  /**
+   * Every record of a list route (`/access-key`, `/workspace`), page after page, oldest first.
+   * @throws when a page is not answered 200.
+   */
+  async listAll<T = Record<string, unknown>>(
+    route: string,
+    query: Record<string, string> = {},
+  ): Promise<T[]> {
+    const all: T[] = [];
+    for (let pageIndex = 0; ; pageIndex++) {
+      const response = await this.get(route, { query: listQuery({ ...query, pageIndex }) });
+      if (response.status !== 200)
+        throw new Error(`GET ${route} answered ${response.status}: ${response.text}`);
+      const { results } = response.body as { results: T[] };
+      all.push(...results);
+      if (results.length < LIST_PAGE_SIZE) return all;
+    }
+  }
+}
+
+/** The page size {@link ApiCaller.listAll} asks for: the largest the API allows. */
+const LIST_PAGE_SIZE = 100;
+
+/** An API caller with the admin key of a running emulator (or any `{ url, adminKey }`). */
+export function apiOf(target: { url: string; adminKey: string }): ApiCaller {
+  return new ApiCaller(target.url, target.adminKey);
 }
 
 /** An emulator whose exchanges are all checked against openapi.yaml. */

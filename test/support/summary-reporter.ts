@@ -4,10 +4,28 @@ import type { Reporter, TestModule } from "vitest/node" with { "resolution-mode"
 const SLOWEST_SHOWN = 15;
 
 /**
- * Ends a run with the slowest test files (per leg of the engine matrix), so a test that starts
- * costing minutes is seen in the run that made it so, then one plain line,
- * `N passed, N failed, N skipped`, that CI systems and people can read without parsing vitest's
- * colourful summary. That line stays the last one.
+ * The most one test file may take, in seconds (its tests, hooks and import), before the run warns
+ * about it. The whole run's time is the sum of its files' over the cores, so one file that grows
+ * past this is where a slower CI starts; the warning shows it in the run that made it so.
+ * @default 180
+ */
+export const FILE_TIME_BUDGET_SECONDS = 180;
+
+/** One test file's time in a run. */
+export interface FileTime {
+  /** Its tests, hooks and import, in seconds. */
+  seconds: number;
+  /** The vitest project (leg of the engine matrix) it ran in. */
+  leg: string;
+  /** Its path from the repository's root. */
+  file: string;
+}
+
+/**
+ * Ends a run with the slowest test files (per leg of the engine matrix), a warning line for each
+ * file over {@link FILE_TIME_BUDGET_SECONDS}, then one plain line, `N passed, N failed, N skipped`,
+ * that CI systems and people can read without parsing vitest's colourful summary. That line stays
+ * the last one.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: readonly TestModule[]): void {
@@ -20,18 +38,17 @@ export default class SummaryReporter implements Reporter {
         else counts.skipped++;
       }
     }
-    process.stdout.write(`\n${slowestFiles(testModules)}`);
+    const times = fileTimes(testModules);
+    process.stdout.write(`\n${slowestFiles(times)}`);
+    const warnings = budgetWarnings(times);
+    if (warnings.length > 0) process.stdout.write(`\n${warnings.join("\n")}\n`);
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }
 }
 
-/**
- * The {@link SLOWEST_SHOWN} slowest files, each with its leg, the time its tests and hooks took
- * and the time to import it (vitest's `duration` and `collectDuration`), and the sum over all files:
- * files run in parallel, so the sum is more than the run's wall time.
- */
-function slowestFiles(testModules: readonly TestModule[]): string {
-  const rows = testModules.map((module) => {
+/** Each file's time: vitest's `duration` (tests and hooks) and `collectDuration` (import). */
+function fileTimes(testModules: readonly TestModule[]): FileTime[] {
+  return testModules.map((module) => {
     const diagnostic = module.diagnostic();
     return {
       seconds: (diagnostic.duration + diagnostic.collectDuration) / 1000,
@@ -39,7 +56,14 @@ function slowestFiles(testModules: readonly TestModule[]): string {
       file: module.relativeModuleId,
     };
   });
-  rows.sort((a, b) => b.seconds - a.seconds);
+}
+
+/**
+ * The {@link SLOWEST_SHOWN} slowest files, each with its leg and time, and the sum over all files:
+ * files run in parallel, so the sum is more than the run's wall time.
+ */
+export function slowestFiles(times: readonly FileTime[]): string {
+  const rows = [...times].sort((a, b) => b.seconds - a.seconds);
   const total = rows.reduce((sum, row) => sum + row.seconds, 0);
   const lines = rows
     .slice(0, SLOWEST_SHOWN)
@@ -49,4 +73,21 @@ function slowestFiles(testModules: readonly TestModule[]): string {
     ...lines,
     "",
   ].join("\n");
+}
+
+/**
+ * One line per file over `budget` seconds, slowest first, each starting `WARNING:` so a log search
+ * finds it; none when every file is within it.
+ */
+export function budgetWarnings(
+  times: readonly FileTime[],
+  budget: number = FILE_TIME_BUDGET_SECONDS,
+): string[] {
+  return times
+    .filter((row) => row.seconds > budget)
+    .sort((a, b) => b.seconds - a.seconds)
+    .map(
+      (row) =>
+        `WARNING: ${row.file} (${row.leg}) took ${row.seconds.toFixed(1)} s, over the ${budget} s budget for one test file: share its work across cases or split it`,
+    );
 }

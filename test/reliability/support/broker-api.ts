@@ -1,4 +1,5 @@
-/** Reads the broker's state over its API (plain fetch: nothing of the product), for assertions. */
+/** Reads the broker's state over its API (the tests' API caller: nothing of the product), for assertions. */
+import { apiOf } from "../../support/emulator";
 
 /** An access key record as the API lists it. */
 export interface KeyRecord {
@@ -18,25 +19,9 @@ export interface WorkspaceRecord {
   children?: WorkspaceRecord[];
 }
 
-async function allPages<T>(target: { url: string; adminKey: string }, route: string): Promise<T[]> {
-  const all: T[] = [];
-  for (let page = 0; ; page++) {
-    const response = await fetch(
-      `${target.url}${route}?pageIndex=${page}&limit=100&order=ASC&orderBy=createdAt`,
-      {
-        headers: { "x-api-key": target.adminKey },
-      },
-    );
-    if (!response.ok) throw new Error(`GET ${route} answered ${response.status}`);
-    const body = (await response.json()) as { results: T[] };
-    all.push(...body.results);
-    if (body.results.length < 100) return all;
-  }
-}
-
 /** Every access key, the bootstrap admin key included. */
 export function listKeys(target: { url: string; adminKey: string }): Promise<KeyRecord[]> {
-  return allPages<KeyRecord>(target, "/access-key");
+  return apiOf(target).listAll<KeyRecord>("/access-key");
 }
 
 /** Every workspace, each once (children a list may nest are flattened). */
@@ -48,6 +33,6 @@ export async function listWorkspaces(target: { url: string; adminKey: string }):
       walk(record.children ?? []);
     }
   };
-  walk(await allPages<WorkspaceRecord>(target, "/workspace"));
+  walk(await apiOf(target).listAll<WorkspaceRecord>("/workspace"));
   return [...byId.values()];
 }

@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { TestModule } from "vitest/node" with { "resolution-mode": "import" };
+import SummaryReporter, {
+  budgetWarnings,
+  FILE_TIME_BUDGET_SECONDS,
+  slowestFiles,
+} from "../support/summary-reporter";
+
+/** The little of a vitest TestModule the reporter reads: its tests' states, its times, its leg and path. */
+function fakeModule(file: string, seconds: number, states: readonly string[]): TestModule {
+  return {
+    relativeModuleId: file,
+    project: { name: "main" },
+    // Split as vitest does: importing the file, then running its tests and hooks.
+    diagnostic: () => ({ collectDuration: 1000, duration: seconds * 1000 - 1000 }),
+    children: {
+      *allTests() {
+        for (const state of states) yield { result: () => ({ state }) };
+      },
+    },
+  } as unknown as TestModule;
+}
+
+describe("the test-time budget", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("is 180 s a file", () => {
+    expect(FILE_TIME_BUDGET_SECONDS).toBe(180);
+  });
+
+  it("warns once for each file over it, slowest first, and for none at or under it", () => {
+    const times = [
+      { seconds: 180, leg: "main", file: "test/e2e/at.test.ts" },
+      { seconds: 181.04, leg: "main", file: "test/e2e/over.test.ts" },
+      { seconds: 12, leg: "main", file: "test/unit/fast.test.ts" },
+      { seconds: 531, leg: "cli-3.143", file: "test/e2e/release.test.ts" },
+    ];
+    expect(budgetWarnings(times)).toEqual([
+      "WARNING: test/e2e/release.test.ts (cli-3.143) took 531.0 s, over the 180 s budget for one test file: share its work across cases or split it",
+      "WARNING: test/e2e/over.test.ts (main) took 181.0 s, over the 180 s budget for one test file: share its work across cases or split it",
+    ]);
+    expect(budgetWarnings(times.slice(0, 1))).toEqual([]);
+  });
+
+  it("lists the slowest files with the sum over all of them", () => {
+    const text = slowestFiles([
+      { seconds: 2, leg: "main", file: "b.test.ts" },
+      { seconds: 5.25, leg: "main", file: "a.test.ts" },
+    ]);
+    expect(text.split("\n")).toEqual([
+      "Slowest 2 of 2 test files (7 s in all files):",
+      `      5.3 s  ${"main".padEnd(28)} a.test.ts`,
+      `      2.0 s  ${"main".padEnd(28)} b.test.ts`,
+      "",
+    ]);
+  });
+
+  it("ends a run with the warnings before the counts line, which stays last", () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    new SummaryReporter().onTestRunEnd([
+      fakeModule("test/e2e/slow.test.ts", 200, ["passed", "failed"]),
+      fakeModule("test/unit/quick.test.ts", 3, ["passed", "skipped"]),
+    ]);
+    const lines = written.join("").trimEnd().split("\n");
+    expect(lines.at(-1)).toBe("2 passed, 1 failed, 1 skipped");
+    const warnings = lines.filter((line) => line.startsWith("WARNING:"));
+    expect(warnings).toEqual([
+      "WARNING: test/e2e/slow.test.ts (main) took 200.0 s, over the 180 s budget for one test file: share its work across cases or split it",
+    ]);
+  });
+});
