@@ -43,6 +43,8 @@ vi.mock("../../src/dynamic/impl/configured-client", () => ({
     return current;
   },
   configuredBaseUrl: () => current?.baseUrl,
+  // The crash model's provider authenticates with the emulator's admin key, which no create touches.
+  authenticatesWith: () => false,
 }));
 
 const core = useCoreEmulator();

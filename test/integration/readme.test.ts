@@ -57,7 +57,9 @@ describe("README and docs code blocks", () => {
   it("has blocks of every kind it uses, each with a language", () => {
     expect(blocks.length).toBeGreaterThan(5);
     expect(readme.match(/^```$/gmu)?.length).toBe(blocks.length);
-    expect(new Set(blocks.map((b) => b.language))).toEqual(new Set(["go", "python", "sh", "ts", "yaml"]));
+    expect(new Set(blocks.map((b) => b.language))).toEqual(
+      new Set(["go", "mermaid", "python", "sh", "ts", "yaml"]),
+    );
   });
 
   it("type-checks every TypeScript block against the built package", () => {
