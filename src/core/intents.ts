@@ -1,6 +1,6 @@
 /**
  * Create intents: a durable note, written on the machine where the provider runs before a create is
- * sent, of what that create asks the broker to make; removed once the create's answer is in.
+ * sent, of what that create asks the broker to make; kept until the engine shows it holds the result.
  *
  * Why: when only the provider process dies (an out-of-memory kill, a crash) while a `POST` is on the
  * wire, the CLI lives on, reports the create as failed and records nothing: the object exists on the
@@ -14,7 +14,7 @@
  * An intent never holds a secret: the stack, the URN, the endpoint, the name, type and permissions
  * (a key) or the name and parent (a workspace), and when it was sent.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -22,6 +22,7 @@ import { createdAccessKeyOf, isBrokerApiError, type BrokerClient, type FoundAcce
 import type { AccessKeyType, Permissions, WorkspaceRecord } from "../client/types";
 import { notBeforeOf, type CreateRequested } from "../model";
 import { isPartiallyCreatedError } from "./partial-failure";
+import { isMissing, placeFile, removeFile, replaceFile, type Placed } from "./record-files";
 import type { BrokerErrorCode } from "../client/errors";
 
 /** What a door knows of the resource a create is for: its URN (which names its stack and project). */
@@ -160,25 +161,23 @@ export class IntentStore {
   }
 
   /**
-   * Records `intent` durably (written to a new file, flushed, renamed over the resource's record,
-   * the directory flushed): once this returns, a crash of the process leaves the record behind.
-   * With `durable: false` the flushes are skipped (the rename stays atomic): for a rewrite whose
-   * loss after a machine crash leaves the earlier record, which is still right.
+   * Records `intent` (written to a new file, renamed over the resource's record): once this returns,
+   * a crash of the process leaves the record behind. With `durable` (the default) it also waits for
+   * the flushes (file, then directory, shared with concurrent writes) after which a machine crash
+   * leaves it too. Without, it skips them: for a rewrite whose loss after a machine crash leaves the
+   * earlier record, which is still right.
    */
   async write(intent: Intent, durable = true): Promise<void> {
-    const file = this.#fileOf(intent.urn);
-    const dir = path.dirname(file);
-    await this.#makePrivateDirectories(dir);
-    const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-    const handle = await fs.open(temporary, "wx", 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(intent, null, 2)}\n`);
-      if (durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temporary, file);
-    if (durable) await syncDirectory(dir);
+    await replaceFile(this.root, this.#fileOf(intent.urn), recordText(intent), durable);
+  }
+
+  /**
+   * Records `intent` as {@link write} does, and resolves once it is in place (a crash of the process
+   * keeps it); its flush runs on in the returned `flushed`, so the caller can send the create
+   * meanwhile and wait for both.
+   */
+  place(intent: Intent): Promise<Placed> {
+    return placeFile(this.root, this.#fileOf(intent.urn), recordText(intent));
   }
 
   /** The intent recorded for `urn`, if any (one of another format or unreadable counts as none). */
@@ -194,13 +193,7 @@ export class IntentStore {
    * concurrent create of the same stack between making the directory and writing its record.
    */
   async remove(urn: string): Promise<void> {
-    const file = this.#fileOf(urn);
-    await fs.rm(file, { force: true });
-    const temporaryPrefix = `${path.basename(file)}.`;
-    const entries = await fs.readdir(path.dirname(file)).catch(() => [] as string[]);
-    for (const entry of entries.filter((e) => e.startsWith(temporaryPrefix) && e.endsWith(".tmp")))
-      await fs.rm(path.join(path.dirname(file), entry), { force: true });
-    await syncDirectory(path.dirname(file));
+    await removeFile(this.#fileOf(urn));
   }
 
   /**
@@ -226,16 +219,11 @@ export class IntentStore {
     }
     return found.sort((a, b) => Date.parse(a.sentAt) - Date.parse(b.sentAt));
   }
+}
 
-  /** Creates `dir` and its parents under the root, each mode 0700 (the root included). */
-  async #makePrivateDirectories(dir: string): Promise<void> {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    // mkdir leaves directories that existed as they were: ours are made private whatever made them.
-    for (let d = dir; d.startsWith(this.root); d = path.dirname(d)) {
-      await fs.chmod(d, 0o700);
-      if (d === this.root) break;
-    }
-  }
+/** A record as its file holds it. */
+function recordText(intent: Intent): string {
+  return `${JSON.stringify(intent, null, 2)}\n`;
 }
 
 async function readSmallFile(file: string): Promise<string | undefined> {
@@ -247,23 +235,6 @@ async function readSmallFile(file: string): Promise<string | undefined> {
     if (isMissing(error)) return undefined;
     throw error;
   }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await fs.open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some file systems refuse to flush a directory; the rename is then as durable as they make it.
-  }
-}
-
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
 }
 
 /**
@@ -407,16 +378,20 @@ export async function underIntent<T>(
     kind: intent.kind,
     object: intent.object,
   } as Intent;
-  await target.store.write(record);
+  // In place before the request goes out: a provider killed from here on leaves it. Its flush to
+  // disk runs beside the request, and the create's outcome waits for it (docs/decisions.md).
+  const { flushed } = await target.store.place(record);
   let result: T;
   try {
     result = await send();
   } catch (error) {
+    await flushed;
     const made = madeBy(error);
     if (made !== undefined) await target.store.write({ ...record, createdId: made }, false);
     else if (!(isBrokerApiError(error) && error.outcomeUnknown)) await target.store.remove(target.urn);
     throw error;
   }
+  await flushed;
   await target.store.write({ ...record, createdId: idOf(result) }, false);
   return result;
 }
