@@ -31,7 +31,7 @@ async function countFlushes(): Promise<{ datasync: number; sync: number }> {
 
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const root of roots.splice(0)) fs.rmSync(path.dirname(root), { recursive: true, force: true });
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
 describe("record files: placed at once, flushed beside the caller's next step", () => {
