@@ -34,8 +34,8 @@ export type BrokerErrorCode =
   | "BROKER_LOOKUP_NOT_FOUND"
   /** A look-up function found more than one match (names are not unique in the API). */
   | "BROKER_LOOKUP_AMBIGUOUS"
-  // The codes of the package's other error classes: every code is registered here, once, so no two
-  // classes share one and the compiler refuses a class whose code is not listed.
+  // Every class extends BrokerError, whose constructor takes a code of this registry: the compiler
+  // refuses a class whose code is not listed here, and test/unit/error-codes.test.ts one that shares one.
   /** The core created an object but a later step of its create failed (`PartiallyCreatedError`, for the doors). */
   | "BROKER_PARTIALLY_CREATED"
   /** The dynamic door's form of a partial create, which the engine keeps in the stack (`CreatedButFailedError`). */
@@ -59,7 +59,9 @@ export type BrokerErrorCode =
   /** A `pulumi` command run by `broker-config` failed (`PulumiCommandError`). */
   | "BROKER_PULUMI_COMMAND_FAILED"
   /** `broker-config migrate-state` could not rewrite a state (`MigrateStateError`). */
-  | "BROKER_MIGRATE_STATE_FAILED";
+  | "BROKER_MIGRATE_STATE_FAILED"
+  /** The access review cannot read what it was given (`ReviewInputError`). */
+  | "BROKER_REVIEW_INPUT";
 
 const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
 const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");
@@ -81,7 +83,10 @@ export interface BrokerErrorOptions {
   cause?: unknown;
 }
 
-/** Base class of every error this package throws on purpose. */
+/**
+ * Base class of every error this package throws on purpose (the emulator, which imports nothing of the
+ * package, aside): one family, each class with a code of {@link BrokerErrorCode}.
+ */
 export class BrokerError extends Error {
   /** A stable, documented code such as `BROKER_NOT_FOUND`; match on this. */
   readonly code: BrokerErrorCode;
@@ -92,9 +97,14 @@ export class BrokerError extends Error {
     this.code = code;
   }
 
-  /** `instanceof` answers by brand, so it works across copies of the package (as undici does). */
+  /**
+   * `instanceof BrokerError` answers by brand, so it works across copies of the package (as undici
+   * does). A subclass without a brand of its own answers as JavaScript does (by prototype): inherited
+   * as it is, the brand would make every error of the family an instance of each class.
+   */
   static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerError);
+    if (this === BrokerError) return hasBrand(instance, kBrokerError);
+    return Function.prototype[Symbol.hasInstance].call(this, instance);
   }
 
   /** The brand: a getter on the prototype, so it is neither enumerable nor serialised. */

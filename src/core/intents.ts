@@ -23,7 +23,7 @@ import type { AccessKeyType, Permissions, WorkspaceRecord } from "../client/type
 import { notBeforeOf, type CreateRequested } from "../model";
 import { isPartiallyCreatedError } from "./partial-failure";
 import { isMissing, placeFile, removeFile, replaceFile, type Placed } from "./record-files";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** What a door knows of the resource a create is for: its URN (which names its stack and project). */
 export interface CreateOrigin {
@@ -279,12 +279,10 @@ export function requestedBy(intent: Intent): CreateRequested {
 }
 
 /** More than one object fits an interrupted create: nothing tells which it made. */
-export class AmbiguousIntentError extends Error {
-  /** Stable; match on it. */
-  readonly code: BrokerErrorCode = "BROKER_INTENT_AMBIGUOUS";
-
+export class AmbiguousIntentError extends BrokerError {
   constructor(what: string, ids: readonly number[], sentAt: string) {
     super(
+      "BROKER_INTENT_AMBIGUOUS",
       `${what}: an earlier create of this resource was interrupted (the provider stopped at ${sentAt}), and ${ids.length} objects on the broker fit what it asked for (ids ${ids.join(", ")}); nothing tells which one it made. ` +
         "Set `adopt: true` on the resource for the one to keep (after making the other one different, say by revoking it in the broker's dashboard), or run `broker-config recover` to see what it finds.",
     );

@@ -31,7 +31,9 @@ export class BrokerLookupError extends BrokerError {
     this.matchingIds = matchingIds;
   }
 
+  /** By brand for this class (across copies of the package); by prototype for a subclass (see `BrokerError`). */
   static override [Symbol.hasInstance](instance: unknown): boolean {
+    if (this !== BrokerLookupError) return Function.prototype[Symbol.hasInstance].call(this, instance);
     return (
       typeof instance === "object" &&
       instance !== null &&
