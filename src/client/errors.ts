@@ -63,14 +63,32 @@ export type BrokerErrorCode =
   /** The access review cannot read what it was given (`ReviewInputError`). */
   | "BROKER_REVIEW_INPUT";
 
-const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
-const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");
-const kBrokerSettingsError = Symbol.for("pulumi-broker-config.BrokerSettingsError");
-const kBrokerResultError = Symbol.for("pulumi-broker-config.BrokerResultError");
-const kBrokerCancelledError = Symbol.for("pulumi-broker-config.BrokerCancelledError");
-
 function hasBrand(value: unknown, brand: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
+/**
+ * Brands `Class` so that `instanceof` works across copies of the package (as undici does): a getter
+ * `Symbol.for("pulumi-broker-config.<name>")` on its prototype (neither enumerable nor serialised), by
+ * which `instanceof Class` answers. A subclass without a brand of its own answers as JavaScript does,
+ * by prototype: inheriting the brand check would make every error of the family an instance of it.
+ * Returns the matching `isX` check.
+ *
+ * @internal
+ */
+export function branded<T>(
+  Class: abstract new (...args: never[]) => T,
+  name: string,
+): (e: unknown) => e is T {
+  const brand = Symbol.for(`pulumi-broker-config.${name}`);
+  Object.defineProperty(Class.prototype, brand, { get: () => true });
+  Object.defineProperty(Class, Symbol.hasInstance, {
+    value(this: unknown, instance: unknown): boolean {
+      if (this === Class) return hasBrand(instance, brand);
+      return Function.prototype[Symbol.hasInstance].call(this, instance);
+    },
+  });
+  return (e: unknown): e is T => hasBrand(e, brand);
 }
 
 /**
@@ -98,21 +116,6 @@ export class BrokerError extends Error {
   }
 
   /**
-   * `instanceof BrokerError` answers by brand, so it works across copies of the package (as undici
-   * does). A subclass without a brand of its own answers as JavaScript does (by prototype): inherited
-   * as it is, the brand would make every error of the family an instance of each class.
-   */
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    if (this === BrokerError) return hasBrand(instance, kBrokerError);
-    return Function.prototype[Symbol.hasInstance].call(this, instance);
-  }
-
-  /** The brand: a getter on the prototype, so it is neither enumerable nor serialised. */
-  get [kBrokerError](): true {
-    return true;
-  }
-
-  /**
    * Makes every error of this package a Pulumi `RunError` for the Node.js SDK, which recognises one
    * by this member (`RunError.isInstance`, so across copies of the SDK too) and prints it as its
    * message alone. These errors are thrown on purpose and their messages say what happened and what
@@ -129,9 +132,7 @@ export class BrokerError extends Error {
 }
 
 /** Whether `e` is a {@link BrokerError} from any copy of this package. */
-export function isBrokerError(e: unknown): e is BrokerError {
-  return hasBrand(e, kBrokerError);
-}
+export const isBrokerError = branded(BrokerError, "BrokerError");
 
 /** What a {@link BrokerApiError} is built from. */
 export interface BrokerApiErrorInit {
@@ -194,20 +195,10 @@ export class BrokerApiError extends BrokerError {
     if (init.field !== undefined) this.field = init.field;
     if (init.requestId !== undefined) this.requestId = init.requestId;
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerApiError);
-  }
-
-  get [kBrokerApiError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerApiError} from any copy of this package. */
-export function isBrokerApiError(e: unknown): e is BrokerApiError {
-  return hasBrand(e, kBrokerApiError);
-}
+export const isBrokerApiError = branded(BrokerApiError, "BrokerApiError");
 
 /**
  * Missing or invalid connection settings (`BROKER_SETTINGS_MISSING`, `BROKER_SETTINGS_INVALID`):
@@ -219,20 +210,10 @@ export class BrokerSettingsError extends BrokerError {
     super(code, message);
     this.name = "BrokerSettingsError";
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerSettingsError);
-  }
-
-  get [kBrokerSettingsError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerSettingsError} from any copy of this package. */
-export function isBrokerSettingsError(e: unknown): e is BrokerSettingsError {
-  return hasBrand(e, kBrokerSettingsError);
-}
+export const isBrokerSettingsError = branded(BrokerSettingsError, "BrokerSettingsError");
 
 /** @deprecated The earlier name of {@link BrokerSettingsError}; the same class. */
 export const BrokerConfigError = BrokerSettingsError;
@@ -256,20 +237,10 @@ export class BrokerResultError extends BrokerError {
     this.name = "BrokerResultError";
     if (createdId !== undefined) this.createdId = createdId;
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerResultError);
-  }
-
-  get [kBrokerResultError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerResultError} from any copy of this package. */
-export function isBrokerResultError(e: unknown): e is BrokerResultError {
-  return hasBrand(e, kBrokerResultError);
-}
+export const isBrokerResultError = branded(BrokerResultError, "BrokerResultError");
 
 /**
  * A call stopped because the Pulumi run was cancelled (`BROKER_CANCELLED`), before its request was
@@ -281,17 +252,7 @@ export class BrokerCancelledError extends BrokerError {
     super("BROKER_CANCELLED", message);
     this.name = "BrokerCancelledError";
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerCancelledError);
-  }
-
-  get [kBrokerCancelledError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerCancelledError} from any copy of this package. */
-export function isBrokerCancelledError(e: unknown): e is BrokerCancelledError {
-  return hasBrand(e, kBrokerCancelledError);
-}
+export const isBrokerCancelledError = branded(BrokerCancelledError, "BrokerCancelledError");
