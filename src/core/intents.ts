@@ -196,12 +196,27 @@ export class IntentStore {
     await removeFile(this.#fileOf(urn));
   }
 
+  /** Every intent of every stack, as {@link list} reads each (old ones removed). */
+  async everyIntent(now: number = Date.now()): Promise<Intent[]> {
+    const directories = async (dir: string): Promise<string[]> =>
+      (await fs.readdir(dir, { withFileTypes: true }).catch(() => []))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => path.join(dir, entry.name));
+    const found: Intent[] = [];
+    for (const project of await directories(this.root))
+      for (const stack of await directories(project)) found.push(...(await this.#listIn(stack, now)));
+    return found;
+  }
+
   /**
    * Every intent of a stack, oldest first. Intents older than {@link INTENT_MAX_AGE_MS} (by `now`) are
    * removed instead of returned; files that are no intent of ours are left alone.
    */
   async list(name: StackName, now: number = Date.now()): Promise<Intent[]> {
-    const dir = this.stackDirectory(name);
+    return this.#listIn(this.stackDirectory(name), now);
+  }
+
+  async #listIn(dir: string, now: number): Promise<Intent[]> {
     let entries: string[];
     try {
       entries = await fs.readdir(dir);
@@ -427,6 +442,28 @@ export async function settleIntent(
   const store = origin.intents ?? defaultIntentStore();
   const intent = await store.read(origin.urn);
   if (intent?.kind === kind && intent.createdId === createdId) await store.remove(origin.urn);
+}
+
+/**
+ * The engine deleted object `id` of `kind` at the client's endpoint, through a door that gives its
+ * `Delete` no URN (Pulumi's dynamic provider host): the record naming that object is removed, found
+ * by what the delete knows. An object's id is unique per endpoint and kind, so the record naming it
+ * is the one its create wrote, whatever stack it sits in. Without this, the record of a resource
+ * created and removed before any diff settled it would wait for the 30-day cleanup, and a later
+ * resource of the same URN could take over the object the delete forgot or retained.
+ */
+export async function settleDeleted(
+  client: () => BrokerClient,
+  kind: string,
+  id: string,
+  store: IntentStore = defaultIntentStore(),
+): Promise<void> {
+  if ((kind !== "AccessKey" && kind !== "Workspace") || !/^\d+$/u.test(id)) return;
+  const endpoint = clientIfAny(client)?.baseUrl;
+  if (endpoint === undefined) return;
+  for (const intent of await store.everyIntent())
+    if (intent.kind === kind && intent.baseUrl === endpoint && intent.createdId === Number(id))
+      await store.remove(intent.urn);
 }
 
 function clientIfAny(client: () => BrokerClient): BrokerClient | undefined {
