@@ -48,6 +48,7 @@ export {
   CLOCK_SKEW_MARGIN_MS,
   createdBefore,
   isCreatedBy,
+  newestFirst,
   notBeforeOf,
   type CreatedByRule,
   type CreatedCandidate,

@@ -19,7 +19,7 @@ import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Struct as StructMessage } from "google-protobuf/google/protobuf/struct_pb";
 import { ENVIRONMENT } from "../core/declarations";
 import { UnknownResourceTypeError } from "./errors";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** A component's builder: its URN and the state `Construct` answers (outputs, possibly secret). */
 export type ComponentBuilder = (
@@ -80,12 +80,10 @@ function sdkRuntime(): SdkRuntime {
 }
 
 /** The input `name` of a component is not known yet (the output of a resource still to be made). */
-export class UnknownComponentInputError extends Error {
-  /** Stable; match on it. */
-  readonly code: BrokerErrorCode = "BROKER_COMPONENT_INPUT_UNKNOWN";
-
+export class UnknownComponentInputError extends BrokerError {
   constructor(type: string, name: string) {
     super(
+      "BROKER_COMPONENT_INPUT_UNKNOWN",
       `${type}'s \`${name}\` is not known yet: it decides which resources the component declares, so it must be known when the program runs (a literal, a file's text or stack config), not the output of a resource still to be created.`,
     );
     this.name = "UnknownComponentInputError";
