@@ -23,7 +23,7 @@ describe("types mapped from the declarations", () => {
       type: AccessKeyType;
       permissions: Permissions;
       adopt: boolean;
-      onDelete: OnDelete;
+      onDelete?: OnDelete;
       rotationTriggers: Record<string, string>;
     }>();
     expectTypeOf<InputsOf<typeof ACCESS_KEY, NotKnown>["name"]>().toEqualTypeOf<string | NotKnown>();
@@ -32,7 +32,7 @@ describe("types mapped from the declarations", () => {
       type: AccessKeyType;
       permissions?: Permissions;
       adopt: boolean;
-      onDelete: OnDelete;
+      onDelete?: OnDelete;
       rotationTriggers: Record<string, string>;
       accessKey: string;
       accessKeyId: number;
@@ -43,7 +43,7 @@ describe("types mapped from the declarations", () => {
     }>();
     expectTypeOf<SettingsOf<typeof ACCESS_KEY>>().toEqualTypeOf<{
       adopt: boolean;
-      onDelete: OnDelete;
+      onDelete?: OnDelete;
       rotationTriggers: Record<string, string>;
     }>();
     expectTypeOf<keyof FactsOf<typeof ACCESS_KEY>>().toEqualTypeOf<
