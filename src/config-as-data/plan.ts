@@ -9,7 +9,8 @@
  *
  * A resource's identity in the stack is its name, so renaming a workspace or a key in the file, or
  * moving a workspace under another parent, replaces it: the old one leaves the stack (a workspace is
- * only forgotten, a key revoked unless `onDelete: retain`) and a new one is created or adopted.
+ * only forgotten, a key the stack created revoked unless `onDelete: retain`, one it adopted left as found
+ * unless `onDelete: revoke`) and a new one is created or adopted.
  */
 import {
   DEFAULT_ADOPT,
