@@ -12,13 +12,7 @@
  * only forgotten, a key the stack created revoked unless `onDelete: retain`, one it adopted left as found
  * unless `onDelete: revoke`) and a new one is created or adopted.
  */
-import {
-  DEFAULT_ADOPT,
-  workspacePath,
-  type AccessKeyType,
-  type OnDelete,
-  type Permissions,
-} from "../model";
+import { DEFAULT_ADOPT, workspacePath, type AccessKeyType, type OnDelete, type Permissions } from "../model";
 import type { BrokerConfigDocument, WorkspaceSpec } from "./types";
 
 /** A workspace to declare. Parents come before their children in {@link BrokerConfigPlan.workspaces}. */

@@ -413,7 +413,13 @@ describe("AccessKey core", () => {
     const news = checked(ctx, { name: "k", type: "SERVICE" });
     const recordedBy = (adopted: boolean | undefined) =>
       toPropertyBag({
-        ...keyOutputs({ name: "k", type: "SERVICE", accessKey: "ak_old", accessKeyId: 7, onDelete: "revoke" }),
+        ...keyOutputs({
+          name: "k",
+          type: "SERVICE",
+          accessKey: "ak_old",
+          accessKeyId: 7,
+          onDelete: "revoke",
+        }),
         ...(adopted === undefined ? { adopted: undefined } : { adopted }),
       });
     const diffOf = (bag: ReturnType<typeof recordedBy>) =>

@@ -89,7 +89,6 @@ describe("declared: plain fields handled from the declaration", () => {
       type: "SERVICE",
       permissions: { send: [], receive: [], resources: {} },
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
     });
   });
@@ -103,7 +102,6 @@ describe("declared: plain fields handled from the declaration", () => {
       name: "k",
       type: "ACCOUNT",
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
       accessKey: "secret",
       accessKeyId: 3,
@@ -113,7 +111,7 @@ describe("declared: plain fields handled from the declaration", () => {
       "name",
       "type",
       "adopt",
-      "onDelete",
+
       "rotationTriggers",
       "accessKey",
       "accessKeyId",

@@ -6,7 +6,11 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
 import { settleIntent, type CreateOrigin } from "../../core/intents";
-import { decodedOrUndefined, plannedReplacementWarning, type ResourceOperations } from "../../core/operations";
+import {
+  decodedOrUndefined,
+  plannedReplacementWarning,
+  type ResourceOperations,
+} from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
 import { warn } from "./host-log";

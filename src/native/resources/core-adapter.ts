@@ -10,7 +10,11 @@
  */
 import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
-import { decodedOrUndefined, plannedReplacementWarning, type ResourceOperations } from "../../core/operations";
+import {
+  decodedOrUndefined,
+  plannedReplacementWarning,
+  type ResourceOperations,
+} from "../../core/operations";
 import { settleIntent } from "../../core/intents";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { DiffResult as CoreDiff } from "../../core/results";
