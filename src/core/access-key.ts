@@ -266,17 +266,6 @@ function onDeleteOf(old: Pick<OwnOutputs, "onDelete" | "adopted">): OnDelete {
 }
 
 /**
- * What the user is told when `create` adopts a key: that the stack did not make it, and what a
- * destroy will do with it (the engine asks no provider before a destroy, so this is the time to say).
- */
-function adoptedNotice(inputs: OwnInputs, id: string): string {
-  const what = `Adopted access key "${inputs.name}" (id ${id}): it existed before this stack`;
-  return effectiveOnDelete(inputs.onDelete, true) === "retain"
-    ? `${what}, so a destroy or replacement will leave it as it was found. Set ${spellings("onDelete")} to "revoke" on it to revoke it then.`
-    : `${what}, and ${spellings("onDelete")} is "revoke", so a destroy or replacement will revoke it (empty its permissions) although this stack did not create it.`;
-}
-
-/**
  * The diff of `onDelete`: a change of what a destroy would do, not of its spelling. Earlier versions
  * wrote `"revoke"` into every state whose program left `onDelete` out; such a key is no change when
  * it was created (revoked either way) and a change when it was adopted (now left as found), so the
@@ -391,7 +380,12 @@ export const accessKeyOperations = withEndpointTracking<
       }
       const found = existing[0];
       if (found !== undefined) {
-        await ctx.log.warn(adoptedNotice(inputs, String(found.id)));
+        // The engine asks no provider before a destroy: this is the time to say what one will do.
+        await ctx.log.warn(
+          effectiveOnDelete(inputs.onDelete, true) === "retain"
+            ? `Adopted access key "${inputs.name}" (id ${found.id}): it existed before this stack, so a destroy or replacement will leave it as it was found. Set ${spellings("onDelete")} to "revoke" on it to revoke it then.`
+            : `Adopted access key "${inputs.name}" (id ${found.id}): it existed before this stack, and ${spellings("onDelete")} is "revoke", so a destroy or replacement will revoke it (empty its permissions) although this stack did not create it.`,
+        );
         return settled(inputs, await finished(client, inputs, found, true), true);
       }
     }
