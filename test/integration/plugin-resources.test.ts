@@ -402,7 +402,10 @@ describe("the key the provider authenticates with (issue #49)", () => {
     expect(created.properties["accessKey"]).toMatchObject({ value: emulator.adminKey });
     const before = await outside.getAccessKeyPermissions(emulator.adminKey);
 
-    const renamed = await key.checked({ name: "admin-2", type: "ACCOUNT", adopt: true, onDelete: "revoke" }, inputs);
+    const renamed = await key.checked(
+      { name: "admin-2", type: "ACCOUNT", adopt: true, onDelete: "revoke" },
+      inputs,
+    );
     const messages = await logged(() => key.diff(created.id, created.properties, inputs, renamed));
     expect(messages).toEqual([
       {
