@@ -24,15 +24,24 @@ export function plannedReplacementWarning<O>(
   decodeOld: () => O,
 ): string | undefined {
   if (!replaces || refusal === undefined) return undefined;
-  let old: O;
+  const old = decodedOrUndefined(decodeOld);
+  if (old === undefined) return undefined;
+  const reason = refusal(old);
+  return reason === undefined ? undefined : replacementRefusedMessage(reason);
+}
+
+/**
+ * The old outputs `decode` reads, or `undefined` when they cannot be decoded (a preview without
+ * config, an old or incomplete state): what a diff reads from them is a refinement, and a diff must
+ * never fail for it.
+ */
+export function decodedOrUndefined<O>(decode: () => O): O | undefined {
   try {
-    old = decodeOld();
+    return decode();
   } catch (error) {
     if (error instanceof StateDecodeError) return undefined;
     throw error;
   }
-  const reason = refusal(old);
-  return reason === undefined ? undefined : replacementRefusedMessage(reason);
 }
 
 /**
@@ -67,8 +76,12 @@ export interface ResourceOperations<I, P, O> {
     recordedBaseUrl: string | undefined,
     naming?: NameSource,
   ) => CheckResult<P>;
-  /** Compares the recorded inputs with the proposed ones; makes no request. */
-  readonly diff: (old: I, news: P) => DiffResult;
+  /**
+   * Compares the recorded inputs with the proposed ones; makes no request.
+   * @param recorded the recorded outputs, when the door could decode them (see
+   *   {@link decodedOrUndefined}): facts the inputs lack, such as whether the object was adopted.
+   */
+  readonly diff: (old: I, news: P, recorded?: O) => DiffResult;
   /**
    * Creates (or adopts) the object.
    * @param origin the resource the create is for, as the door knows it (its URN): with it, the create

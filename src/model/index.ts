@@ -8,6 +8,8 @@ export {
   ACCESS_KEY_TYPES,
   accountKeyNotAllowedMessage,
   DEFAULT_ON_DELETE,
+  DEFAULT_ON_DELETE_ADOPTED,
+  effectiveOnDelete,
   isAccessKeyType,
   isOnDelete,
   ON_DELETE_VALUES,

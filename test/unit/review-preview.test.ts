@@ -185,6 +185,32 @@ describe("reviewPreview: the planned change", () => {
     expect(retain.planned.summary).toMatchObject({ keysRetained: 1, keysRevoked: 0 });
   });
 
+  it("a destroy preview lists a key the stack adopted as retained unless its onDelete says revoke (issue #49)", () => {
+    const adopted = (inputs: KeyInputs) =>
+      reviewPreview(
+        preview(
+          step(
+            "delete",
+            keyState("k", { name: "k", ...service(["a/*"]), ...inputs }, NATIVE_KEY, { adopted: true }),
+            undefined,
+          ),
+        ),
+      ).planned;
+    expect(onlyKey(adopted({}))).toMatchObject({ kind: "retained", verdict: "unchanged" });
+    expect(onlyKey(adopted({ onDelete: "revoke" }))).toMatchObject({ kind: "revoked", verdict: "narrows" });
+    // The dynamic door records it the same way.
+    const dynamic = reviewPreview(
+      preview(
+        step(
+          "delete",
+          keyState("k", { name: "k", ...service(["a/*"]) }, DYNAMIC_KEY, { adopted: true }),
+          undefined,
+        ),
+      ),
+    ).planned;
+    expect(onlyKey(dynamic)).toMatchObject({ kind: "retained" });
+  });
+
   it("a replacement asked by rotationTriggers with the same access is a rotation: listed, unchanged", () => {
     const before = keyState("k", { name: "k-1", ...service(["a/*"]), rotationTriggers: { q: "1" } });
     const after = keyState("k", { name: "k-2", ...service(["a/*"]), rotationTriggers: { q: "2" } });

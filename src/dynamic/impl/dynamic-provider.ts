@@ -6,7 +6,11 @@ import type { dynamic, ID } from "@pulumi/pulumi";
 import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
 import { settleDeleted, settleIntent, type CreateOrigin } from "../../core/intents";
-import { plannedReplacementWarning, type ResourceOperations } from "../../core/operations";
+import {
+  decodedOrUndefined,
+  plannedReplacementWarning,
+  type ResourceOperations,
+} from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
 import { warn } from "./host-log";
@@ -81,7 +85,13 @@ export function dynamicOperations<I extends object, P extends object, O extends 
     diff: async (id, olds, news) => {
       await held(id, news);
       const result = await settle(() =>
-        toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news))),
+        toDynamicDiff(
+          core.diff(
+            core.decodeInputs(olds),
+            core.decodeProposedInputs(news),
+            decodedOrUndefined(() => core.decodeOutputs(olds, id)),
+          ),
+        ),
       );
       // The dynamic host's olds are the recorded outputs: the old object, as delete would get it.
       const warning = plannedReplacementWarning(
