@@ -125,7 +125,8 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
       accessKeys: 1 + 4,
     });
 
-    const outputs = await stack.outputs();
+    // `up` read the outputs already (the Automation API's `stack output` after it): no second read.
+    const outputs = up.outputs;
     const keys = copied(await allKeys(target));
     scan.secrets(...keys.map((k) => String(k["key"])));
     expect(outputs["accessKeyValues"]).toEqual({
@@ -207,7 +208,7 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
     });
     // The API cannot delete a workspace: /data leaves the stack and stays on the broker.
     expect((await allWorkspaces(target)).map((w) => w["name"])).toContain("data");
-    const outputs = await stack.outputs();
+    const outputs = up.outputs;
     expect(Object.keys(outputs["workspaces"]?.value as object)).not.toContain("/data");
     expect(Object.keys(outputs["accessKeyValues"]?.value as object)).toContain("shipping-svc");
     expect((await stack.preview()).changeSummary).toEqual({ same: RESOURCES });
@@ -256,7 +257,7 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
     expect((await allKeys(source)).map((k) => [k["id"], k["name"], k["permissions"]])).toEqual(
       keysBefore.map((k) => [k["id"], k["name"], k["permissions"]]),
     );
-    expect((await sourceStack.outputs())["accessKeys"]?.value).toEqual(
+    expect(up.outputs["accessKeys"]?.value).toEqual(
       Object.fromEntries(copied(keysBefore).map((k) => [String(k["name"]), Number(k["id"])])),
     );
     expect((await sourceStack.preview()).changeSummary).toEqual({ same: RESOURCES });
@@ -364,7 +365,7 @@ describe.each(LANGUAGES)("a $language program of one Environment, through the Pu
     ).toBe(exported);
     const keys = copied(await allKeys(copyTarget));
     scan.secrets(...keys.map((k) => String(k["key"])));
-    const outputs = await languageStack.outputs();
+    const outputs = up.outputs;
     expect(outputs["accessKeyValues"]).toEqual({
       value: Object.fromEntries(keys.map((k) => [String(k["name"]), String(k["key"])])),
       secret: true,
