@@ -103,7 +103,8 @@ beforeAll(async () => {
 
 afterAll(() => tearDown({ emulators: [source, target], project, scratch: [scratch] }));
 
-describe("a YAML program of one Environment, through the Pulumi CLI", () => {
+// The steps share one stack: a step cut short by its timeout would leave its CLI holding the lock.
+describe("a YAML program of one Environment, through the Pulumi CLI", { timeout: 300_000 }, () => {
   it("1. previews with no credentials: the component and a child per workspace and key, without a request", async () => {
     stack = await project.stack("dev", { documentFile: { value: documentFile } });
     const preview = await stack.preview();
