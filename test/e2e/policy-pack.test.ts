@@ -104,11 +104,15 @@ interface Preview {
   output: string;
 }
 
-/** Sets the stack's `spec` and previews with the pack (and `configFile`, when given). */
+/**
+ * Previews with the pack (and `configFile`, when given), the stack's `spec` set by the preview's own
+ * `--config` (which saves it to the stack config): one CLI run, not a `config set` before it.
+ */
 async function preview(project: PulumiProject, spec: Spec, configFile?: string): Promise<Preview> {
-  await project.run(["config", "set", "spec", JSON.stringify(spec)]);
   const args = [
     "preview",
+    "--config",
+    `spec=${JSON.stringify(spec)}`,
     "--policy-pack",
     PACK,
     ...(configFile === undefined ? [] : ["--policy-pack-config", configFile]),
@@ -254,8 +258,14 @@ describe.each(DOORS)("the broker policy pack previewing $name", (door) => {
   it.runIf(door.scenarios.includes("compliant"))(
     "passes a compliant program with no violation, sending no request to the API it is configured with",
     async () => {
-      await project.run(["config", "set", "broker:baseUrl", emulator.url]);
-      await project.run(["config", "set", "--secret", "broker:apiKey", emulator.adminKey]);
+      await project.run([
+        "config",
+        "set-all",
+        "--plaintext",
+        `broker:baseUrl=${emulator.url}`,
+        "--secret",
+        `broker:apiKey=${emulator.adminKey}`,
+      ]);
       await emulator.controls!.clearRequests();
       const { passed, output } = await preview(project, COMPLIANT);
       expect(await emulator.controls!.requests()).toEqual([]);

@@ -34,8 +34,8 @@ beforeAll(async () => {
   emulator = await startEmulator({ controls: true });
   project = await testProject("review-drift", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
   const stack = await project.stack("dev", { ...specConfig(spec), ...emulatorConfig(emulator) });
-  await stack.up();
-  const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+  // `up` has read the outputs already (the Automation API runs `stack output` after it).
+  const ids = (await stack.up()).outputs["keyIds"]?.value as Record<string, number>;
   // Behind the stack's back: billing-svc may now send every payments event; audit-reader is gone.
   await emulator.controls!.setKeyPermissions(ids["billing-svc"]!, {
     send: ["billing/invoiced", "payments/*"],
