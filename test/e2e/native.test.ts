@@ -124,7 +124,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 7 });
     expect(cancellationNotices(up.stdout + up.stderr), "a successful up says nothing of cancelling").toBe(0);
-    const out = await stack.outputs();
+    const out = up.outputs;
     expect(out["workspacePaths"]?.value).toEqual({ platform: "/platform", orders: "/platform/orders" });
     const ids = out["keyIds"]?.value as Record<string, number>;
     const keys = await broker.allKeys(emulator);
@@ -168,7 +168,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
 
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
-    const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const ids = up.outputs["keyIds"]?.value as Record<string, number>;
     expect(broker.keyById(await broker.allKeys(emulator), ids["orders-svc"]!)?.["permissions"]).toEqual({
       send: ["orders/cancelled", "orders/created"],
       receive: ["payments/*"],
@@ -188,7 +188,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const before = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
-    const out = await stack.outputs();
+    const out = up.outputs;
     const after = out["keyIds"]?.value as Record<string, number>;
     expect(after["ops-admin"]).not.toBe(before["ops-admin"]);
     const keys = await broker.allKeys(emulator);
