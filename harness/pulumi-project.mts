@@ -337,8 +337,17 @@ function readSideBySide(stack: Stack): void {
     );
   };
   const readSummary = async (): Promise<UpdateSummary | undefined> => {
-    // What `info(false)` runs: the last update, secrets masked.
-    const result = await run(["stack", "history", "--json", "--page-size", "1", "--page", "1"]);
+    // What `up`'s `info(undefined)` runs: the last update, with `--show-secrets` (the SDK's default).
+    const result = await run([
+      "stack",
+      "history",
+      "--json",
+      "--show-secrets",
+      "--page-size",
+      "1",
+      "--page",
+      "1",
+    ]);
     const history = JSON.parse(result.stdout, (key: string, value: unknown) =>
       (key === "startTime" || key === "endTime") && typeof value === "string" ? new Date(value) : value,
     ) as UpdateSummary[] | null;
@@ -364,7 +373,8 @@ function readSideBySide(stack: Stack): void {
   };
   stack.info = async (showSecrets?: boolean) => {
     const read = after?.summary;
-    if (read === undefined || showSecrets === true) return await info(showSecrets);
+    // `up({ showSecrets: false })` asks for another read than the one started: run it.
+    if (read === undefined || showSecrets === false) return await info(showSecrets);
     after = after === undefined ? undefined : { ...after, summary: undefined };
     return await read;
   };
