@@ -53,7 +53,8 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await again.built.catch(() => undefined);
+  // Unset when the first build failed.
+  await (again as typeof again | undefined)?.built.catch(() => undefined);
   await server.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
