@@ -201,23 +201,20 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     expect(text).toContain(main.url);
   });
 
-  it.runIf(door.everyFailure)(
-    "a duplicate name fails the preview listing both ids, with the hint to look up by id",
-    async () => {
+  // Registered only where they run (the Door type says why), not skipped elsewhere.
+  if (door.everyFailure) {
+    it("a duplicate name fails the preview listing both ids, with the hint to look up by id", async () => {
       const text = await failedPreview("duplicate", settings(door, "duplicate"));
       expect(text).toContain(`ids ${made.twinIds.join(", ")}`);
       expect(text).toContain("look the one you mean up by id");
-    },
-  );
+    });
 
-  it.runIf(door.everyFailure)(
-    "without credentials, the preview fails naming the function that needed them",
-    async () => {
+    it("without credentials, the preview fails naming the function that needed them", async () => {
       const text = await failedPreview("nocreds", settings(door, "deploy", false));
       expect(text).toMatch(/broker:index:\w+ reads the broker API, also during `pulumi preview`/u);
       expect(text).toContain("broker:apiKey");
-    },
-  );
+    });
+  }
 
   it("up: a workspace made outside Pulumi parents a new one; the key is read as a secret and verified", async () => {
     stack = await project.stack("dev", settings(door, "deploy"));
