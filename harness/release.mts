@@ -46,19 +46,20 @@ export function buildRelease(out: string, pluginDownloadUrl: string, only?: read
 
 /**
  * {@link buildRelease} without blocking: resolves when the script succeeded, rejects with its
- * output when it failed. A test starts it and goes on with other work (the CLI's runs mostly wait),
- * then awaits it where it needs the release.
+ * output when it failed, with `env` added to the script's environment. A test starts it and goes
+ * on with other work (the CLI's runs mostly wait), then awaits it where it needs the release.
  */
 export function buildReleaseInBackground(
   out: string,
   pluginDownloadUrl: string,
   only?: readonly ReleasePart[],
+  env: Record<string, string> = {},
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       releaseArgs(out, pluginDownloadUrl, only),
-      { cwd: REPO_ROOT, maxBuffer: 64 << 20 },
+      { cwd: REPO_ROOT, maxBuffer: 64 << 20, env: { ...process.env, ...env } },
       (error, _stdout, stderr) => {
         if (error === null) resolve();
         else reject(new Error(`scripts/release.mts failed: ${stderr}`, { cause: error }));

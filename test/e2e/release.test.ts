@@ -18,6 +18,7 @@ import {
   type FileServer,
 } from "../../harness/release.mts";
 import { childPath, REPO_ROOT } from "../../harness/repo.mts";
+import { sourceDateEpoch } from "../../scripts/release/reproducible.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 import { ensureYamlHost } from "../support/projects";
 
@@ -41,13 +42,21 @@ let again: { dir: string; built: Promise<void> };
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-release-test-"));
+  const epoch = String(sourceDateEpoch(REPO_ROOT));
   releaseDir = path.join(scratch, "release");
   server = await serveDirectory(releaseDir);
   buildRelease(releaseDir, server.url);
   // The npm tarball is left out of the second build and of the comparison: `npm pack` stamps no
   // time but is not this issue's artifact to pin.
   const dir = path.join(scratch, "release-again");
-  again = { dir, built: buildReleaseInBackground(dir, server.url, ["plugin", "python", "go"]) };
+  // The second build stamps the first one's time (its commit's, scripts/release/reproducible.mts),
+  // read before it: the same commit's, even when one is made in the worktree while the programs run.
+  again = {
+    dir,
+    built: buildReleaseInBackground(dir, server.url, ["plugin", "python", "go"], {
+      SOURCE_DATE_EPOCH: epoch,
+    }),
+  };
   // Awaited by the last test; a failure here must not surface as an unhandled rejection before it.
   again.built.catch(() => undefined);
 }, 600_000);
