@@ -30,6 +30,8 @@ const sdkModule = goSdkModule();
 let emulator: EmulatorHandle;
 let project: PulumiProject;
 let stack: Stack;
+/** The outputs after `up`. */
+let out: Awaited<ReturnType<Stack["outputs"]>>;
 const scan = new SecretScan();
 
 beforeAll(async () => {
@@ -97,7 +99,7 @@ describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
     scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 4 });
 
-    const out = await stack.outputs();
+    out = up.outputs; // `up` read them
     const platform = (await allWorkspaces(emulator)).find((w) => w["name"] === "platform");
     expect((await allWorkspaces(emulator)).find((w) => w["name"] === "orders")).toMatchObject({
       id: numberOutput(out, "ordersId"),
@@ -115,7 +117,7 @@ describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
   });
 
   it("destroy revokes the key and leaves no secret in plain text", async () => {
-    const id = numberOutput(await stack.outputs(), "ordersServiceId");
+    const id = numberOutput(out, "ordersServiceId");
     const destroy = await stack.destroy();
     scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });
