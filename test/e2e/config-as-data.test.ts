@@ -8,6 +8,7 @@ import type { AccessKeyRecord } from "../../src/client/types";
 import type { EmulatorHandle } from "../../src/emulator";
 import { exportBroker } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import { EXPORT_SOURCE_WORKSPACE_PATHS } from "../support/client";
 import { NO_BROKER_ENV, startExportPair, tearDown, testProject } from "../support/projects";
 
 // Acceptance of configuration as data (issue #5): an environment exported with the real
@@ -106,14 +107,9 @@ describe("configuration as data through the Pulumi CLI", () => {
 
       // `up` has read the outputs already (the Automation API runs `stack output` after it).
       const outputs = up.outputs;
-      expect(Object.keys(outputs["workspaces"]!.value as object).sort()).toEqual([
-        "/data",
-        "/platform",
-        "/platform/billing",
-        "/platform/orders",
-        "/platform/orders/eu",
-        "/platform/orders/us",
-      ]);
+      expect(Object.keys(outputs["workspaces"]!.value as object).sort()).toEqual(
+        EXPORT_SOURCE_WORKSPACE_PATHS,
+      );
       expect(outputs["accessKeyValues"]!.secret).toBe(true);
       const values = outputs["accessKeyValues"]!.value as Record<string, string>;
       const keys = copied(await keysOf(target));

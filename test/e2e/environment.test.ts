@@ -22,6 +22,7 @@ import {
   tearDown,
   testProject,
 } from "../support/projects";
+import { EXPORT_SOURCE_WORKSPACE_PATHS } from "../support/client";
 
 // Issue #36: the `broker:index:Environment` component, served by the plugin's Construct, deploys the
 // document `broker-config export` wrote from one broker to a second one, from a Pulumi YAML program
@@ -140,14 +141,7 @@ describe("a YAML program of one Environment, through the Pulumi CLI", { timeout:
     });
     expectPrivateKeys(outputs["privateKeys"], keys);
     const workspaces = outputs["workspaces"]?.value as Record<string, number>;
-    expect(Object.keys(workspaces).sort()).toEqual([
-      "/data",
-      "/platform",
-      "/platform/billing",
-      "/platform/orders",
-      "/platform/orders/eu",
-      "/platform/orders/us",
-    ]);
+    expect(Object.keys(workspaces).sort()).toEqual(EXPORT_SOURCE_WORKSPACE_PATHS);
     expect(Object.values(workspaces).sort()).toEqual(
       (await allWorkspaces(target)).map((w) => w["id"]).sort(),
     );

@@ -16,7 +16,7 @@ import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { PACKAGE_VERSION } from "../../harness/release.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
-import { numberOutput, testProject } from "../support/projects";
+import { numberOutput, tearDown, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Go example
 // (test/programs/go-native), built with the generated Go SDK (sdk/go/broker) and run by the `broker` plugin
@@ -49,10 +49,7 @@ beforeAll(async () => {
   fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
   it("the Go language host names broker at the SDK's version, with no plugin installed", async () => {

@@ -7,11 +7,12 @@ import { apiOf } from "../support/emulator";
 import {
   emulatorConfig,
   NO_BROKER_ENV,
+  type OrdersSpec,
   ordersSpec,
   PROGRAMS_DIR,
   specConfig,
+  tearDown,
   testProject,
-  type OrdersSpec,
 } from "../support/projects";
 
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
@@ -49,10 +50,7 @@ beforeAll(async () => {
   stack = await project.stack("dev", specConfig(baseSpec));
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("a stack's life through the Pulumi CLI", () => {
   it("1. previews a new stack with no credentials, listing the creates, without a request", async () => {

@@ -8,7 +8,7 @@ import { cliCase } from "../../harness/engine-matrix.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
 import { apiOf } from "../support/emulator";
-import { ordersSpec, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
+import { ordersSpec, PROGRAMS_DIR, type StateResource, tearDown, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's steps for
 // moving a stack of dynamic resources (`pulumi-broker-config`) to the native ones
@@ -60,10 +60,7 @@ beforeAll(async () => {
   stack = await project.stack("dev", config);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("migrating a stack of dynamic resources to the native ones", () => {
   it("keeps every id, key value and output (private key included); nothing is created or re-keyed", async () => {

@@ -11,8 +11,9 @@ import {
   emulatorConfig,
   NO_BROKER_ENV,
   PROGRAMS_DIR,
-  testProject,
   type StateResource,
+  tearDown,
+  testProject,
 } from "../support/projects";
 
 // Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
@@ -99,10 +100,7 @@ beforeAll(async () => {
   stack = await project.stack(STACK);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("resources without names, through the Pulumi CLI", () => {
   it("previews without credentials: every resource a create, no request sent", async () => {

@@ -7,7 +7,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import * as broker from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { waitFor } from "../reliability/support/processes";
-import { emulatorConfig, ordersSpec, specConfig, testProject } from "../support/projects";
+import { emulatorConfig, ordersSpec, specConfig, tearDown, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
 // (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
@@ -103,10 +103,7 @@ beforeAll(async () => {
   broker.installBrokerPlugin(project);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("a stack of native resources through the Pulumi CLI", () => {
   let stack: Stack;
@@ -310,12 +307,11 @@ describe("pulumi import of objects created outside Pulumi", () => {
   it("d. imports a workspace and an access key; the program declaring them previews with no changes", async () => {
     await broker.brokerApi(emulator, "POST", "/workspace", { name: "legacy" });
     const workspace = (await broker.allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
-    await broker.brokerApi(emulator, "POST", "/access-key", {
+    const key = await broker.createKeyThroughApi(emulator, {
       name: "legacy-reader",
       type: "ACCOUNT",
       permissions: { send: [], receive: ["legacy/*"] },
     });
-    const key = (await broker.allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     secrets.add(String(key["key"]));
 
     const stack = await project.stack("imported", { ...specConfig({}), ...emulatorConfig(emulator) });

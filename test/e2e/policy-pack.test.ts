@@ -6,7 +6,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
+import { brokerSettingsArgs, PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
 
 // Issue #35: the broker policy pack through the real Pulumi CLI, offline, as a pull-request check
 // runs it: `pulumi preview --policy-pack node_modules/pulumi-broker-config/policy-pack` (the pack
@@ -258,14 +258,7 @@ describe.each(DOORS)("the broker policy pack previewing $name", (door) => {
   it.runIf(door.scenarios.includes("compliant"))(
     "passes a compliant program with no violation, sending no request to the API it is configured with",
     async () => {
-      await project.run([
-        "config",
-        "set-all",
-        "--plaintext",
-        `broker:baseUrl=${emulator.url}`,
-        "--secret",
-        `broker:apiKey=${emulator.adminKey}`,
-      ]);
+      await project.run(["config", "set-all", ...brokerSettingsArgs(emulator)]);
       await emulator.controls!.clearRequests();
       const { passed, output } = await preview(project, COMPLIANT);
       expect(await emulator.controls!.requests()).toEqual([]);

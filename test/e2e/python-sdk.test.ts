@@ -111,12 +111,11 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
   });
 
   it("pulumi import takes over a key created through the API; its value is a secret in the state", async () => {
-    await broker.brokerApi(emulator, "POST", "/access-key", {
+    const key = await broker.createKeyThroughApi(emulator, {
       name: "legacy-reader",
       type: "ACCOUNT",
       permissions: { send: [], receive: ["legacy/*"] },
     });
-    const key = (await broker.allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     scan.secrets(String(key["key"]));
 
     await project.run([

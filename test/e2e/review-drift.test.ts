@@ -7,17 +7,19 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { reviewPreview } from "../../src/review/review";
+import { expectDriftScenarioReview } from "../support/drift-review";
 import {
   emulatorConfig,
   NO_BROKER_ENV,
+  type OrdersSpec,
   PROGRAMS_DIR,
   specConfig,
+  tearDown,
   testProject,
-  type OrdersSpec,
 } from "../support/projects";
 
 const spec: OrdersSpec = {
@@ -43,10 +45,7 @@ beforeAll(async () => {
   await emulator.controls!.removeAccessKey(ids["audit-reader"]!);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("review of pulumi preview --refresh --json", () => {
   it("reads the refresh phase as changed outside Pulumi, with the same verdicts", async () => {
@@ -54,25 +53,6 @@ describe("review of pulumi preview --refresh --json", () => {
     // Kept for a look when the engine's shape changes (never committed: it names temporary paths).
     if (process.env["REVIEW_FIXTURE_OUT"] !== undefined)
       fs.writeFileSync(process.env["REVIEW_FIXTURE_OUT"], stdout);
-    const review = reviewPreview(stdout);
-    expect(
-      review.drift?.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed]),
-    ).toEqual([
-      [
-        "billing-svc",
-        "updated",
-        "broadens",
-        { send: ["payments/*"], receive: [] },
-        { send: [], receive: [] },
-      ],
-      ["audit-reader", "revoked", "narrows", { send: [], receive: [] }, { send: [], receive: ["audit/*"] }],
-    ]);
-    expect(review.drift?.gains).toEqual([{ path: "payments/*", direction: "send", keys: ["billing-svc"] }]);
-    // The plan from the broker's state: billing-svc loses payments/* again, audit-reader is created anew.
-    expect(review.planned.keys.map((key) => [key.name, key.kind, key.verdict])).toEqual([
-      ["audit-reader", "created", "broadens"],
-      ["billing-svc", "updated", "narrows"],
-    ]);
-    expect(review.broadens).toBe(true);
+    expectDriftScenarioReview(reviewPreview(stdout));
   });
 });

@@ -7,11 +7,12 @@ import { injectFaultMix, struckRequests } from "../support/fault-mix";
 import {
   emulatorConfig,
   NO_BROKER_ENV,
+  type OrdersSpec,
   ordersSpec,
   PROGRAMS_DIR,
   specConfig,
+  tearDown,
   testProject,
-  type OrdersSpec,
 } from "../support/projects";
 
 // End-to-end, the dynamic resources' `broker` program through the real CLI: one stack per
@@ -32,10 +33,7 @@ beforeAll(async () => {
   project = await testProject("broker-environments", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("stacks per environment", () => {
   let prodEmulator: EmulatorHandle;

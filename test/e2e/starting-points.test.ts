@@ -11,7 +11,7 @@ import { fixtureTarball, npmInstallCached } from "../../harness/package-fixture.
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
-import { ensureYamlHost } from "../support/projects";
+import { brokerSettingsArgs, ensureYamlHost } from "../support/projects";
 
 // Issue #32: where users start. For each `pulumi new` template (typescript, javascript, python, go,
 // yaml), the project is laid out exactly as `pulumi new <template>` writes it (the templates cannot
@@ -451,17 +451,7 @@ describe.each(STARTING_POINTS)("`pulumi new $template`, then the README's quicks
     start.addLookups(project.dir);
     // README, Quickstart: the settings, the key as a secret (one `config set-all` for its two
     // `config set`s: the CLI stores both alike).
-    await project.run(
-      [
-        "config",
-        "set-all",
-        "--plaintext",
-        `broker:baseUrl=${emulator.url}`,
-        "--secret",
-        `broker:apiKey=${emulator.adminKey}`,
-      ],
-      env,
-    );
+    await project.run(["config", "set-all", ...brokerSettingsArgs(emulator)], env);
     await project.run(["up", "--yes", "--skip-preview"], env);
 
     const out = await outputs(project, env, true);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, PulumiProject } from "../../harness/pulumi-project.mts";
+import { brokerSettingsArgs } from "../support/projects";
 
 // Issue #32: an error either door raises for a user reaches the Pulumi CLI as Pulumi's own errors
 // do: its message, with no "unhandled exception" wrapper and no stack frames. Through the real CLI,
@@ -86,16 +87,7 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
 
   /** Sets the stack's broker settings: the emulator's URL and `apiKey` (a secret). */
   async function settings(apiKey: string): Promise<void> {
-    await project.run([
-      "config",
-      "set-all",
-      "--stack",
-      STACK,
-      "--plaintext",
-      `broker:baseUrl=${emulator.url}`,
-      "--secret",
-      `broker:apiKey=${apiKey}`,
-    ]);
+    await project.run(["config", "set-all", "--stack", STACK, ...brokerSettingsArgs(emulator, apiKey)]);
   }
 
   // The cases without settings first; then each sets what it needs. A failed run leaves nothing in state.
