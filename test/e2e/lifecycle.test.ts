@@ -1,18 +1,15 @@
-import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import type { EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { apiOf } from "../support/emulator";
 import {
   emulatorConfig,
-  NO_BROKER_ENV,
   type OrdersSpec,
   ordersSpec,
-  PROGRAMS_DIR,
   specConfig,
+  startProgram,
   tearDown,
-  testProject,
 } from "../support/projects";
 
 // End-to-end: the real Pulumi CLI runs a real program against the emulator, step by step as a
@@ -44,9 +41,8 @@ async function outputs(): Promise<Record<string, { value: unknown; secret: boole
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true });
+  ({ emulator, project } = await startProgram("broker-e2e", "broker"));
   secrets.add(emulator.adminKey);
-  project = await testProject("broker-e2e", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
   stack = await project.stack("dev", specConfig(baseSpec));
 });
 

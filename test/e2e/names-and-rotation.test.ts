@@ -3,18 +3,11 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import type { EmulatorHandle } from "../../src/emulator";
 import { cliCase } from "../../harness/engine-matrix.mts";
 import * as broker from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import {
-  emulatorConfig,
-  NO_BROKER_ENV,
-  PROGRAMS_DIR,
-  type StateResource,
-  tearDown,
-  testProject,
-} from "../support/projects";
+import { emulatorConfig, startProgram, type StateResource, tearDown } from "../support/projects";
 
 // Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
 // matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
@@ -94,8 +87,7 @@ async function setConfig(key: string, value: string, flags: string[] = []): Prom
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true });
-  project = await testProject("broker-names", path.join(PROGRAMS_DIR, "names-and-rotation"), NO_BROKER_ENV);
+  ({ emulator, project } = await startProgram("broker-names", "names-and-rotation"));
   broker.installBrokerPlugin(project);
   stack = await project.stack(STACK);
 });

@@ -6,21 +6,12 @@
  * (The access review of planned changes in every language is test/e2e's review suite's.)
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import type { EmulatorHandle } from "../../src/emulator";
 import { reviewPreview } from "../../src/review/review";
 import { expectDriftScenarioReview } from "../support/drift-review";
-import {
-  emulatorConfig,
-  NO_BROKER_ENV,
-  type OrdersSpec,
-  PROGRAMS_DIR,
-  specConfig,
-  tearDown,
-  testProject,
-} from "../support/projects";
+import { emulatorConfig, type OrdersSpec, specConfig, startProgram, tearDown } from "../support/projects";
 
 const spec: OrdersSpec = {
   keys: [
@@ -33,8 +24,7 @@ let emulator: EmulatorHandle;
 let project: PulumiProject;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true });
-  project = await testProject("review-drift", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
+  ({ emulator, project } = await startProgram("review-drift", "broker"));
   const stack = await project.stack("dev", { ...specConfig(spec), ...emulatorConfig(emulator) });
   // `up` has read the outputs already (the Automation API runs `stack output` after it).
   const ids = (await stack.up()).outputs["keyIds"]?.value as Record<string, number>;

@@ -1,4 +1,3 @@
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allKeys, allWorkspaces } from "../../harness/broker-native.mts";
@@ -6,13 +5,11 @@ import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { injectFaultMix, struckRequests } from "../support/fault-mix";
 import {
   emulatorConfig,
-  NO_BROKER_ENV,
   type OrdersSpec,
   ordersSpec,
-  PROGRAMS_DIR,
   specConfig,
+  startProgram,
   tearDown,
-  testProject,
 } from "../support/projects";
 
 // End-to-end, the dynamic resources' `broker` program through the real CLI: one stack per
@@ -29,8 +26,7 @@ let emulator: EmulatorHandle;
 let project: PulumiProject;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true });
-  project = await testProject("broker-environments", path.join(PROGRAMS_DIR, "broker"), NO_BROKER_ENV);
+  ({ emulator, project } = await startProgram("broker-environments", "broker"));
 });
 
 afterAll(() => tearDown({ emulators: [emulator], project }));

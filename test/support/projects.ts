@@ -19,6 +19,24 @@ import { createExportSource } from "./client";
 export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
 
 /**
+ * What most CLI test files start from, for their `beforeAll`: an emulator with its test controls on,
+ * and a project `name` of the test program `program` (a folder of `test/programs/`) whose
+ * environment names no broker ({@link NO_BROKER_ENV}). {@link tearDown} ends both.
+ */
+export async function startProgram(
+  name: string,
+  program: string,
+): Promise<{ emulator: EmulatorHandle; project: PulumiProject }> {
+  const emulator = await startEmulator({ controls: true });
+  try {
+    return { emulator, project: await testProject(name, path.join(PROGRAMS_DIR, program), NO_BROKER_ENV) };
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+}
+
+/**
  * Ends what a CLI test file set up, for its `afterAll`: closes its emulators, removes its Pulumi
  * project (stacks, state and plugins) and deletes its scratch folders.
  */
