@@ -14,6 +14,7 @@
  * required here when the first `Construct` arrives: the resource operations never load its runtime.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { LogSeverity, type LogRequest } from "@pulumi/pulumi/proto/engine_pb";
 import { ConstructResponse, type ConstructRequest } from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Struct as StructMessage } from "google-protobuf/google/protobuf/struct_pb";
@@ -51,6 +52,8 @@ interface SdkRuntime {
     ): void;
     awaitFeatureSupport?(): Promise<void>;
     waitForRPCs(): Promise<void>;
+    /** The client of the engine's log service for this Construct's store (made on first use). */
+    getEngine(): EngineLog | undefined;
   };
   readonly config: { setAllConfig(config: Record<string, string>, secretKeys?: string[]): void };
   readonly state: { withLocalStorage<T>(callback: () => Promise<T>): Promise<T> };
@@ -65,6 +68,29 @@ interface SdkRuntime {
       inputs: Struct | undefined,
       dependencies: ReturnType<ConstructRequest["getInputdependenciesMap"]>,
     ): Promise<Record<string, unknown>>;
+  };
+}
+
+/** The engine's log service as the SDK's runtime calls it (`log/index.js`). */
+interface EngineLog {
+  log(request: LogRequest, callback: (error: Error | null) => void): unknown;
+}
+
+/**
+ * Keeps the SDK runtime's debug lines of this Construct from the engine. The runtime logs each
+ * registration's answer at debug level, its outputs whole (`RegisterResource RPC finished: … resp: …`),
+ * and a child access key's outputs hold its value: `pulumi up --json` and `--debug` would print it
+ * (docs/resources.md, "Secrets"). Information, warnings and errors still reach the engine.
+ */
+function withoutDebugLines(engine: EngineLog | undefined): void {
+  if (engine === undefined) return;
+  const forward = engine.log.bind(engine);
+  engine.log = (request, callback) => {
+    if (request.getSeverity() === LogSeverity.DEBUG) {
+      callback(null);
+      return undefined;
+    }
+    return forward(request, callback);
   };
 }
 
@@ -117,6 +143,7 @@ export async function construct(
       request.getDryrun(),
       request.getOrganization(),
     );
+    withoutDebugLines(sdk.settings.getEngine());
     await sdk.settings.awaitFeatureSupport?.();
     sdk.config.setAllConfig(
       Object.fromEntries(request.getConfigMap().entries()),
