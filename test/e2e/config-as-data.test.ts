@@ -180,24 +180,24 @@ describe("configuration as data through the Pulumi CLI", () => {
   );
 
   it(
-    "6. destroy empties both stacks and revokes the keys they held",
+    "6. destroy empties both stacks; it revokes the keys B's stack created and leaves those A's adopted as found",
     async () => {
+      const adoptedBefore = (await keysOf(source)).find((k) => k.name === "orders-svc")!.permissions;
       for (const stack of [stackB, stackA]) {
         const destroy = await stack.destroy();
         expect(destroy.summary.result).toBe("succeeded");
         const state = (await stack.exportStack()).deployment as { resources?: unknown[] };
         expect(state.resources ?? []).toHaveLength(0);
       }
-      for (const env of [target, source]) {
-        const keys = await keysOf(env);
-        expect(keys.find((k) => k.name === "orders-svc")!.permissions).toEqual({
-          send: [],
-          receive: [],
-          resources: {},
-        });
-        // The API cannot delete: every object is still there, nothing was created twice.
-        expect((await env.controls!.stats()).workspaces).toBe(6);
-      }
+      // B's stack created its keys: revoked. A's stack adopted what it found: left as it was (the
+      // default without onDelete, docs/workflows.md "What a destroy does to adopted objects").
+      const ordersSvc = async (env: EmulatorHandle): Promise<unknown> =>
+        (await keysOf(env)).find((k) => k.name === "orders-svc")!.permissions;
+      expect(await ordersSvc(target)).toEqual({ send: [], receive: [], resources: {} });
+      expect(await ordersSvc(source)).toEqual(adoptedBefore);
+      expect(adoptedBefore).toMatchObject({ send: ["orders/created", "orders/cancelled"] });
+      // The API cannot delete: every object is still there, nothing was created twice.
+      for (const env of [target, source]) expect((await env.controls!.stats()).workspaces).toBe(6);
     },
     STEP_TIMEOUT_MS,
   );
