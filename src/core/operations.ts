@@ -14,18 +14,17 @@ export function replacementRefusedMessage(reason: string): string {
 
 /**
  * The warning a diff gives when the replacement it plans would have to delete an object the
- * provider refuses to delete (its own API key), or `undefined`. `decodeOld` reads the old outputs;
- * a diff must never fail because old outputs are incomplete (a preview without config, an old
- * state), so an old object that cannot be decoded gives no warning: the delete itself still refuses.
+ * provider refuses to delete (its own API key), or `undefined`. `old` is the recorded outputs as
+ * {@link decodedOrUndefined} read them: a diff must never fail because old outputs are incomplete (a
+ * preview without config, an old state), so an old object that could not be decoded gives no
+ * warning: the delete itself still refuses.
  */
 export function plannedReplacementWarning<O>(
   refusal: ((old: O) => string | undefined) | undefined,
   replaces: boolean,
-  decodeOld: () => O,
+  old: O | undefined,
 ): string | undefined {
-  if (!replaces || refusal === undefined) return undefined;
-  const old = decodedOrUndefined(decodeOld);
-  if (old === undefined) return undefined;
+  if (!replaces || refusal === undefined || old === undefined) return undefined;
   const reason = refusal(old);
   return reason === undefined ? undefined : replacementRefusedMessage(reason);
 }

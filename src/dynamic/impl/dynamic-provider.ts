@@ -84,20 +84,15 @@ export function dynamicOperations<I extends object, P extends object, O extends 
     },
     diff: async (id, olds, news) => {
       await held(id, news);
-      const result = await settle(() =>
-        toDynamicDiff(
-          core.diff(
-            core.decodeInputs(olds),
-            core.decodeProposedInputs(news),
-            decodedOrUndefined(() => core.decodeOutputs(olds, id)),
-          ),
-        ),
-      );
       // The dynamic host's olds are the recorded outputs: the old object, as delete would get it.
+      const recorded = decodedOrUndefined(() => core.decodeOutputs(olds, id));
+      const result = await settle(() =>
+        toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news), recorded)),
+      );
       const warning = plannedReplacementWarning(
         core.deleteRefusal && ((old: O) => core.deleteRefusal?.(dynamicContext, id, old)),
         (result.replaces ?? []).length > 0,
-        () => core.decodeOutputs(olds, id),
+        recorded,
       );
       if (warning !== undefined) await warn(warning);
       return result;
