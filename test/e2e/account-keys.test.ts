@@ -234,7 +234,8 @@ describe("copying an environment never hands out or revokes an admin key", () =>
       // Construct with the Node.js SDK, whose debug lines echo their outputs; the plugin keeps those
       // lines from the engine, so no line holds a key value.
       const up = await yaml.cli(["up", "--stack", "older", "--yes", "--json"]);
-      expect(await linesWithKeyValues(up.stdout + up.stderr)).toEqual([]);
+      // Only the start of a leaking line in the failure report: the rest would print the value.
+      expect((await linesWithKeyValues(up.stdout + up.stderr)).map((line) => line.slice(0, 60))).toEqual([]);
       expect(up.stdout).toMatch(
         /Adopted access key \\"admin\\" \(id \d+\): it existed before this stack, so a destroy or replacement will leave it as it was found/u,
       );
