@@ -1,0 +1,43 @@
+/**
+ * What the engine stored for a stack, read from the file backend where it lies instead of through
+ * `pulumi stack export` or `pulumi stack output` (each a CLI start: issue #50). The state file is
+ * the checkpoint those commands print from, secrets in it as the engine encrypts them.
+ */
+import * as fs from "node:fs";
+import type { PulumiProject } from "../../harness/pulumi-project.mts";
+
+/** The signature key the engine marks a secret value with in the state. */
+export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+/** The signature value that means "secret" (beside a `ciphertext`). */
+export const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+
+/** A resource of a checkpoint, as far as the tests read it. */
+export interface StateResource {
+  readonly type: string;
+  readonly urn: string;
+  readonly outputs?: Record<string, unknown>;
+}
+
+/** The resources in the current checkpoint of `stack` (none once it is destroyed). */
+export function stateResources(project: PulumiProject, stack: string): StateResource[] {
+  const state = JSON.parse(fs.readFileSync(project.stateFile(stack), "utf8")) as {
+    checkpoint: { latest?: { resources?: StateResource[] } };
+  };
+  return state.checkpoint.latest?.resources ?? [];
+}
+
+/**
+ * The stack outputs of `stack` as the state holds them: a secret one is the engine's envelope
+ * (`{ [SECRET_SIG_KEY]: SECRET_SIG_VALUE, ciphertext }`), which `pulumi stack output` shows as
+ * `"[secret]"`; any other its value.
+ */
+export function stateOutputs(project: PulumiProject, stack: string): Record<string, unknown> {
+  return stateResources(project, stack).find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+}
+
+/** Whether `value` (a value of {@link stateOutputs}) is a secret the engine encrypted. */
+export function isEncryptedSecret(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const envelope = value as Record<string, unknown>;
+  return envelope[SECRET_SIG_KEY] === SECRET_SIG_VALUE && typeof envelope["ciphertext"] === "string";
+}
