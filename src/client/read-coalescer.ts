@@ -285,13 +285,10 @@ export class ReadCoalescer<R> {
 
   /**
    * Holds the decision while reads keep arriving, when more wait than the connections could carry
-   * at once: a page sent now could not answer the reads about to begin, which would need it again.
-   * The engine sends a refresh's reads over about a second when its parallelism lets it (`pulumi
-   * refresh --parallel 1000`); gathered, they cost one page per hundred. At the default parallelism
-   * no more reads wait than there are connections, and nothing is held. Ends when no read began for
-   * {@link GATHER_QUIET_MS} (then the reads waiting are the engine's batch, and a batch of that size
-   * is not held again), after {@link GATHER_MAX_MS}, or at once when no read began since the last
-   * decision. Under a rate limit the reads wait for their slots anyway; held, they share the pages.
+   * at once: a page sent now could not answer the reads about to begin, which would need it again
+   * (docs/decisions.md, "Pages or single reads"). Ends when no read began for {@link GATHER_QUIET_MS}
+   * (the reads waiting are the engine's batch: a batch of that size is not held again), after
+   * {@link GATHER_MAX_MS}, or at once when no read began since the last decision.
    */
   async #gather(): Promise<void> {
     if (this.counts.reads === this.#readsDecided) return;
