@@ -5,9 +5,9 @@
  */
 import { BrokerError, branded, type BrokerErrorCode } from "../errors/broker-error";
 
+// `branded` stays out: it is internal (`stripInternal` drops its declaration from the typings).
 export {
   BrokerError,
-  branded,
   isBrokerError,
   type BrokerErrorCode,
   type BrokerErrorOptions,
