@@ -34,6 +34,8 @@ export const MAX_REFRESH_SLOPE_GROWTH = 1.5;
 export const MAX_PLUGIN_PREVIEW_RATIO = 1.0;
 /** Issue #38: the native resources' state per resource against the dynamic resources'. */
 export const MAX_NATIVE_STATE_RATIO = 0.7;
+/** Issue #48: the native `pulumi up` of 100 keys against the floor's, in the same round. */
+export const MAX_NATIVE_UP_RATIO = 0.85;
 
 /** Issue #47: the access review of 10,000 changed keys, preview JSON to Markdown, in milliseconds. */
 export const MAX_REVIEW_10K_MS = 1000;
@@ -122,6 +124,14 @@ export function evaluateGoals(results: Figures): Goal[] {
       met: bytes("native") <= bytes("dynamic"),
       detail: `native ${bytes("native")}, dynamic ${bytes("dynamic")}, floor ${bytes("floor")} B/resource`,
     });
+    const ratio = native["upRatioToFloor"];
+    if (typeof ratio === "number")
+      // Issue #48: the intent records must not cost the time the native door saves.
+      goals.push({
+        goal: `native up <= ${MAX_NATIVE_UP_RATIO} x the floor's (median of the rounds)`,
+        met: ratio <= MAX_NATIVE_UP_RATIO,
+        detail: `ratio ${ratio}`,
+      });
     // Issue #38.
     goals.push({
       goal: `native state bytes per resource <= ${MAX_NATIVE_STATE_RATIO} x dynamic`,

@@ -121,6 +121,8 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         native: Record<string, number>;
         dynamic: Record<string, number>;
         floor: Record<string, number>;
+        upRatioToFloor?: number;
+        roundRatiosToFloor?: number[];
       }
     | undefined;
   if (native !== undefined) {
@@ -134,6 +136,10 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
         ]),
       ),
     );
+    if (native.roundRatiosToFloor !== undefined)
+      parts.push(
+        `native up / floor up, round by round: ${native.roundRatiosToFloor.join(", ")} (median ${native.upRatioToFloor})`,
+      );
     for (const which of ["native", "dynamic"] as const) {
       const entry = native[which]["entryBytes"] as unknown as
         { total: number; members: object; inputs: object; outputs: object } | undefined;

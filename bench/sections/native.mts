@@ -11,13 +11,17 @@ import { startEmulatorProcess } from "../../harness/emulator-process.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import type { BenchContext } from "../lib/context.mts";
 import { PROGRAMS_DIR } from "../lib/repo.mts";
-import { round } from "../lib/stats.mts";
+import { median, round } from "../lib/stats.mts";
 import { listKeyValues } from "./cli-requests.mts";
 
 /** The stack size measured. */
 export const NATIVE_SIZE = 100;
-/** Runs per program; the fastest counts (the least disturbed by other load on the machine). */
-export const NATIVE_REPEATS = 3;
+/**
+ * Rounds: each runs the floor, the dynamic and the native program once, one after the other. Each
+ * program's fastest run gives its `upSeconds` (the least disturbed by other load on the machine);
+ * the ratios to the floor are taken within a round, where load weighs on all three alike.
+ */
+export const NATIVE_REPEATS = 5;
 
 /** The figures of one program. */
 export interface ProgramFigures {
@@ -85,8 +89,15 @@ export interface NativeFigures {
   floor: ProgramFigures;
   /** native.upSeconds / dynamic.upSeconds. */
   upRatioToDynamic: number;
-  /** native.upSeconds / floor.upSeconds. */
+  /**
+   * native's up over the floor's in the same round, the median of the rounds: runs a minute apart on
+   * a shared machine differ by a tenth and more, runs seconds apart much less.
+   */
   upRatioToFloor: number;
+  /** Each round's native up over its floor up, in order. */
+  roundRatiosToFloor: number[];
+  /** native.upSeconds / floor.upSeconds: the fastest of each, from any round. */
+  fastestRatioToFloor: number;
 }
 
 /** The bench programs measured, by name in bench/programs. */
@@ -163,12 +174,17 @@ export async function measureNative(ctx: BenchContext, n: number = NATIVE_SIZE):
   const native = figures("native");
   const dynamic = figures("dynamic");
   const floor = figures("floor");
+  const roundRatiosToFloor = runs.native.map((run, r) =>
+    round(run.seconds / (runs.floor[r]?.seconds ?? NaN)),
+  );
   return {
     resources: n,
     native,
     dynamic,
     floor,
     upRatioToDynamic: round(native.upSeconds / dynamic.upSeconds),
-    upRatioToFloor: round(native.upSeconds / floor.upSeconds),
+    upRatioToFloor: median(roundRatiosToFloor),
+    roundRatiosToFloor,
+    fastestRatioToFloor: round(native.upSeconds / floor.upSeconds),
   };
 }

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { DYNAMIC_URN_INPUT, dynamicTypeToken, RESOURCES } from "../core/declarations";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** The dynamic resource types and the native type each one becomes. */
 export const NATIVE_TYPE_OF: Readonly<Record<string, string>> = Object.fromEntries(

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import type { ExportedStack } from "./migrate-state";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 const run = promisify(execFile);
 

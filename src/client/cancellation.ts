@@ -1,23 +1,15 @@
 /**
  * Cancellation of a client's calls, when the Pulumi run they serve is cancelled (Ctrl-C, a CI job's
- * SIGTERM): the engine then asks its providers to stop and waits for the operations in flight.
+ * SIGTERM). Once the client's `signal` aborts, no request starts and no wait goes on, so every call
+ * that has not reached the broker fails at once with `BROKER_CANCELLED`; a request already on the
+ * wire is never abandoned, and the reads that learn what a sent create made go through the client's
+ * finishing lists, which have no cancellation (docs/decisions.md, "Cancelled runs stop sending, and
+ * finish what was sent"; docs/architecture.md, "The request pipeline").
  *
- * The rule: once the client's `signal` aborts, no request starts and no wait goes on (pace, 429
- * block, back-off), so every call that has not reached the broker fails at once with
- * `BROKER_CANCELLED`, naming the request it did not send, and nothing more is changed; a request
- * already on the wire is never abandoned, so its outcome is known and the engine records what
- * exists. The reads that learn what a create just made (a workspace's id, found by listing its
- * name) are part of that create: they go through the client's finishing lists
- * (`CreateOnceApi.finishing`), whose calls have no cancellation, since dropping them would leave
- * an object nobody records. See docs/decisions.md, "Cancelled runs stop sending, and finish what
- * was sent".
- *
- * One mechanism applies the rule: a client's {@link Cancellation}, asked one question
- * ({@link Cancellation.stopped}). Its effect is where requests are sent: the pipeline of `request()`
- * composes its {@link Cancellation.refusing} layer above pacing (a cancelled call takes no slot)
- * and below it (the last moment before the wire: a cancelled call sends nothing), and the call's
- * waits are its {@link Cancellation.timing} (cut short with the same error). Waits that are not a call's (the read coalescer's, the create-once loop's) merely end
- * early ({@link Cancellation.waits}): what comes next is a request, which the layer refuses.
+ * One {@link Cancellation} per client applies it: `request()` composes its {@link Cancellation.refusing}
+ * layer above and below pacing, and the call's waits are its {@link Cancellation.timing}; waits that
+ * are not a call's (the read coalescer's, the create-once loop's) merely end early
+ * ({@link Cancellation.waits}): what comes next is a request, which the layer refuses.
  */
 import { BrokerCancelledError } from "./errors";
 import type { RequestTiming } from "./retry";

@@ -7,17 +7,7 @@ import type { CreateRequested } from "../model/created-by";
 import { normalizeBaseUrl } from "./base-url";
 import { CallQueue } from "./call-queue";
 import { Cancellation } from "./cancellation";
-import {
-  DEFAULT_MAX_CONCURRENCY,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_MAX_RETRY_TIME_MS,
-  DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
-  DEFAULT_READ_STALENESS_MS,
-  DEFAULT_TIMEOUT_MS,
-  DEFAULT_USER_AGENT,
-  RETRY_BASE_DELAY_MS,
-  RETRY_MAX_DELAY_MS,
-} from "./constants";
+import { DEFAULT_USER_AGENT, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "./constants";
 import {
   createAccessKeyOnce,
   createWorkspaceAndFind,
@@ -33,7 +23,7 @@ import {
 } from "./create-once";
 import { ENDPOINTS, type Endpoint } from "./endpoints";
 import { BrokerSettingsError } from "./errors";
-import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "./options";
+import { COUNT_OPTIONS, resolveCounts } from "./options";
 import { allPages, flattenWorkspaces, listDefaults, type ResolvedListOptions } from "./paging";
 import { RatePacer, sharedPacer } from "./rate-limit";
 import { ReadCoalescer, type PagedList } from "./read-coalescer";
@@ -163,17 +153,6 @@ export interface BrokerClientInternals {
   readClock?: () => number;
 }
 
-function checkCount(value: number | undefined, fallback: number, name: CountOption): number {
-  if (value === undefined) return fallback;
-  if (!isValidCount(name, value)) {
-    throw new BrokerSettingsError(
-      "BROKER_SETTINGS_INVALID",
-      `Invalid broker client option ${name}: ${value} is not ${countRule(name)}`,
-    );
-  }
-  return value;
-}
-
 /**
  * A typed client of the broker configuration API.
  *
@@ -220,23 +199,14 @@ export class BrokerClient {
         "No broker API key: the apiKey option is empty",
       );
     }
-    const timeoutMs = checkCount(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs");
-    const maxRetries = checkCount(options.maxRetries, DEFAULT_MAX_RETRIES, "maxRetries");
-    const maxRetryTimeMs = checkCount(options.maxRetryTimeMs, DEFAULT_MAX_RETRY_TIME_MS, "maxRetryTimeMs");
-    const connections = checkCount(options.maxConcurrency, DEFAULT_MAX_CONCURRENCY, "maxConcurrency");
-    const rateLimitTimeoutSeconds = checkCount(
-      options.rateLimitTimeoutSeconds,
-      DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
-      "rateLimitTimeoutSeconds",
-    );
-    const stalenessMs = checkCount(options.readStalenessMs, DEFAULT_READ_STALENESS_MS, "readStalenessMs");
-    const quota = options.maxRequestsPerSecond;
-    if (quota !== undefined && !isValidRate(quota)) {
-      throw new BrokerSettingsError(
-        "BROKER_SETTINGS_INVALID",
-        `Invalid broker client option maxRequestsPerSecond: ${quota} is not ${RATE_RULE}`,
-      );
-    }
+    const {
+      timeoutMs,
+      maxRetries,
+      maxRetryTimeMs,
+      maxConcurrency: connections,
+      ...counts
+    } = resolveCounts(options);
+    const quota = counts.maxRequestsPerSecond;
     const url = new URL(this.baseUrl);
     this.#pool = new Pool(url.origin, {
       connections,
@@ -265,7 +235,7 @@ export class BrokerClient {
           internals.pacer ??
           (internals.timing === undefined ? sharedPacer(this.baseUrl, clock) : new RatePacer(clock)),
         maxRequestsPerSecond: quota,
-        timeoutMs: rateLimitTimeoutSeconds * 1000,
+        timeoutMs: counts.rateLimitTimeoutSeconds * 1000,
       },
     };
     const claims = { workspaces: new Set<number>(), accessKeys: new Set<number>() };
@@ -296,7 +266,7 @@ export class BrokerClient {
       paced: () => pacer.pace(quota) !== undefined,
       sleep: waits,
       now: internals.readClock ?? clock.now,
-      stalenessMs,
+      stalenessMs: counts.readStalenessMs,
       calls,
     };
     this.#keyReads = new ReadCoalescer(
@@ -321,16 +291,16 @@ export class BrokerClient {
     return this.#calls.run(() => request(ctx, endpoint, input, hooks));
   }
 
-  /** A whole list, unfiltered, oldest first, as the read coalescers page through it. */
+  /** A whole list, unfiltered, oldest first (the defaults), as the read coalescers page through it. */
   #pages<R>(
     endpoint: Endpoint<ResolvedListOptions & { pageIndex: number }, Page<R>>,
     recordsOf: (record: R) => Iterable<R>,
     identities: (record: R) => Iterable<string>,
   ): PagedList<R> {
-    const query = listDefaults({ order: "ASC", orderBy: "createdAt" });
+    const { limit: pageSize, page } = this.#list(endpoint, {});
     return {
-      pageSize: query.limit,
-      page: (pageIndex, hooks) => this.#call(endpoint, { ...query, pageIndex }, hooks),
+      pageSize,
+      page,
       *records(page) {
         for (const record of page.results) yield* recordsOf(record);
       },
@@ -346,11 +316,11 @@ export class BrokerClient {
     endpoint: Endpoint<F & ResolvedListOptions & { pageIndex: number }, Page<R>>,
     filter: F,
     ctx = this.#ctx,
-  ): { limit: number; page: (pageIndex: number) => Promise<Page<R>> } {
+  ): { limit: number; page: (pageIndex: number, hooks?: CallHooks) => Promise<Page<R>> } {
     const query = { ...filter, ...listDefaults(filter) };
     return {
       limit: query.limit,
-      page: (pageIndex) => this.#call(endpoint, { ...query, pageIndex }, undefined, ctx),
+      page: (pageIndex, hooks) => this.#call(endpoint, { ...query, pageIndex }, hooks, ctx),
     };
   }
 
@@ -562,12 +532,7 @@ function listenerId(listener: object | undefined): number {
 
 /** What an option left out means, for telling equal configurations apart. */
 const OPTION_DEFAULTS: Partial<Record<keyof BrokerClientOptions, unknown>> = {
-  timeoutMs: DEFAULT_TIMEOUT_MS,
-  maxRetries: DEFAULT_MAX_RETRIES,
-  maxRetryTimeMs: DEFAULT_MAX_RETRY_TIME_MS,
-  maxConcurrency: DEFAULT_MAX_CONCURRENCY,
-  rateLimitTimeoutSeconds: DEFAULT_RATE_LIMIT_TIMEOUT_SECONDS,
-  readStalenessMs: DEFAULT_READ_STALENESS_MS,
+  ...Object.fromEntries(Object.entries(COUNT_OPTIONS).map(([name, rule]) => [name, rule.default])),
   userAgent: DEFAULT_USER_AGENT,
 };
 

@@ -15,7 +15,7 @@ import {
 } from "../model/created-by";
 import { flattenWorkspaces } from "./paging";
 import { BrokerResultError, isBrokerApiError, isBrokerResultError, type BrokerApiError } from "./errors";
-import { retrying, type AttemptOutcome, type RequestTiming } from "./retry";
+import { retrying, type AttemptOutcome, type RequestTiming, type RetryPolicy } from "./retry";
 import type {
   AccessKeyFilter,
   AccessKeyRecord,
@@ -41,39 +41,30 @@ export interface CreateOnceApi extends CreateOnceLists {
   rotateServiceKeyPair(accessKey: string): Promise<ServiceKeyPair>;
   /**
    * The same lists, not stopped when the run is cancelled: the reads that learn what a create that
-   * may have reached the broker made (a workspace's id, a key whose response was lost). Dropping
-   * them would leave an object nobody records (docs/decisions.md, "Cancelled runs stop sending,
-   * and finish what was sent"). Without it, the lists above are used.
+   * may have reached the broker made (docs/decisions.md, "Cancelled runs stop sending, and finish
+   * what was sent"). Without it, the lists above are used.
    */
   readonly finishing?: CreateOnceLists;
 }
 
-/** How often and how long to try creating again after a create that surely did not happen. */
-export interface CreateOnceBudget {
-  /** Creates after the first. */
-  readonly maxRetries: number;
-  /** Time budget for the whole operation, in milliseconds. */
-  readonly maxRetryTimeMs: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
+/**
+ * How often and how long to try creating again after a create that surely did not happen: the
+ * limits of any call (`maxRetries` counts creates after the first; `maxRetryTimeMs` is the whole
+ * operation's budget).
+ */
+export interface CreateOnceBudget extends Omit<RetryPolicy, "random"> {
   readonly timing: RequestTiming;
   /**
-   * Ids already returned as created by earlier or concurrent calls of the same client, so that two
-   * concurrent creates of look-alike objects (same name, parent or type) never return the same one.
-   * Without it, each call only knows its own snapshot.
+   * The client's one claim set: ids already returned as created by earlier or concurrent calls, so
+   * that two concurrent creates of look-alike objects (same name, parent or type) never return the same one.
    */
-  readonly claims?: CreateOnceClaims;
+  readonly claims: CreateOnceClaims;
 }
 
 /** Ids handed out as created, per kind of object (their ids are separate sequences). */
 export interface CreateOnceClaims {
   readonly workspaces: Set<number>;
   readonly accessKeys: Set<number>;
-}
-
-/** The claim set of `budget`, or one of this call alone. */
-function claimsOf(budget: CreateOnceBudget): CreateOnceClaims {
-  return budget.claims ?? { workspaces: new Set(), accessKeys: new Set() };
 }
 
 /**
@@ -144,13 +135,9 @@ async function workspacesNamed(api: CreateOnceLists, name: string): Promise<Work
 }
 
 /**
- * Picks the workspace this call created among those that were not there before.
- *
- * Normally exactly one is new. If several are (someone else created a workspace with the same name
- * and parent at the same moment), nothing tells them apart: the API returns no id. We take the newest,
- * because our snapshot was taken *before* our create, so a concurrent create that landed between the
- * snapshot and ours is older than ours, while one landing after ours had only the short time until
- * our second list to do so; and the choice is deterministic.
+ * Picks the workspace this call created among those that were not there before: the newest under
+ * the requested parent when several are new (the API returns no id; a concurrent create landing
+ * between our snapshot and our create is older than ours).
  *
  * @throws BrokerResultError when none is new, or the new one has another parent than requested.
  */
@@ -180,9 +167,8 @@ function pickCreatedWorkspace(
  *
  * The API answers a create with a message only, so the new workspace is told apart from existing
  * ones with the same name (the API allows duplicates) by a list before and after the create. If the
- * create's outcome is unknown, a second list says whether it happened (a new workspace under the
- * requested parent); if not, it is sent again, within the retry budget. With `budget.claims`, a
- * workspace returned by one call is never returned by another, even for identical concurrent inputs.
+ * create's outcome is unknown, {@link findCreated} says whether it happened; if not, it is sent
+ * again, within the retry budget. A workspace one call returned is claimed: no other returns it.
  *
  * @param knownBefore Every workspace named `input.name` (any parent), listed just before the call.
  * @throws BrokerResultError when the created workspace cannot be found or has another parent.
@@ -195,7 +181,7 @@ export async function createWorkspaceAndFind(
   knownBefore?: readonly WorkspaceRecord[],
 ): Promise<WorkspaceRecord> {
   const parentId = input.parentId ?? 0;
-  const claims = claimsOf(budget);
+  const { claims } = budget;
   const claimed = claims.workspaces;
   // A caller that has just listed the workspaces with this name (to look for one to adopt) passes
   // that list, which saves a request.
@@ -245,25 +231,18 @@ export interface FoundAccessKey {
 }
 
 /**
- * How a search for what a create made differs between its callers: the lost answer of a live create
- * (`create-once`), the create of a provider that died (`core/intents.ts`), a pending create of a killed
- * `up` (`broker-config recover`). docs/decisions.md, "One rule says what a create made", gives each
- * caller's values and why.
+ * How a search for what a create made differs between its callers (a live create's lost answer, a
+ * dead provider's intent, `broker-config recover`): docs/decisions.md, "One rule says what a create
+ * made", gives each caller's values and why.
  */
 export interface FindCreatedOptions {
   /** The earliest creation time the object can carry (`notBeforeOf(sentAt)`); `undefined`: any. */
   readonly notBefore: number | undefined;
   /** Ids taken besides the client's claims: the stack's resources, workspaces there before the create. */
   readonly exclude?: ReadonlySet<number>;
-  /**
-   * When several fit: `"newest"` takes the newest (a live create: its look-alike siblings in this
-   * process claim their own), `"refuse"` answers `ambiguous` (a dead create: nobody is left to tell).
-   */
+  /** When several fit: `"newest"` takes the newest, `"refuse"` answers `ambiguous`. */
   readonly several: "newest" | "refuse";
-  /**
-   * Whether a found SERVICE key gets a new key pair: the pair came only in its create's answer, which
-   * is lost. `recover` says no: it records what the broker holds, and its dry run changes nothing.
-   */
+  /** Whether a found SERVICE key gets a new key pair (the pair came only in its create's lost answer). */
   readonly rekey: boolean;
 }
 
@@ -368,16 +347,10 @@ function createdButFailed(
 /**
  * Creates an access key and reads back its record, never creating it twice.
  *
- * If the create's outcome is unknown, keys are listed newest first, back to the call's start minus
- * the clock-skew margin (`CLOCK_SKEW_MARGIN_MS`: the broker's clock may lag ours), looking for one
- * with the same name, type and permissions. Found: it is returned with `recovered: true`; the create response with a SERVICE key's
- * pair is lost for good, so a new pair is made with `rotateServiceKeyPair`. Not found: the create
- * surely did not happen and is sent again, within the retry budget.
- *
- * A server clock lagging ours by more than the margin would hide a created key, and an unrelated key
- * with the same name, type and permissions created by someone else within the margin would be taken
- * for ours (the rule is `isCreatedBy` of `src/model/created-by.ts`, the search {@link findCreated}).
- * With `budget.claims`, keys already returned by this client are never taken again.
+ * If the create's outcome is unknown, {@link findCreated} looks for the key it made (the rule is
+ * `isCreatedBy` of `src/model/created-by.ts`). Found: it is returned with `recovered: true`, a
+ * SERVICE key with a new pair (its create's answer is lost for good). Not found: the create surely
+ * did not happen and is sent again, within the retry budget.
  *
  * @throws BrokerResultError (with `createdId`) when the key was created but the read-back or the
  *   key pair rotation failed.
@@ -389,7 +362,7 @@ export async function createAccessKeyOnce(
   input: CreateAccessKeyInput,
 ): Promise<CreatedAccessKeyOnce> {
   const notBefore = notBeforeOf(budget.timing.now());
-  const claims = claimsOf(budget);
+  const { claims } = budget;
   const claimed = claims.accessKeys;
   return createWithRecovery<CreatedAccessKeyOnce>(
     budget,

@@ -58,10 +58,18 @@ function integer(value: unknown, where: string): number {
   return n;
 }
 
-function stringArray(value: unknown, where: string): string[] {
-  if (value === undefined || value === null) return [];
+function array(value: unknown, where: string): unknown[] {
   if (!Array.isArray(value)) throw new ShapeError(`${where} is ${describe(value)}, expected an array`);
-  return value.map((item, i) => string(item, `${where}[${i}]`));
+  return value;
+}
+
+/** An array that may be left out (`undefined` or `null`: empty). */
+function optionalArray(value: unknown, where: string): unknown[] {
+  return value === undefined || value === null ? [] : array(value, where);
+}
+
+function stringArray(value: unknown, where: string): string[] {
+  return optionalArray(value, where).map((item, i) => string(item, `${where}[${i}]`));
 }
 
 /** Permissions with all three members, whatever the server omitted. */
@@ -101,9 +109,7 @@ export function decodeAccessKeyRecord(value: unknown, where = "body"): AccessKey
 /** A workspace record, children included. A missing `parentId` (or `null`) means top level: 0. */
 export function decodeWorkspaceRecord(value: unknown, where = "body"): WorkspaceRecord {
   const r = object(value, where);
-  const children = r["children"] === undefined || r["children"] === null ? [] : r["children"];
-  if (!Array.isArray(children))
-    throw new ShapeError(`${where}.children is ${describe(children)}, expected an array`);
+  const children = optionalArray(r["children"], `${where}.children`);
   return {
     id: integer(r["id"], `${where}.id`),
     name: string(r["name"], `${where}.name`),
@@ -119,10 +125,7 @@ export function decodeWorkspaceRecord(value: unknown, where = "body"): Workspace
 export function decodePage<T>(item: (value: unknown, where: string) => T): Decoder<Page<T>> {
   return (body) => {
     const page = object(body, "body");
-    const results = page["results"];
-    if (!Array.isArray(results))
-      throw new ShapeError(`body.results is ${describe(results)}, expected an array`);
-    const decoded = results.map((r, i) => item(r, `body.results[${i}]`));
+    const decoded = array(page["results"], "body.results").map((r, i) => item(r, `body.results[${i}]`));
     // resultsLength counts this page only (docs/decisions.md); tolerate its absence, trust the array.
     const resultsLength =
       page["resultsLength"] === undefined

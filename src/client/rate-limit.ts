@@ -1,40 +1,18 @@
 /**
  * Pacing of requests against the broker's rate limit, shared by every request of a process to one
  * API (see {@link sharedPacer}): the provider host serves every resource of a stack in one process,
- * so one 429 says something about all of them.
+ * so one 429 says something about all of them. The rules and the measurements behind each number
+ * are in docs/decisions.md ("Retries and creates that never duplicate", "Many stacks, one quota"):
  *
- * - A 429 starts an episode: it blocks new and retried requests until its `Retry-After` (seconds or
- *   an HTTP date; 1 s when absent) has passed. The refused request comes back exactly then; requests
- *   that queued behind the block wake up with jitter, and all of them take slots at the new pace, so
- *   they do not all arrive at once. The 429s of requests sent before the episode began (the rest of
- *   the same burst) neither cut the pace again nor extend the block: the server refused them for the
- *   same reason, and the first `Retry-After` already covers it.
- * - The pace (requests per second) becomes {@link CUT_RATIO} of the rate the server admitted over
- *   the second before the refused request was sent: that rate is the limit as this process meets it,
- *   so the pace lands just under it, not at half of it. But never below {@link CONTENTION_CUT} of the
- *   pace the refused request was sent at: a process that was itself held back (by a block, or by its
- *   pace) in that second was admitted few requests for its own reasons, and its count says little
- *   about the limit; it then backs off by a fixed share, as every process sharing the limit does.
- * - When the 429 is corroborated — the pace was holding requests back when it came, or another
- *   request of the same burst was refused too — the client has met the limit: the pace holds for a
- *   while after the block, then grows by a fixed step per second, {@link PACE_STEP_SHARE} of the
- *   highest rate the server has admitted this process (at least {@link MIN_PACE}), and from ten steps
- *   on by that share of itself per second, compounded (additive growth after a multiplicative cut:
- *   processes sharing one limit each grow by the same step and each cut by a share of their own pace,
- *   so a process that took much gives back much, and their paces converge to equal shares). The hold
- *   starts at {@link MIN_PACE_HOLD_MS} and doubles, up to {@link MAX_PACE_HOLD_MS}, each time the
- *   pace grew back into the limit at the same level ({@link SAME_LEVEL}): a limit found again where
- *   it was is the server's own, and each probe past it costs a whole `Retry-After` of silence, so the
- *   client probes it rarely. A 429 at another level means the share is moving: the hold is short
- *   again. One the client drew without having grown since the last cut (others took more) holds only
- *   {@link CONTENDED_PACE_HOLD_MS}: capacity other processes leave when they finish is taken up
- *   within seconds. A lone 429 while nothing was held back may be a fluke (servers refuse for other
- *   reasons than the rate, too): the pace then doubles every second from the end of the block, so it
- *   does not pin the client far below the limit.
- * - Above {@link UNPACED_ABOVE} the pace is dropped altogether: when the limit lifts, the client
- *   speeds up again.
- * - A known quota (`maxRequestsPerSecond`) paces from the start, at {@link KNOWN_QUOTA_SHARE} of
- *   it, so a team that knows its limit never sees a 429.
+ * - The first 429 of an episode blocks every request until its `Retry-After` (queued requests wake
+ *   with jitter) and cuts the pace to {@link CUT_RATIO} of the rate the server admitted over the
+ *   second before the refused request, never below {@link CONTENTION_CUT} of the pace it was sent
+ *   at. The other 429s of the same burst only correct that count.
+ * - After a corroborated 429 (the pace was holding requests back, or the burst had another refusal)
+ *   the pace holds, then grows by a fixed step per second (additive growth after a proportional cut:
+ *   processes sharing one limit converge to even shares); after a lone 429 it doubles every second.
+ *   Above {@link UNPACED_ABOVE} it is dropped.
+ * - A known quota (`maxRequestsPerSecond`) paces from the start, at {@link KNOWN_QUOTA_SHARE} of it.
  *
  * The pacer only plans: it returns how long to wait, and the pacing layer (`pacing.ts`) sleeps. Its
  * clock is injected, so tests run on a fake one.

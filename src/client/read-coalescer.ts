@@ -1,38 +1,13 @@
 /**
  * Coalesced reads: many reads of single objects answered by a few pages of the list.
  *
- * A refresh reads every resource of a stack, and each read is one request
- * (`GET /access-key/{key}/permissions`, `GET /workspace?id=…`). The lists (`GET /access-key`,
- * `GET /workspace`) return up to 100 whole records per page, so under a rate limit, where requests
- * are what users wait for, reads that wait together cost one page instead of one request each. This
- * module decides, for the reads waiting at a moment, which page (if any) answers the most of them,
- * and answers each read from a page when it can.
- *
- * What makes it correct (docs/architecture.md, "Coalesced reads"):
- * - **Fresh within a bound**: a page answers a read when the page's request (its last attempt) was
- *   sent after the read began, or at most the staleness bound S before it (`stalenessMs`; 0: only
- *   pages sent after). A refresh is not a snapshot: each object is read at some moment the engine
- *   chooses, and an answer S old is the answer of the same read scheduled S earlier.
- * - **Read-your-writes**: never from a page sent before this process's last answered write to that
- *   object ({@link ReadCoalescer.wrote}): a read-back always sees its own write.
- * - **Never a false "not found"**: a read whose object no page showed is answered by its own single
- *   read, never by the pages' silence (a create or a removal can shift records across pages).
- * - **Bounded cost**: a page is sent only when it may answer at least two reads; probing for reads
- *   whose page is not known yet stops after one page that answered nothing (one per hundred reads
- *   waiting), and the reads left take single reads.
- *
- * Where each record was last seen is remembered (by an identity of the caller's choosing, never the
- * record), so later reads of it go straight to its page: with the engine's default parallelism a
- * refresh has only a few reads in flight at once, and each page answers the few waiting there.
- * The records of the pages sent within the last S are kept, so a read that begins is answered at once
- * when a page sent at most S before it holds its record; while reads stream in from one page (a
- * refresh at the engine's default parallelism), the next page is fetched ahead, so the reads of its
- * records find it there too.
- * The moment to decide is when a request could be sent: the coalescer waits for a free connection
- * and for the rate limiter's next slot before it chooses, so the reads that arrive meanwhile are
- * decided together; it sends no more single reads at once than can go out at once (one per slot
- * under a rate limit). When more reads wait than the connections carry and more keep arriving (a
- * refresh at a high `--parallel`), it gathers them until they stop, so that each page is sent once.
+ * A refresh reads every resource of a stack, one request each (`GET /access-key/{key}/permissions`,
+ * `GET /workspace?id=…`), while a page of a list holds up to 100 whole records: under a rate limit,
+ * reads that wait together cost one page instead of one request each. This module decides, for the
+ * reads waiting at a moment, which page (if any) answers the most of them. Why it is correct (fresh
+ * within the staleness bound S, read-your-writes, never a false "not found", bounded cost) is in
+ * docs/architecture.md, "Coalesced reads"; the cost rule, prefetching and gathering, with the
+ * measurements behind their numbers, in docs/decisions.md, "Pages or single reads".
  */
 import type { CallQueue } from "./call-queue";
 import type { CallHooks } from "./request";
@@ -141,14 +116,8 @@ export const GATHER_MAX_MS = 3000;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Answers reads of single records of one list, from its pages when that costs fewer requests.
- *
- * The cost rule (docs/decisions.md, "Pages or single reads"): a page is sent when at least two
- * waiting reads may be on it — reads of records last seen on that page, or, for reads of records
- * not seen yet, the next page not seen yet (or, once the end of the list is known, its last page,
- * where new records appear). Probing stops after a probe that answered nothing, until the reads
- * waiting for their page are a hundred or more per page wasted so far. Every other read is a single
- * read.
+ * Answers reads of single records of one list, from its pages when that costs fewer requests (a page
+ * is sent only when at least two waiting reads may be on it; every other read is a single read).
  */
 export class ReadCoalescer<R> {
   readonly #list: PagedList<R>;
@@ -316,13 +285,10 @@ export class ReadCoalescer<R> {
 
   /**
    * Holds the decision while reads keep arriving, when more wait than the connections could carry
-   * at once: a page sent now could not answer the reads about to begin, which would need it again.
-   * The engine sends a refresh's reads over about a second when its parallelism lets it (`pulumi
-   * refresh --parallel 1000`); gathered, they cost one page per hundred. At the default parallelism
-   * no more reads wait than there are connections, and nothing is held. Ends when no read began for
-   * {@link GATHER_QUIET_MS} (then the reads waiting are the engine's batch, and a batch of that size
-   * is not held again), after {@link GATHER_MAX_MS}, or at once when no read began since the last
-   * decision. Under a rate limit the reads wait for their slots anyway; held, they share the pages.
+   * at once: a page sent now could not answer the reads about to begin, which would need it again
+   * (docs/decisions.md, "Pages or single reads"). Ends when no read began for {@link GATHER_QUIET_MS}
+   * (the reads waiting are the engine's batch: a batch of that size is not held again), after
+   * {@link GATHER_MAX_MS}, or at once when no read began since the last decision.
    */
   async #gather(): Promise<void> {
     if (this.counts.reads === this.#readsDecided) return;

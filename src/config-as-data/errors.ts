@@ -1,5 +1,5 @@
 /** The error thrown for a document that cannot be used, listing every problem at once. */
-import { BrokerError, branded } from "../client/errors";
+import { BrokerError, branded } from "../errors/broker-error";
 import type { BrokerConfigProblem } from "./types";
 
 /**

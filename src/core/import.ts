@@ -2,7 +2,7 @@
  * Importing by id: `pulumi import` (and a refresh of a resource with no recorded state) asks a
  * provider to read an object knowing only its id. The rules every resource shares live here.
  */
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 const kNotImportable = Symbol.for("pulumi-broker-config.NotImportableError");
 

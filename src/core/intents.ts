@@ -23,7 +23,7 @@ import type { AccessKeyType, Permissions, WorkspaceRecord } from "../client/type
 import { notBeforeOf, type CreateRequested } from "../model";
 import { isPartiallyCreatedError } from "./partial-failure";
 import { isMissing, placeFile, removeFile, replaceFile, type Placed } from "./record-files";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** What a door knows of the resource a create is for: its URN (which names its stack and project). */
 export interface CreateOrigin {

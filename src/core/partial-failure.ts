@@ -1,5 +1,5 @@
 import { errorMessage } from "./messages";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 const kPartiallyCreated = Symbol.for("pulumi-broker-config.PartiallyCreatedError");
 

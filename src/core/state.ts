@@ -11,7 +11,7 @@ import type { Permissions } from "../client/types";
 import { normalizePermissions } from "../model";
 import { describe, isPlainObject } from "./validation";
 import { NOT_KNOWN, containsUnknown, type NotKnown } from "./unknown";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** A property bag as the engine sends it: plain JSON values, possibly with the preview sentinel. */
 export type PropertyBag = Record<string, unknown>;

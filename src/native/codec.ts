@@ -8,7 +8,7 @@
  * wrapping secrets again ({@link fromCore}).
  */
 import { Struct, type JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** The key that marks a special value in the wire format. */
 export const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";

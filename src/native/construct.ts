@@ -20,7 +20,7 @@ import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Struct as StructMessage } from "google-protobuf/google/protobuf/struct_pb";
 import { ENVIRONMENT } from "../core/declarations";
 import { UnknownResourceTypeError } from "./errors";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** A component's builder: its URN and the state `Construct` answers (outputs, possibly secret). */
 export type ComponentBuilder = (

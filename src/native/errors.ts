@@ -18,7 +18,7 @@ import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { isNotImportableError } from "../core/import";
 import { CodecError, encodeStruct, fromCore, pv, type PropertyMap } from "./codec";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** The metadata key in which gRPC carries a `google.rpc.Status` with error details. */
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";

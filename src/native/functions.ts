@@ -8,7 +8,7 @@ import { FUNCTIONS, secretOutputs } from "../core/declarations";
 import { LOOKUP_FUNCTIONS } from "../core/lookups";
 import { fromCore, toCore, type PropertyMap } from "./codec";
 import type { ProviderConfiguration } from "./config";
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** An `Invoke` of a function this provider does not have. */
 export class UnknownFunctionError extends BrokerError {

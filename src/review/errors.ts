@@ -3,7 +3,7 @@
  * the JSON of `pulumi preview --json`, a preview that failed, a document with problems, a broker
  * that cannot be read). `broker-config review` prints its message as one line and exits 2.
  */
-import { BrokerError } from "../client/errors";
+import { BrokerError } from "../errors/broker-error";
 
 /** Input the access review cannot read; the message is one line naming what was expected. */
 export class ReviewInputError extends BrokerError {

@@ -151,11 +151,11 @@ class FakeApi implements CreateOnceApi {
 function budgetFor(
   api: FakeApi,
   maxRetries = 3,
-  claims?: CreateOnceClaims,
+  claims: CreateOnceClaims = { workspaces: new Set(), accessKeys: new Set() },
 ): CreateOnceBudget & { sleeps: number[] } {
   const sleeps: number[] = [];
   return {
-    ...(claims === undefined ? {} : { claims }),
+    claims,
     maxRetries,
     maxRetryTimeMs: 60_000,
     baseDelayMs: 200,

@@ -3,7 +3,7 @@
  * message says what was looked up and where (the API base URL), so that a failed preview in a
  * pull-request check tells the reader which environment lacked what.
  */
-import { BrokerError, branded, type BrokerErrorCode } from "../../client/errors";
+import { BrokerError, branded, type BrokerErrorCode } from "../../errors/broker-error";
 
 /** The codes a {@link BrokerLookupError} carries. */
 export type LookupErrorCode = Extract<

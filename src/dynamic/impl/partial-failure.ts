@@ -1,5 +1,5 @@
 import { errorMessage } from "../../core/messages";
-import { BrokerError } from "../../client/errors";
+import { BrokerError } from "../../errors/broker-error";
 
 /**
  * The error the engine understands as "the object was created, but a later step failed": its `id`,
