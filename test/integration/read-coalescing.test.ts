@@ -183,22 +183,35 @@ describe("coalesced reads under concurrent changes", () => {
         const other = newClient();
         const observer = newClient();
         try {
-          // The broker's starting state.
-          const keys: AccessKeyRecord[] = [];
-          for (let i = 0; i < scenario.keys; i++) {
-            const created = await setup.createAccessKey({
-              name: `k${i}`,
-              type: i % 7 === 0 ? "SERVICE" : "ACCOUNT",
-              permissions: { send: [PATHS[i % PATHS.length]!], receive: [] },
-            });
-            keys.push(await setup.getAccessKeyPermissions(created.accessKey));
-          }
+          // The broker's starting state, made all at once (the setup client sends the creates on
+          // its connections): one at a time, with a read of each key, they were most of the file's
+          // time. The keys are ordered by id, as the broker lists them, whatever order the creates
+          // landed in.
+          const keys = (
+            await Promise.all(
+              Array.from({ length: scenario.keys }, (_, i) =>
+                setup.createAccessKey({
+                  name: `k${i}`,
+                  type: i % 7 === 0 ? "SERVICE" : "ACCOUNT",
+                  permissions: { send: [PATHS[i % PATHS.length]!], receive: [] },
+                }),
+              ),
+            )
+          )
+            .map((created) => ({ id: created.accessKeyId, key: created.accessKey }) as AccessKeyRecord)
+            .sort((x, y) => x.id - y.id);
+          // `w0` first: every third workspace from `w6` on is its child, the others are top-level.
           const workspaceIds: number[] = [];
-          for (let i = 0; i < scenario.workspaces; i++) {
-            const parentId = i > 3 && i % 3 === 0 ? workspaceIds[i % workspaceIds.length]! : 0;
-            const made = await setup.createWorkspaceAndFind({ name: `w${i}`, parentId });
-            workspaceIds.push(made.id);
-          }
+          if (scenario.workspaces > 0)
+            workspaceIds.push((await setup.createWorkspaceAndFind({ name: "w0", parentId: 0 })).id);
+          const rest = await Promise.all(
+            Array.from({ length: Math.max(0, scenario.workspaces - 1) }, (_, j) => {
+              const i = j + 1;
+              const parentId = i > 3 && i % 3 === 0 ? workspaceIds[0]! : 0;
+              return setup.createWorkspaceAndFind({ name: `w${i}`, parentId });
+            }),
+          );
+          workspaceIds.push(...rest.map((made) => made.id));
           if (scenario.pageLatencyMs > 0) {
             await controls.injectFault({
               kind: "latency",
@@ -303,22 +316,21 @@ describe("coalesced reads under concurrent changes", () => {
           );
           const later = [...readKeys.slice(half)];
           const laterWorkspaces = [...readWorkspaces.slice(Math.ceil(readWorkspaces.length / 2))];
-          // Reads keep coming while the other client changes things, so that walks through the
-          // pages are under way at every change.
-          const changes = { running: true };
-          const stream = (async () => {
-            while (changes.running) {
-              const batch = [
-                ...Array.from({ length: 6 }, () => pick(others)).filter((k) => k !== undefined),
-                ...Array.from({ length: 3 }, () => pick(workspaceIds)).filter((w) => w !== undefined),
-              ];
-              if (batch.length === 0) return;
-              await Promise.all(batch.map((o) => (typeof o === "number" ? readWorkspace(o) : readKey(o))));
-              // Reads answered from pages kept within S settle without I/O: let the changes run.
-              await new Promise(setImmediate);
-            }
-          })();
+          // Reads keep coming while the other client changes things: a batch goes out before the
+          // first change and as each change begins, so that walks through the pages are under way
+          // at every change. The batches are counted by the changes, not by the machine's speed (a
+          // stream running until the changes ended sent more reads, and made more load, the slower
+          // the machine was, and drew on the seeded picks as often).
+          const readBatch = (): void => {
+            const batch = [
+              ...Array.from({ length: 6 }, () => pick(others)).filter((k) => k !== undefined),
+              ...Array.from({ length: 3 }, () => pick(workspaceIds)).filter((w) => w !== undefined),
+            ];
+            for (const o of batch) void (typeof o === "number" ? readWorkspace(o) : readKey(o));
+          };
+          readBatch();
           for (const change of scenario.changes) {
+            readBatch();
             const changeStart = tick();
             const touched = await apply(change, other, others, workspaceIds);
             const changeEnd = tick();
@@ -332,8 +344,6 @@ describe("coalesced reads under concurrent changes", () => {
             if (workspace !== undefined) void readWorkspace(workspace);
             history.push({ changeStart, changeEnd, ...(await snapshot(observer)) });
           }
-          changes.running = false;
-          await stream;
           for (const record of later) void readKey(record);
           for (const id of laterWorkspaces) void readWorkspace(id);
           await Promise.all([...reads, ownWork, createWork]);

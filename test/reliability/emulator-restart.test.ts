@@ -8,7 +8,8 @@ import { EmulatorControls } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
 import { listKeys, listWorkspaces } from "./support/broker-api";
-import { expectDeclaredState, stackView } from "./support/declared-state";
+import { expectDeclaredState, type StackView } from "./support/declared-state";
+import { viewOf } from "./support/stack-reads";
 import { freePort, startEmulatorProcess, type EmulatorProcess } from "../../harness/emulator-process.mts";
 import { waitFor } from "./support/processes";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
@@ -76,8 +77,11 @@ async function restart(): Promise<void> {
   expect(emulator.adminKey, "the admin key is stored in the database").toBe(before);
 }
 
-async function expectSpec(expected: Spec): Promise<void> {
-  const view = await stackView(stack);
+/**
+ * Asserts the broker holds `expected`, tracked by the stack as `view` says: the outputs of the last
+ * `up` (a refresh leaves a stack's outputs as they are; reading them again costs two CLI starts).
+ */
+async function expectSpec(expected: Spec, view: StackView): Promise<void> {
   scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
   const controls = new EmulatorControls(emulator.controlUrl);
   await expectDeclaredState(emulator, expected, view, (id) => controls.publicKeyOf(id));
@@ -118,6 +122,7 @@ describe("the broker restarted with its database", () => {
     stack = await project.stack("dev", { ...specConfig(spec), ...brokerConfig(emulator) });
     const up = await stack.up();
     scan.text("up", up.stdout + up.stderr, "cli output");
+    const view = viewOf(up.outputs);
     const before = await snapshot();
 
     await restart();
@@ -126,7 +131,7 @@ describe("the broker restarted with its database", () => {
     scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
     expect(refresh.summary.resourceChanges).toEqual({ same: resourceCount(spec) + 1 });
     expect((await stack.preview()).changeSummary).toEqual({ same: resourceCount(spec) + 1 });
-    await expectSpec(spec);
+    await expectSpec(spec, view);
   }, 180_000);
 
   it("in the middle of an up: the up rides through the restart, without duplicates", async () => {
@@ -158,7 +163,7 @@ describe("the broker restarted with its database", () => {
     if ("result" in outcome)
       scan.text("up across the restart", outcome.result.stdout + outcome.result.stderr, "cli output");
 
-    await expectSpec(grown);
+    if ("result" in outcome) await expectSpec(grown, viewOf(outcome.result.outputs));
     const refresh = await stack.refresh();
     scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
     expect(refresh.summary.resourceChanges).toEqual({ same: resourceCount(grown) + 1 });

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { ProviderHost } from "../../harness/provider-host.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { expectDeclaredState, expectRevoked, stackView } from "./support/declared-state";
+import { expectDeclaredState, expectRevoked, type StackView } from "./support/declared-state";
+import { deploymentOf, viewOf } from "./support/stack-reads";
 import { apiOf, type CreatedKeyBody } from "../support/emulator";
 import { injectFaultMix } from "./support/faults";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
@@ -75,109 +76,149 @@ function changed(spec: Spec): Spec {
   return next;
 }
 
-describe.each([
+/** One leg of the cycle: a rate of failing requests, with an emulator, a project and a stack of its own. */
+interface Leg {
+  percent: number;
+  seed: number;
+  emulator: EmulatorHandle;
+  project: PulumiProject;
+  stack: Stack;
+  /** What the stack's outputs say after the last `up` (a refresh leaves a stack's outputs as they are). */
+  view: StackView;
+  sent: number;
+  struck: number;
+  createsStruck: number;
+}
+
+/**
+ * The two legs, 10% and 30% of requests failing, run side by side in each step: most of a step's
+ * time is spent waiting out Retry-After and retry delays, which the legs can do at once.
+ */
+const legs: Leg[] = [
   { percent: 10, seed: 1 },
   { percent: 30, seed: 2 },
-])("with $percent% of requests failing", ({ percent, seed }) => {
-  let emulator: EmulatorHandle;
-  let project: PulumiProject;
-  let stack: Stack;
-  let sent = 0;
-  let struck = 0;
-  let createsStruck = 0;
-  const rate = percent / 100;
+].map((leg) => ({ ...leg }) as Leg);
 
-  /** Runs `step` under the fault mix, then clears the faults (the assertions read the API without them). */
-  async function underFaults<T>(step: number, run: () => Promise<T>): Promise<T> {
-    const controls = emulator.controls!;
-    await controls.clearRequests();
-    // Besides the mix: the first create of each kind loses its response after the broker made the
-    // object, so every cycle exercises the recovery that must not create it twice.
-    await controls.injectFault({ kind: "503", phase: "after", count: 1, routes: ["POST /access-key"] });
-    await controls.injectFault({ kind: "reset", phase: "after", count: 1, routes: ["POST /workspace"] });
-    await injectFaultMix(controls, rate, seed * 10 + step);
-    try {
-      return await run();
-    } catch (error) {
-      scan.text(`${percent}%: failed step ${step}`, errorText(error), "error");
-      throw error;
-    } finally {
-      const log = await controls.requests();
-      await controls.clearFaults();
-      sent += log.length;
-      struck += log.filter((request) => request.fault !== undefined).length;
-      createsStruck += log.filter(
-        (r) => ["POST /access-key", "POST /workspace"].includes(r.route) && r.fault !== undefined,
-      ).length;
-    }
+/** Runs `step` for every leg at once; fails after all have ended, with each failure named. */
+async function eachLeg(step: (leg: Leg) => Promise<void>): Promise<void> {
+  const results = await Promise.allSettled(legs.map(step));
+  const failures = results.flatMap((result, i) =>
+    result.status === "rejected" ? [`${legs[i]!.percent}%: ${errorText(result.reason)}`] : [],
+  );
+  if (failures.length > 0) throw new Error(failures.join("\n"));
+}
+
+/** Runs `step` of `leg` under its fault mix, then clears the faults (the assertions read the API without them). */
+async function underFaults<T>(leg: Leg, step: number, run: () => Promise<T>): Promise<T> {
+  const controls = leg.emulator.controls!;
+  await controls.clearRequests();
+  // Besides the mix: the first create of each kind loses its response after the broker made the
+  // object, so every cycle exercises the recovery that must not create it twice.
+  await controls.injectFault({ kind: "503", phase: "after", count: 1, routes: ["POST /access-key"] });
+  await controls.injectFault({ kind: "reset", phase: "after", count: 1, routes: ["POST /workspace"] });
+  await injectFaultMix(controls, leg.percent / 100, leg.seed * 10 + step);
+  try {
+    return await run();
+  } catch (error) {
+    scan.text(`${leg.percent}%: failed step ${step}`, errorText(error), "error");
+    throw error;
+  } finally {
+    const log = await controls.requests();
+    await controls.clearFaults();
+    leg.sent += log.length;
+    leg.struck += log.filter((request) => request.fault !== undefined).length;
+    leg.createsStruck += log.filter(
+      (r) => ["POST /access-key", "POST /workspace"].includes(r.route) && r.fault !== undefined,
+    ).length;
   }
+}
 
-  async function expectState(spec: Spec): Promise<void> {
-    const view = await stackView(stack);
-    scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
-    await expectDeclaredState(emulator, spec, view, (id) => emulator.controls!.publicKeyOf(id));
-  }
+async function expectState(leg: Leg, spec: Spec): Promise<void> {
+  scan.secrets(...Object.values(leg.view.keyValues), ...Object.values(leg.view.privateKeys));
+  await expectDeclaredState(leg.emulator, spec, leg.view, (id) => leg.emulator.controls!.publicKeyOf(id));
+}
 
+/** `pulumi <command>` of the leg's stack as one CLI run (the Automation API adds a `stack history`). */
+async function cli(leg: Leg, command: "refresh" | "destroy"): Promise<string> {
+  const run = await leg.project.run([command, "--yes", "--skip-preview", "--stack", "dev"]);
+  return run.stdout + run.stderr;
+}
+
+describe("with 10% and with 30% of requests failing", () => {
   it("up creates exactly the declared objects, without duplicates", async () => {
-    emulator = await startEmulator({ controls: true });
-    scan.secrets(emulator.adminKey);
-    project = await PulumiProject.create({
-      name: `faults-${percent}`,
-      programDir,
-      fixture: inject("packageFixture"),
-      pulumiBin: inject("pulumiBin"),
-      env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
+    await eachLeg(async (leg) => {
+      leg.emulator = await startEmulator({ controls: true });
+      scan.secrets(leg.emulator.adminKey);
+      leg.project = await PulumiProject.create({
+        name: `faults-${leg.percent}`,
+        programDir,
+        fixture: inject("packageFixture"),
+        pulumiBin: inject("pulumiBin"),
+        env: { BROKER_BASE_URL: "", BROKER_API_KEY: "" },
+      });
+      const { emulator, project } = leg;
+      cleanups.push(
+        () => emulator.close(),
+        () => {
+          scan.project(`${leg.percent}%`, project);
+          project.remove();
+        },
+      );
+      Object.assign(leg, { sent: 0, struck: 0, createsStruck: 0 });
+      leg.stack = await project.stack("dev", { ...specConfig(initial), ...brokerConfig(emulator, 8) });
+      const up = await underFaults(leg, 1, () => leg.stack.up());
+      scan.text(`${leg.percent}%: up`, up.stdout + up.stderr, "cli output");
+      expect(up.summary.resourceChanges, `${leg.percent}%`).toMatchObject({
+        create: resourceCount(initial) + 1,
+      });
+      expect(
+        leg.createsStruck,
+        `${leg.percent}%: creates of both kinds failed, one of each after being processed`,
+      ).toBeGreaterThanOrEqual(2);
+      leg.view = viewOf(up.outputs);
+      await expectState(leg, initial);
     });
-    cleanups.push(
-      () => emulator.close(),
-      () => {
-        scan.project(`${percent}%`, project);
-        project.remove();
-      },
-    );
-    stack = await project.stack("dev", { ...specConfig(initial), ...brokerConfig(emulator, 8) });
-    const up = await underFaults(1, () => stack.up());
-    scan.text(`${percent}%: up`, up.stdout + up.stderr, "cli output");
-    expect(up.summary.resourceChanges).toMatchObject({ create: resourceCount(initial) + 1 });
-    expect(
-      createsStruck,
-      "creates of both kinds failed, one of each after being processed",
-    ).toBeGreaterThanOrEqual(2);
-    await expectState(initial);
-  }, 240_000);
+  }, 300_000);
 
   it("refresh finds nothing changed, and the next preview shows no changes", async () => {
-    const refresh = await underFaults(2, () => stack.refresh());
-    scan.text(`${percent}%: refresh`, refresh.stdout + refresh.stderr, "cli output");
-    expect(refresh.summary.result).toBe("succeeded");
-    const preview = await stack.preview();
-    expect(preview.changeSummary).toEqual({ same: resourceCount(initial) + 1 });
-    await expectState(initial);
-  }, 240_000);
+    await eachLeg(async (leg) => {
+      // The CLI exits 0 only when the refresh succeeded.
+      const refresh = await underFaults(leg, 2, () => cli(leg, "refresh"));
+      scan.text(`${leg.percent}%: refresh`, refresh, "cli output");
+      const preview = await leg.stack.preview();
+      expect(preview.changeSummary, `${leg.percent}%`).toEqual({ same: resourceCount(initial) + 1 });
+      await expectState(leg, initial);
+    });
+  }, 300_000);
 
   it("a change (permissions, a rotation, a new key) applies exactly", async () => {
     const next = changed(initial);
-    await stack.setAllConfig(specConfig(next));
-    const up = await underFaults(3, () => stack.up());
-    scan.text(`${percent}%: change`, up.stdout + up.stderr, "cli output");
-    expect(up.summary.resourceChanges).toMatchObject({ create: 1, update: 2 });
-    await expectState(next);
-  }, 240_000);
+    await eachLeg(async (leg) => {
+      await leg.stack.setAllConfig(specConfig(next));
+      const up = await underFaults(leg, 3, () => leg.stack.up());
+      scan.text(`${leg.percent}%: change`, up.stdout + up.stderr, "cli output");
+      expect(up.summary.resourceChanges, `${leg.percent}%`).toMatchObject({ create: 1, update: 2 });
+      leg.view = viewOf(up.outputs);
+      await expectState(leg, next);
+    });
+  }, 300_000);
 
   it("destroy revokes every key and empties the stack", async () => {
-    const destroy = await underFaults(4, () => stack.destroy());
-    scan.text(`${percent}%: destroy`, destroy.stdout + destroy.stderr, "cli output");
-    await expectRevoked(
-      emulator,
-      changed(initial).keys.map((k) => k.name),
-    );
-    const state = (await stack.exportStack()).deployment as { resources?: unknown[] };
-    expect(state.resources ?? []).toHaveLength(0);
-    // The faults really struck, about `rate` of the requests the cycle sent (a few dozen: loose bounds).
-    expect(struck).toBeGreaterThan(0);
-    expect(struck / sent).toBeGreaterThan(rate / 4);
-    expect(struck / sent).toBeLessThan(rate * 3);
-  }, 240_000);
+    await eachLeg(async (leg) => {
+      const destroy = await underFaults(leg, 4, () => cli(leg, "destroy"));
+      scan.text(`${leg.percent}%: destroy`, destroy, "cli output");
+      await expectRevoked(
+        leg.emulator,
+        changed(initial).keys.map((k) => k.name),
+      );
+      expect(deploymentOf(leg.project, "dev").resources ?? [], `${leg.percent}%`).toHaveLength(0);
+      // The faults really struck, about the leg's rate of the requests its cycle sent (a few dozen: loose bounds).
+      const rate = leg.percent / 100;
+      expect(leg.struck, `${leg.percent}%`).toBeGreaterThan(0);
+      expect(leg.struck / leg.sent, `${leg.percent}%`).toBeGreaterThan(rate / 4);
+      expect(leg.struck / leg.sent, `${leg.percent}%`).toBeLessThan(rate * 3);
+    });
+  }, 300_000);
 });
 
 describe("errors after the retries are used up", () => {

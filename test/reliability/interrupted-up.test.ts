@@ -5,7 +5,8 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
 import { listKeys, listWorkspaces } from "./support/broker-api";
-import { expectDeclaredState, stackView } from "./support/declared-state";
+import { expectDeclaredState } from "./support/declared-state";
+import { deploymentOf, viewOf } from "./support/stack-reads";
 import { killHard, processesIn, waitFor } from "./support/processes";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
@@ -87,11 +88,15 @@ async function upUntilCommitted(keys: number, workspaces: number): Promise<{ fai
   return { failure: running };
 }
 
-function pendingOperations(deployment: unknown): { type: string; resource: { urn: string } }[] {
-  return (
-    (deployment as { pending_operations?: { type: string; resource: { urn: string } }[] })
-      .pending_operations ?? []
-  );
+/** The operations the stack's checkpoint holds as begun and never finished (read without a CLI start). */
+function pendingOperations(): { type: string; resource: { urn: string } }[] {
+  return deploymentOf(project, "dev").pending_operations ?? [];
+}
+
+/** `pulumi refresh` of the stack as one CLI run (the Automation API adds a `stack history` no step reads). */
+async function refresh(...flags: string[]): Promise<string> {
+  const run = await project.run(["refresh", "--yes", "--skip-preview", ...flags, "--stack", "dev"]);
+  return run.stdout + run.stderr;
 }
 
 describe("an up interrupted while creating", () => {
@@ -128,14 +133,13 @@ describe("an up interrupted while creating", () => {
     expect(orphans.keys).toHaveLength(spec.keys.length);
 
     // Nothing pending, no lock: the engine saw the provider fail and recorded the creates as failed.
-    expect(pendingOperations((await stack.exportStack()).deployment)).toEqual([]);
-    const refresh = await stack.refresh();
-    scan.text("refresh", refresh.stdout + refresh.stderr, "cli output");
+    expect(pendingOperations()).toEqual([]);
+    scan.text("refresh", await refresh(), "cli output");
     const up = await stack.up();
     scan.text("recovering up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toMatchObject({ create: resourceCount(spec) });
 
-    const view = await stackView(stack);
+    const view = viewOf(up.outputs);
     scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
     await expectDeclaredState(emulator, spec, view, (id) => emulator.controls!.publicKeyOf(id));
     expect(
@@ -160,21 +164,20 @@ describe("an up interrupted while creating", () => {
     for (const orphan of processesIn(project.dir, /./u)) killHard(orphan.pid);
     await emulator.controls!.clearFaults();
 
-    const pending = pendingOperations((await stack.exportStack()).deployment);
+    const pending = pendingOperations();
     expect(pending.map((p) => p.type)).toEqual(["creating", "creating", "creating"]);
     const locked = await stack.refresh().catch((error: unknown) => error);
     expect(String(locked)).toMatch(/locked/u);
     scan.text("refresh while locked", errorText(locked), "error");
 
     await stack.cancel();
-    const refresh = await stack.refresh({ clearPendingCreates: true });
-    scan.text("refresh --clear-pending-creates", refresh.stdout + refresh.stderr, "cli output");
-    expect(pendingOperations((await stack.exportStack()).deployment)).toEqual([]);
+    scan.text("refresh --clear-pending-creates", await refresh("--clear-pending-creates"), "cli output");
+    expect(pendingOperations()).toEqual([]);
     const up = await stack.up();
     scan.text("recovering up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toMatchObject({ create: 3 });
 
-    const view = await stackView(stack);
+    const view = viewOf(up.outputs);
     scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
     await expectDeclaredState(emulator, grown, view, (id) => emulator.controls!.publicKeyOf(id));
     expect((await stack.preview()).changeSummary).toEqual({ same: resourceCount(grown) + 1 });

@@ -3,7 +3,8 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
-import { expectDeclaredState, stackView, type StackView } from "./support/declared-state";
+import { expectDeclaredState, type StackView } from "./support/declared-state";
+import { viewOf } from "./support/stack-reads";
 import { injectFaultMix, SERVER_FAULTS } from "./support/faults";
 import { brokerConfig, resourceCount, specConfig, type KeySpec, type Spec } from "./support/spec";
 
@@ -73,85 +74,71 @@ function scanView(view: StackView): void {
 }
 
 describe("against a rate-limited API", () => {
-  it("one up of 15 keys and a workspace tree at 5 requests/s with 20% faults converges, without duplicates", async () => {
-    const emulator = await started("5/s", 5);
-    const spec: Spec = {
-      workspaces: workspaceTree("team"),
-      keys: keys("team", 15),
-      pairs: [{ key: "team-key-0", rotationTriggers: { quarter: "2026-Q4" } }],
-    };
-    const stack = await (
-      await project("rate-limit-faults")
-    ).stack("dev", {
-      ...specConfig(spec),
-      ...brokerConfig(emulator),
-    });
-    // 503s and dropped connections: every 429 is the limit's own, so the limit is what is tested.
-    await injectFaultMix(emulator.controls!, 0.2, 11, SERVER_FAULTS);
-    const up = await stack.up().catch((error: unknown) => {
-      scan.text("rate limit + faults: failed up", errorText(error), "error");
-      throw error;
-    });
-    scan.text("rate limit + faults: up", up.stdout + up.stderr, "cli output");
-    const log = await emulator.controls!.requests();
-    await emulator.controls!.clearFaults();
-    await emulator.controls!.clearRateLimit();
-
-    expect(up.summary.resourceChanges).toMatchObject({ create: resourceCount(spec) + 1 });
-    const view = await stackView(stack);
-    scanView(view);
-    await expectDeclaredState(emulator, spec, view, (id) => emulator.controls!.publicKeyOf(id));
-    // Both the limit and the faults really struck.
-    expect((await emulator.controls!.rateLimit()).rateLimitedResponses).toBeGreaterThan(0);
-    expect(log.some((entry) => entry.fault !== undefined)).toBe(true);
-    // And the next preview has nothing left to do.
-    const preview = await stack.preview();
-    expect(preview.changeSummary).toEqual({ same: resourceCount(spec) + 1 });
-  }, 300_000);
-
-  it("two stacks of one program deploying at the same time both converge in one up each", async () => {
+  // One case where there were two (a stack of 15 keys under faults, and two stacks of 10 keys at
+  // once): the two stacks deploy at once under the faults, each pacing its own resources and both
+  // sharing the limit, with a pair among them, for 30 resources where the two cases made 48.
+  it("two stacks of one program (10 keys, a workspace tree, a pair) deploying at once at 5 requests/s with 20% faults both converge in one up each, without duplicates", async () => {
     const emulator = await started("5/s", 5);
     const shared = await project("rate-limit-stacks");
     const specs: Record<"dev" | "prod", Spec> = {
-      dev: { workspaces: workspaceTree("dev"), keys: keys("dev", 10), pairs: [] },
+      dev: {
+        workspaces: workspaceTree("dev"),
+        keys: keys("dev", 10),
+        pairs: [{ key: "dev-key-0", rotationTriggers: { quarter: "2026-Q4" } }],
+      },
       prod: { workspaces: workspaceTree("prod"), keys: keys("prod", 10), pairs: [] },
     };
     const dev = await shared.stack("dev", { ...specConfig(specs.dev), ...brokerConfig(emulator) });
     const prod = await shared.stack("prod", { ...specConfig(specs.prod), ...brokerConfig(emulator) });
 
+    // 503s and dropped connections: every 429 is the limit's own, so the limit is what is tested.
+    await injectFaultMix(emulator.controls!, 0.2, 11, SERVER_FAULTS);
     const ups = await Promise.allSettled([dev.up(), prod.up()]);
-    for (const [name, result] of [
-      ["dev", ups[0]],
-      ["prod", ups[1]],
+    const log = await emulator.controls!.requests();
+    await emulator.controls!.clearFaults();
+    await emulator.controls!.clearRateLimit();
+    const views: StackView[] = [];
+    for (const [name, result, spec] of [
+      ["dev", ups[0], specs.dev],
+      ["prod", ups[1], specs.prod],
     ] as const) {
-      if (result.status === "rejected")
+      if (result.status === "rejected") {
         scan.text(`two stacks: ${name} failed up`, errorText(result.reason), "error");
-      else scan.text(`two stacks: ${name} up`, result.value.stdout + result.value.stderr, "cli output");
+        continue;
+      }
+      scan.text(`two stacks: ${name} up`, result.value.stdout + result.value.stderr, "cli output");
+      expect(result.value.summary.resourceChanges, name).toMatchObject({ create: resourceCount(spec) + 1 });
+      // The outputs the up read: reading them again would cost two more CLI starts.
+      views.push(viewOf(result.value.outputs));
     }
     expect(
       ups.map((result) => result.status),
       "both ups succeed the first time",
     ).toEqual(["fulfilled", "fulfilled"]);
-    await emulator.controls!.clearRateLimit();
+    // Both the limit and the faults really struck.
     expect((await emulator.controls!.rateLimit()).rateLimitedResponses).toBeGreaterThan(0);
+    expect(log.some((entry) => entry.fault !== undefined)).toBe(true);
 
     // The broker holds exactly both stacks' objects, each once, each tracked by its own stack.
-    const [devView, prodView] = [await stackView(dev), await stackView(prod)];
+    const [devView, prodView] = views as [StackView, StackView];
     scanView(devView);
     scanView(prodView);
     const union: Spec = {
       workspaces: [...specs.dev.workspaces, ...specs.prod.workspaces],
       keys: [...specs.dev.keys, ...specs.prod.keys],
-      pairs: [],
+      pairs: specs.dev.pairs,
     };
     const view: StackView = {
       keyIds: { ...devView.keyIds, ...prodView.keyIds },
       workspaceIds: { ...devView.workspaceIds, ...prodView.workspaceIds },
-      publicKeys: {},
+      publicKeys: devView.publicKeys,
       keyValues: {},
       privateKeys: {},
     };
     await expectDeclaredState(emulator, union, view, (id) => emulator.controls!.publicKeyOf(id));
+    // And the next preview has nothing left to do.
+    const preview = await dev.preview();
+    expect(preview.changeSummary).toEqual({ same: resourceCount(specs.dev) + 1 });
   }, 300_000);
 });
 
