@@ -12,6 +12,7 @@
  * The executable is cached outside the repository by the hash of everything it is made of (the
  * bundle, the Node.js version and platform, postject's version), since each costs seconds and a
  * Node.js binary of another platform a download (docs/offline-engine.md, "Caches and environments").
+ * So is its archive, by the hash of its entries' bytes (gzipping the executable costs 12 s of CPU).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -20,7 +21,7 @@ import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { build } from "esbuild";
-import { reproducibleTarGz } from "./reproducible.mts";
+import { cachedReproducibleTarGz } from "./reproducible.mts";
 
 /**
  * The one Node.js version of the release's executables: each platform's binary is this version of
@@ -268,7 +269,7 @@ export function pluginArchive(
   outDir: string,
 ): string {
   const out = path.join(outDir, pluginArchiveName(version, platform.name));
-  reproducibleTarGz(
+  cachedReproducibleTarGz(
     [
       { name: platform.executable, source: executable, mode: 0o755 },
       { name: "LICENSE", source: path.join(repo, "LICENSE"), mode: 0o644 },
@@ -276,6 +277,7 @@ export function pluginArchive(
     ],
     ARCHIVE_MTIME,
     out,
+    path.join(cacheRoot(), "plugin-archives"),
   );
   return out;
 }

@@ -128,8 +128,21 @@ function revokingAdopted(document: BrokerConfigDocument): BrokerConfigDocument {
  * the Automation API's `up` runs three more (`stack output` twice, `stack history`) that these steps
  * do not read.
  */
-async function succeeds(project: PulumiProject, command: "up" | "destroy", stack: string): Promise<void> {
-  await project.run([command, "--yes", "--skip-preview", "--stack", stack]);
+async function succeeds(
+  project: PulumiProject,
+  command: "up" | "destroy",
+  stack: string,
+  extra: readonly string[] = [],
+): Promise<void> {
+  await project.run([command, "--yes", "--skip-preview", "--stack", stack, ...extra]);
+}
+
+/**
+ * The flag that sets the stack config `key` to `file` for one `up` and saves it, as `config set`
+ * would: one CLI run instead of two.
+ */
+function documentConfig(key: string, file: string): string[] {
+  return ["--config", `${key}=${file}`];
 }
 
 /** The names of B's ACCOUNT keys. */
@@ -229,11 +242,17 @@ describe("copying an environment never hands out or revokes an admin key", () =>
       expect(await target.controls!.requests()).toEqual([]);
 
       const adminBefore = await keyOfB("admin");
-      await stack.setConfig("documentFile", { value: documentFile("older-allowed.yaml", olderExport) });
       // `up --json` through the native door: the Environment's children are registered by the plugin's
       // Construct with the Node.js SDK, whose debug lines echo their outputs; the plugin keeps those
-      // lines from the engine, so no line holds a key value.
-      const up = await yaml.cli(["up", "--stack", "older", "--yes", "--json"]);
+      // lines from the engine, so no line holds a key value. Its own `--config` sets the document.
+      const up = await yaml.cli([
+        "up",
+        "--stack",
+        "older",
+        "--yes",
+        "--json",
+        ...documentConfig("documentFile", documentFile("older-allowed.yaml", olderExport)),
+      ]);
       // Only the start of a leaking line in the failure report: the rest would print the value.
       expect((await linesWithKeyValues(up.stdout + up.stderr)).map((line) => line.slice(0, 60))).toEqual([]);
       expect(up.stdout).toMatch(
@@ -250,10 +269,12 @@ describe("copying an environment never hands out or revokes an admin key", () =>
       expect(kinds).toMatchObject({ admin: "retained", "ops-admin": "revoked" });
 
       // Opted in to revoke adopted keys: the update records it, and destroy refuses the own key.
-      await stack.setConfig("documentFile", {
-        value: documentFile("older-revoking.yaml", revokingAdopted(olderExport)),
-      });
-      expect((await stack.up()).summary.result).toBe("succeeded");
+      await succeeds(
+        yaml,
+        "up",
+        "older",
+        documentConfig("documentFile", documentFile("older-revoking.yaml", revokingAdopted(olderExport))),
+      );
       const failed = await failureOf(stack.destroy());
       expect(failed).toMatch(
         /Refusing to revoke: access key "admin" \(id \d+\) is the key this provider authenticates with \(broker:apiKey/u,
@@ -292,11 +313,15 @@ describe("copying an environment never hands out or revokes an admin key", () =>
         expect(await target.controls!.requests()).toEqual([]);
 
         const adminBefore = await keyOfB("admin");
-        await stack.setConfig("file", {
-          value: documentFile("dynamic-allowed.yaml", revokingAdopted(olderExport)),
-        });
         // `up --json` of a Node.js program prints key values, only in the SDK's own debug line.
-        const up = await dynamicProject.cli(["up", "--stack", "older", "--yes", "--json"]);
+        const up = await dynamicProject.cli([
+          "up",
+          "--stack",
+          "older",
+          "--yes",
+          "--json",
+          ...documentConfig("file", documentFile("dynamic-allowed.yaml", revokingAdopted(olderExport))),
+        ]);
         const leaked = await linesWithKeyValues(up.stdout + up.stderr);
         expect(leaked.length).toBeGreaterThan(0);
         for (const line of leaked) expect(line).toMatch(SDK_REGISTER_DEBUG_LINE);
