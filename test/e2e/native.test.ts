@@ -391,7 +391,8 @@ describe("Ctrl-C while the run waits on the broker's rate limit", () => {
   );
 });
 
-describe("two environments in one program, through explicit providers", () => {
+// An up and a preview on a machine whose cores are shared: the bound is against a hang.
+describe("two environments in one program, through explicit providers", { timeout: 240_000 }, () => {
   let second: EmulatorHandle;
   let third: EmulatorHandle;
 
@@ -450,7 +451,7 @@ describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () 
   // The CLI reading Pulumi.yaml: run where the leg brings a CLI (harness/engine-matrix.mts).
   it(
     "a project whose packages: points at node_modules/.bin runs the package's plugin with an empty plugin cache",
-    cliCase(inject("engineLayers")),
+    { ...cliCase(inject("engineLayers")), timeout: 240_000 },
     async () => {
       const local = await testProject("broker-packages", programDir);
       try {
