@@ -27,17 +27,23 @@
  * - `migrate.test.ts`: `pulumi import --file` (a CLI command): the plugin's `Read` without state
  *   through the old stubs runs in `native.test.ts`'s import case of that leg.
  * - `lifecycle.test.ts`: nothing; every step is a call of the dynamic-provider host, which the SDK brings.
+ *
+ * A case whose outcome no CLI or SDK version changes beyond what the other cases of its leg show
+ * is written with {@link coreCase}'s options and runs in the main leg alone (the `core` layer):
+ * docs/offline-engine.md lists each one and why.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PULUMI_VERSION, REPO_ROOT } from "./repo.mts";
 
 /**
- * What a leg changes in the engine a test drives: `cli`, the Pulumi CLI (the engine and its
- * protocol to providers), or `sdk`, the `@pulumi/pulumi` beside the package (gRPC stubs, the
- * dynamic-provider host, the program's SDK).
+ * What a leg is the first to run: `cli`, the Pulumi CLI (the engine and its protocol to
+ * providers); `sdk`, the `@pulumi/pulumi` beside the package (gRPC stubs, the dynamic-provider
+ * host, the program's SDK); or `core`, what a case adds that no CLI or SDK version changes (our
+ * core's own decisions, or a path another case of the same leg already runs), which the main leg
+ * alone runs ({@link coreCase}).
  */
-export type EngineLayer = "cli" | "sdk";
+export type EngineLayer = "cli" | "sdk" | "core";
 
 /** One leg of the matrix: a vitest project. */
 export interface EngineLeg {
@@ -107,7 +113,7 @@ export const ENGINE_LEGS: readonly EngineLeg[] = [
     cliVersion: PULUMI_VERSION,
     sdkVersion: PULUMI_VERSION,
     include: ["test/**/*.test.ts"],
-    proves: ["cli", "sdk"],
+    proves: ["cli", "sdk", "core"],
   },
   {
     name: `cli-${NEWEST_CLI_VERSION}+sdk-${NEWEST_SDK_VERSION}`,
@@ -144,6 +150,16 @@ export function engineLeg(name: string): EngineLeg {
  */
 export function cliCase(layers: readonly EngineLayer[]): { skip: boolean } {
   return { skip: !layers.includes("cli") };
+}
+
+/**
+ * The options of a test case (`it(name, coreCase(layers), fn)`) that the main leg alone runs: what
+ * it checks beyond the other cases of its file is our own code's outcome (a refusal of the core, a
+ * second run of a path the leg already runs), which another CLI or SDK cannot change. Another leg
+ * shows it as skipped; docs/offline-engine.md says, per case, why the version cannot change it.
+ */
+export function coreCase(layers: readonly EngineLayer[]): { skip: boolean } {
+  return { skip: !layers.includes("core") };
 }
 
 function peerFloor(): string {

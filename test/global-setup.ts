@@ -17,7 +17,7 @@ declare module "vitest" {
     /** The version of that CLI: the project's leg of the engine matrix (harness/engine-matrix.mts). */
     pulumiVersion: string;
     /** What this leg is the first to run (harness/engine-matrix.mts, `EngineLeg.proves`). */
-    engineLayers: ("cli" | "sdk")[];
+    engineLayers: ("cli" | "sdk" | "core")[];
   }
 }
 

@@ -12,7 +12,10 @@ import { emulatorConfig, startProgram, type StateResource, tearDown } from "../s
 // Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
 // matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
 // accept it). One stack of native and dynamic resources without names; the steps share it and run
-// in order.
+// in order. CLI starts are kept few (each costs seconds): the steps read the stack's outputs from its
+// checkpoint rather than with `stack output`, set config in one `config set-all`, and run an `up`
+// whose summary they do not read with the CLI alone (the Automation API's reads its outputs and
+// history after it). What each leg of the engine matrix runs of this file is in docs/offline-engine.md.
 
 const STACK = "dev";
 
@@ -41,33 +44,39 @@ interface Names {
   dynKey: string;
 }
 
-async function outputs(): Promise<{
+/** The stack's outputs as its checkpoint holds them now (none is secret); `undefined` mid-write. */
+function stackOutputsInState(): Record<string, unknown> | undefined {
+  try {
+    const state = JSON.parse(fs.readFileSync(project.stateFile(STACK), "utf8")) as {
+      checkpoint: { latest?: { resources?: StateResource[] } };
+    };
+    return state.checkpoint.latest?.resources?.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs;
+  } catch {
+    return undefined; // read between the engine's writes: the next sample reads it whole
+  }
+}
+
+/** The outputs the steps check, as `stack output` would show them after the last run. */
+function outputs(): {
   names: Names;
   ordersKeyId: number;
   dynKeyId: number;
   extraNames: Record<string, string>;
-}> {
-  const out = await stack.outputs();
+} {
+  const out = stackOutputsInState();
+  if (out === undefined) throw new Error(`no outputs in the checkpoint of stack ${STACK}`);
   return {
-    names: out["names"]?.value as Names,
-    ordersKeyId: out["ordersKeyId"]?.value as number,
-    dynKeyId: out["dynKeyId"]?.value as number,
-    extraNames: out["extraNames"]?.value as Record<string, string>,
+    names: out["names"] as Names,
+    ordersKeyId: out["ordersKeyId"] as number,
+    dynKeyId: out["dynKeyId"] as number,
+    extraNames: out["extraNames"] as Record<string, string>,
   };
 }
 
 /** The stack output `currentKeyId` as the stack's checkpoint holds it now; `undefined` mid-write. */
 function currentKeyIdInState(): number | undefined {
-  try {
-    const state = JSON.parse(fs.readFileSync(project.stateFile(STACK), "utf8")) as {
-      checkpoint: { latest?: { resources?: StateResource[] } };
-    };
-    const root = state.checkpoint.latest?.resources?.find((r) => r.type === "pulumi:pulumi:Stack");
-    const id = root?.outputs?.["currentKeyId"];
-    return typeof id === "number" ? id : undefined;
-  } catch {
-    return undefined; // read between the engine's writes: the next sample reads it whole
-  }
+  const id = stackOutputsInState()?.["currentKeyId"];
+  return typeof id === "number" ? id : undefined;
 }
 
 /** Whether the key `id` verifies (the API's verify endpoint) and still holds permissions (not revoked). */
@@ -82,8 +91,15 @@ async function usable(id: number): Promise<boolean> {
   );
 }
 
-async function setConfig(key: string, value: string, flags: string[] = []): Promise<void> {
-  await project.run(["config", "set", "--stack", STACK, ...flags, key, value]);
+/** Sets plain config values (`--path` keys such as `pulumi:autonaming.mode`) in one CLI start. */
+async function setConfig(values: Record<string, string>): Promise<void> {
+  const pairs = Object.entries(values).flatMap(([key, value]) => ["--plaintext", `${key}=${value}`]);
+  await project.run(["config", "set-all", "--stack", STACK, "--path", ...pairs]);
+}
+
+/** `pulumi up` alone, for a run whose summary the step does not read. */
+async function upWithCli(): Promise<void> {
+  await project.run(["up", "--yes", "--skip-preview", "--stack", STACK]);
 }
 
 beforeAll(async () => {
@@ -94,7 +110,8 @@ beforeAll(async () => {
 
 afterAll(() => tearDown({ emulators: [emulator], project }));
 
-describe("resources without names, through the Pulumi CLI", () => {
+// A step runs several CLI commands on a machine whose cores are shared: the bound is against a hang.
+describe("resources without names, through the Pulumi CLI", { timeout: 240_000 }, () => {
   it("previews without credentials: every resource a create, no request sent", async () => {
     await emulator.controls!.clearRequests();
     const preview = await stack.preview();
@@ -104,8 +121,8 @@ describe("resources without names, through the Pulumi CLI", () => {
 
   it("up names each object <logical name>-<7 hex> on the broker, in both doors; a second preview changes nothing", async () => {
     await stack.setAllConfig(emulatorConfig(emulator));
-    await stack.up();
-    const { names, ordersKeyId } = await outputs();
+    await upWithCli();
+    const { names, ordersKeyId } = outputs();
     expect(names.orders).toMatch(defaultForm("orders"));
     expect(names.ordersKey).toMatch(defaultForm("orders-svc"));
     expect(names.dynWorkspace).toMatch(defaultForm("dyn-team"));
@@ -116,7 +133,7 @@ describe("resources without names, through the Pulumi CLI", () => {
 
     const again = await stack.preview();
     expect(again.changeSummary).toEqual({ same: 7 });
-    expect((await outputs()).names).toEqual(names);
+    expect(outputs().names).toEqual(names);
   });
 
   // The engine orders a replacement's create and delete: run where the leg brings a CLI; the
@@ -125,12 +142,12 @@ describe("resources without names, through the Pulumi CLI", () => {
     "a replacement gets a new name, and creates the new key before revoking the old one",
     cliCase(inject("engineLayers")),
     async () => {
-      const before = await outputs();
-      await setConfig("keyType", "ACCOUNT");
+      const before = outputs();
+      await setConfig({ keyType: "ACCOUNT" });
       await emulator.controls!.clearRequests();
       const up = await stack.up();
       expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
-      const after = await outputs();
+      const after = outputs();
       expect(after.names.ordersKey).toMatch(defaultForm("orders-svc"));
       expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
       expect({ ...after.names, ordersKey: "" }).toEqual({ ...before.names, ordersKey: "" });
@@ -157,9 +174,8 @@ describe("resources without names, through the Pulumi CLI", () => {
     "rotationTriggers rotates keys new-first; a consumer of the current/previous pair always holds a usable key",
     cliCase(inject("engineLayers")),
     async () => {
-      const before = await outputs();
-      await setConfig("rotation", "2");
-      await setConfig("keyGeneration", "2");
+      const before = outputs();
+      await setConfig({ rotation: "2", keyGeneration: "2" });
       await emulator.controls!.clearRequests();
       // A consumer polling the stack's `currentKeyId` all through the run, and once after it.
       const seen: { id: number; usable: boolean }[] = [];
@@ -178,7 +194,7 @@ describe("resources without names, through the Pulumi CLI", () => {
       // The orders key, the dynamic key and the older slot of the pair (pay-b).
       expect(result.summary.resourceChanges).toEqual({ same: 4, replace: 3 });
       expect(seen.filter((s) => !s.usable)).toEqual([]);
-      expect(lastId).toBe((await stack.outputs())["currentKeyId"]?.value);
+      expect(lastId).toBe(result.outputs["currentKeyId"]?.value);
 
       const routes = (await emulator.controls!.requests()).map((r) => r.route);
       const creates = routes.flatMap((route, index) => (route === "POST /access-key" ? [index] : []));
@@ -186,7 +202,7 @@ describe("resources without names, through the Pulumi CLI", () => {
       expect(creates, `requests: ${routes.join(", ")}`).toHaveLength(3);
       expect(firstRevoke, `requests: ${routes.join(", ")}`).toBeGreaterThan(Math.max(...creates));
 
-      const after = await outputs();
+      const after = outputs();
       const keys = await broker.allKeys(emulator);
       for (const [oldId, newId] of [
         [before.ordersKeyId, after.ordersKeyId],
@@ -204,21 +220,22 @@ describe("resources without names, through the Pulumi CLI", () => {
   );
 
   it("new native resources follow pulumi:autonaming (a pattern, then verbatim) where the plugin supports it; existing ones keep their names", async () => {
-    const before = await outputs();
-    await setConfig("pulumi:autonaming.pattern", "${name}-dev-${alphanum(4)}", ["--path"]);
-    await setConfig("extraWorkspaces", "patterned");
-    await stack.up();
-    const patterned = await outputs();
+    const before = outputs();
+    await setConfig({
+      "pulumi:autonaming.pattern": "${name}-dev-${alphanum(4)}",
+      extraWorkspaces: "patterned",
+    });
+    await upWithCli();
+    const patterned = outputs();
     expect(patterned.extraNames["patterned"]).toMatch(
       stubsCarryAutonaming ? /^patterned-dev-[a-z0-9]{4}$/u : defaultForm("patterned"),
     );
     expect(patterned.names).toEqual(before.names);
 
     await project.run(["config", "rm", "--stack", STACK, "--path", "pulumi:autonaming.pattern"]);
-    await setConfig("pulumi:autonaming.mode", "verbatim", ["--path"]);
-    await setConfig("extraWorkspaces", "patterned,verbatim");
-    await stack.up();
-    const verbatim = await outputs();
+    await setConfig({ "pulumi:autonaming.mode": "verbatim", extraWorkspaces: "patterned,verbatim" });
+    await upWithCli();
+    const verbatim = outputs();
     expect(verbatim.extraNames).toEqual({
       patterned: patterned.extraNames["patterned"],
       verbatim: stubsCarryAutonaming

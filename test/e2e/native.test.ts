@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cliCase } from "../../harness/engine-matrix.mts";
+import { cliCase, coreCase } from "../../harness/engine-matrix.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import * as broker from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
@@ -12,7 +12,9 @@ import { emulatorConfig, ordersSpec, specConfig, tearDown, testProject } from ".
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
 // (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
 // put into the project's Pulumi home. Offline, against emulators. The steps of each describe share
-// one stack and run in order; CLI runs are kept few (each costs seconds).
+// one stack and run in order; CLI runs are kept few (each costs seconds): a step reads the outputs
+// of the run before it rather than `stack output` again. The engine matrix runs this file in every
+// leg; what each leg runs of it, and why, is in docs/offline-engine.md ("What each leg runs of a file").
 
 interface EntryOptions {
   provider?: string;
@@ -105,15 +107,38 @@ beforeAll(async () => {
 
 afterAll(() => tearDown({ emulators: [emulator], project }));
 
-describe("a stack of native resources through the Pulumi CLI", () => {
+// A step runs several CLI commands on a machine whose cores are shared: the bound is against a hang.
+describe("a stack of native resources through the Pulumi CLI", { timeout: 240_000 }, () => {
   let stack: Stack;
+  /** The outputs of the last `up`: what the stack holds until the next one. */
+  let last: Awaited<ReturnType<Stack["outputs"]>>;
 
-  it("a. previews a new stack with no credentials, listing the creates, without a request", async () => {
+  it("a. previews a new stack with no credentials, listing the creates, without a request; the plugin answers Handshake whenever the @pulumi/pulumi installed beside it ships its stubs", async () => {
     stack = await project.stack("dev", specConfig(quickstart));
     await emulator.controls!.clearRequests();
-    const preview = await stack.preview();
-    expect(preview.changeSummary).toEqual({ create: 7 }); // the stack, 2 workspaces, 3 keys and a pair
+    // The engine logs the handshake's outcome at verbosity 7 (no credentials in this stack yet: the
+    // debug log may show what the program registers, and nothing here is secret).
+    const { stdout, stderr } = await project.cli(["preview", "--stack", "dev", "--logtostderr", "-v=7"]);
+    expect(stdout).toMatch(/\+ 7 to create/u); // the stack, 2 workspaces, 3 keys and a pair
+    expect(stdout).not.toMatch(/to (update|replace|delete)/u); // creates alone
     expect(await emulator.controls!.requests()).toEqual([]);
+    const stubs = fs.readFileSync(
+      path.join(
+        inject("packageFixture"),
+        "node_modules",
+        "@pulumi",
+        "pulumi",
+        "proto",
+        "provider_grpc_pb.js",
+      ),
+      "utf8",
+    );
+    // @pulumi/pulumi 3.259 and 3.270 carry the RPC; 3.139 does not, and the engine then uses Configure.
+    if (stubs.includes("/pulumirpc.ResourceProvider/Handshake")) {
+      expect(stderr).toMatch(/Handshake: success \[[^\]]*pulumi-resource-broker\]/u);
+    } else {
+      expect(stderr).toMatch(/Handshake: not supported by '[^']*pulumi-resource-broker'/u);
+    }
   });
 
   it("b. up creates the quickstart tree; key values and private keys are secret outputs and nowhere in plain text", async () => {
@@ -142,6 +167,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     expect(privateKeys["orders-svc"]).toMatch(/\S{20}/u);
     for (const value of [...Object.values(keyValues), ...Object.values(privateKeys)]) secrets.add(value);
     expectNoSecretsIn(up.stdout, up.stderr);
+    last = out;
   });
 
   it("c. a permissions change previews as an update of that key only, naming the changed path; the pair shows no change", async () => {
@@ -171,6 +197,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
       receive: ["payments/*"],
       resources: {},
     });
+    last = up.outputs;
     Object.assign(quickstart, spec);
   });
 
@@ -182,7 +209,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
       replaceOnChanges: ["permissions"],
     };
     await stack.setAllConfig(specConfig(spec));
-    const before = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const before = last["keyIds"]?.value as Record<string, number>;
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
     const out = up.outputs;
@@ -196,6 +223,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
       resources: {},
     });
     secrets.add((out["keyValues"]?.value as Record<string, string>)["ops-admin"]!);
+    last = out;
     Object.assign(quickstart, spec);
   });
 
@@ -203,7 +231,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const spec = structuredClone(quickstart);
     spec.keys![2] = { ...spec.keys![2]!, ignoreChanges: ["permissions"] };
     await stack.setAllConfig(specConfig(spec));
-    const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const ids = last["keyIds"]?.value as Record<string, number>;
     const drift = { send: ["everything/*"], receive: [] };
     // orders-svc, not ops-admin: ops-admin now has replaceOnChanges, so restoring it would replace it.
     await emulator.controls!.setKeyPermissions(ids["orders-svc"]!, drift);
@@ -224,24 +252,84 @@ describe("a stack of native resources through the Pulumi CLI", () => {
       resources: {},
     });
     expect(broker.keyById(keys, ids["audit-reader"]!)?.["permissions"]).toEqual({ ...drift, resources: {} });
+    last = up.outputs;
+    Object.assign(quickstart, spec);
   });
 
-  it("e. pointing the default provider's broker:baseUrl at another server fails the preview with the endpoint message", async () => {
-    const elsewhere = await startEmulator();
-    try {
-      await stack.setAllConfig(emulatorConfig(elsewhere));
-      const error = await stack.preview().catch((e: unknown) => e);
-      expect(String(error)).toMatch(/lives at .*now points to/su);
-      expect(String(error)).toContain(emulator.url);
-      expect(String(error)).not.toContain(elsewhere.adminKey);
-    } finally {
-      await stack.setAllConfig(emulatorConfig(emulator));
-      await elsewhere.close();
+  // The endpoint guard is the core's; the same refusal through each leg's engine is the explicit
+  // providers' case below, which every leg runs.
+  it(
+    "e. pointing the default provider's broker:baseUrl at another server fails the preview with the endpoint message",
+    coreCase(inject("engineLayers")),
+    async () => {
+      const elsewhere = await startEmulator();
+      try {
+        await stack.setAllConfig(emulatorConfig(elsewhere));
+        const error = await stack.preview().catch((e: unknown) => e);
+        expect(String(error)).toMatch(/lives at .*now points to/su);
+        expect(String(error)).toContain(emulator.url);
+        expect(String(error)).not.toContain(elsewhere.adminKey);
+      } finally {
+        await stack.setAllConfig(emulatorConfig(emulator));
+        await elsewhere.close();
+      }
+    },
+  );
+
+  it("d. imports a workspace and an access key into the stack; the program declaring them too previews with no changes", async () => {
+    await broker.brokerApi(emulator, "POST", "/workspace", { name: "legacy" });
+    const workspace = (await broker.allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
+    const key = await broker.createKeyThroughApi(emulator, {
+      name: "legacy-reader",
+      type: "ACCOUNT",
+      permissions: { send: [], receive: ["legacy/*"] },
+    });
+    secrets.add(String(key["key"]));
+
+    for (const [type, name, id] of [
+      ["broker:index:Workspace", "legacy", String(workspace["id"])],
+      ["broker:index:AccessKey", "legacy-reader", String(key["id"])],
+    ] as const) {
+      await project.run([
+        "import",
+        type,
+        name,
+        id,
+        "--generate-code=false",
+        "--protect=false",
+        "--yes",
+        "--stack",
+        "dev",
+      ]);
     }
+    await stack.setAllConfig(
+      specConfig({
+        ...quickstart,
+        workspaces: [...(quickstart.workspaces ?? []), { name: "legacy" }],
+        keys: [
+          ...(quickstart.keys ?? []),
+          { name: "legacy-reader", type: "ACCOUNT", permissions: { receive: ["legacy/*"] } },
+        ],
+      }),
+    );
+    await project.run(["preview", "--expect-no-changes", "--stack", "dev"]);
+
+    // The imported key's value is in the state as a secret (the Automation API exports with
+    // --show-secrets, so its plaintext shows here); the backend's files hold only its ciphertext.
+    const exported = (await stack.exportStack()).deployment as {
+      resources: { type: string; id?: string; outputs?: Record<string, unknown> }[];
+    };
+    const imported = exported.resources.find(
+      (r) => r.type === "broker:index:AccessKey" && r.id === String(key["id"]),
+    );
+    const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
+    expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
+    expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
+    expectNoSecretsIn();
   });
 
   it("g. destroy revokes the keys, warns about what the API cannot delete, and leaves no secret behind", async () => {
-    const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const ids = last["keyIds"]?.value as Record<string, number>;
     const destroy = await stack.destroy();
     expect(destroy.stdout).toMatch(/was revoked/u);
     expect(
@@ -267,7 +355,7 @@ describe("Ctrl-C while the run waits on the broker's rate limit", () => {
       secrets.add(limited.adminKey);
       try {
         const spec: Spec = { keys: [{ name: "held", type: "SERVICE", permissions: { send: ["orders/*"] } }] };
-        await project.initStack("ctrl-c", { ...specConfig(spec), ...emulatorConfig(limited) });
+        await project.stack("ctrl-c", { ...specConfig(spec), ...emulatorConfig(limited) });
         // The broker refuses the create for a minute: the plugin waits out the Retry-After.
         await limited.controls!.injectFault({
           kind: "429",
@@ -303,56 +391,8 @@ describe("Ctrl-C while the run waits on the broker's rate limit", () => {
   );
 });
 
-describe("pulumi import of objects created outside Pulumi", () => {
-  it("d. imports a workspace and an access key; the program declaring them previews with no changes", async () => {
-    await broker.brokerApi(emulator, "POST", "/workspace", { name: "legacy" });
-    const workspace = (await broker.allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
-    const key = await broker.createKeyThroughApi(emulator, {
-      name: "legacy-reader",
-      type: "ACCOUNT",
-      permissions: { send: [], receive: ["legacy/*"] },
-    });
-    secrets.add(String(key["key"]));
-
-    const stack = await project.stack("imported", { ...specConfig({}), ...emulatorConfig(emulator) });
-    for (const [type, name, id] of [
-      ["broker:index:Workspace", "legacy", String(workspace["id"])],
-      ["broker:index:AccessKey", "legacy-reader", String(key["id"])],
-    ] as const) {
-      await project.run([
-        "import",
-        type,
-        name,
-        id,
-        "--generate-code=false",
-        "--protect=false",
-        "--yes",
-        "--stack",
-        "imported",
-      ]);
-    }
-    await stack.setAllConfig(
-      specConfig({
-        workspaces: [{ name: "legacy" }],
-        keys: [{ name: "legacy-reader", type: "ACCOUNT", permissions: { receive: ["legacy/*"] } }],
-      }),
-    );
-    await project.run(["preview", "--expect-no-changes", "--stack", "imported"]);
-
-    // The imported key's value is in the state as a secret (the Automation API exports with
-    // --show-secrets, so its plaintext shows here); the backend's files hold only its ciphertext.
-    const exported = (await stack.exportStack()).deployment as {
-      resources: { type: string; outputs?: Record<string, unknown> }[];
-    };
-    const imported = exported.resources.find((r) => r.type === "broker:index:AccessKey");
-    const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
-    expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
-    expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
-    expectNoSecretsIn();
-  });
-});
-
-describe("two environments in one program, through explicit providers", () => {
+// An up and a preview on a machine whose cores are shared: the bound is against a hang.
+describe("two environments in one program, through explicit providers", { timeout: 240_000 }, () => {
   let second: EmulatorHandle;
   let third: EmulatorHandle;
 
@@ -388,7 +428,7 @@ describe("two environments in one program, through explicit providers", () => {
     });
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 7 }); // stack, 2 providers, 4 resources
-    const out = await stack.outputs();
+    const out = up.outputs;
     const keyIds = out["keyIds"]?.value as Record<string, number>;
     const keyValues = out["keyValues"]?.value as Record<string, string>;
     for (const value of Object.values(keyValues)) secrets.add(value);
@@ -411,7 +451,7 @@ describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () 
   // The CLI reading Pulumi.yaml: run where the leg brings a CLI (harness/engine-matrix.mts).
   it(
     "a project whose packages: points at node_modules/.bin runs the package's plugin with an empty plugin cache",
-    cliCase(inject("engineLayers")),
+    { ...cliCase(inject("engineLayers")), timeout: 240_000 },
     async () => {
       const local = await testProject("broker-packages", programDir);
       try {
@@ -428,31 +468,4 @@ describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () 
       }
     },
   );
-});
-
-describe("the engine's handshake with the plugin", () => {
-  it("the plugin answers Handshake whenever the @pulumi/pulumi installed beside it ships its stubs", async () => {
-    const fixture = inject("packageFixture");
-    const local = await testProject("broker-handshake", programDir);
-    try {
-      broker.installBrokerPlugin(local);
-      await local.initStack("dev", specConfig(quickstart));
-      // The engine logs the handshake's outcome at verbosity 7 (no credentials in this stack: the
-      // debug log may show what the program registers, and nothing here is secret).
-      const { stdout, stderr } = await local.cli(["preview", "--stack", "dev", "--logtostderr", "-v=7"]);
-      expect(stdout).toMatch(/\+ 7 to create/u);
-      const stubs = fs.readFileSync(
-        path.join(fixture, "node_modules", "@pulumi", "pulumi", "proto", "provider_grpc_pb.js"),
-        "utf8",
-      );
-      // @pulumi/pulumi 3.259 and 3.270 carry the RPC; 3.139 does not, and the engine then uses Configure.
-      if (stubs.includes("/pulumirpc.ResourceProvider/Handshake")) {
-        expect(stderr).toMatch(/Handshake: success \[[^\]]*pulumi-resource-broker\]/u);
-      } else {
-        expect(stderr).toMatch(/Handshake: not supported by '[^']*pulumi-resource-broker'/u);
-      }
-    } finally {
-      local.remove();
-    }
-  });
 });

@@ -3,6 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { coreCase } from "../../harness/engine-matrix.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import * as broker from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
@@ -14,7 +15,8 @@ import { emulatorConfig, numberOutput, testProject, venvPath } from "../support/
 // quickstart (test/programs/python-native), written with the generated Python SDK `pulumi_broker`
 // (sdk/python, installed with pip as users install it) and run by the `broker` plugin that
 // `broker-config plugin install` put into the project's Pulumi home (issue #13). The steps share one
-// stack and run in order; CLI runs are kept few (each costs seconds).
+// stack and run in order; CLI runs are kept few (each costs seconds). The engine matrix runs this
+// file again with the newest CLI; what that leg runs of it is in docs/offline-engine.md.
 
 const programDir = path.join(__dirname, "..", "programs", "python-native");
 
@@ -24,6 +26,8 @@ let stack: Stack;
 let venvRoot: string;
 /** The outputs after the first `up`: the ids in them stay the same through the file (the tests check it). */
 let out: Awaited<ReturnType<Stack["outputs"]>>;
+/** The id of the key `pulumi import` took over; `undefined` in a leg that does not run the import. */
+let importedId: number | undefined;
 const scan = new SecretScan();
 
 beforeAll(async () => {
@@ -43,7 +47,8 @@ afterAll(async () => {
   fs.rmSync(venvRoot, { recursive: true, force: true });
 });
 
-describe("the Python quickstart with the generated SDK, through the Pulumi CLI", () => {
+// A step runs several CLI commands on a machine whose cores are shared: the bound is against a hang.
+describe("the Python quickstart with the generated SDK, through the Pulumi CLI", { timeout: 240_000 }, () => {
   it("previews a new stack with no credentials, listing the creates, without a request", async () => {
     stack = await project.stack("dev");
     await emulator.controls!.clearRequests();
@@ -94,66 +99,79 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
   });
 
   // The preview of this change on the plugin (an update, not a replacement) is test/e2e/native.test.ts's;
-  // the Python SDK takes no part in it beyond registering the same resources, which `up` shows.
-  it("a permissions change is an update of that key and up applies it in place", async () => {
-    const before = numberOutput(out, "ordersServiceId");
-    await stack.setConfig("ordersSend", { value: JSON.stringify(["orders/created", "orders/cancelled"]) });
+  // the Python SDK takes no part in it beyond registering the same resources, which `up` shows. The
+  // main leg's alone: another CLI changes the engine's Diff and Update calls to the plugin, which
+  // native.test.ts's step c runs in that leg; the Python host and SDK are the same in every leg.
+  it(
+    "a permissions change is an update of that key and up applies it in place",
+    coreCase(inject("engineLayers")),
+    async () => {
+      const before = numberOutput(out, "ordersServiceId");
+      await stack.setConfig("ordersSend", { value: JSON.stringify(["orders/created", "orders/cancelled"]) });
 
-    const up = await stack.up();
-    scan.text("permissions up", up.stdout + up.stderr, "cli output");
-    expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
-    expect(numberOutput(up.outputs, "ordersServiceId")).toBe(before);
-    expect(broker.keyById(await broker.allKeys(emulator), before)?.["permissions"]).toEqual({
-      send: ["orders/cancelled", "orders/created"],
-      receive: ["payments/*"],
-      resources: {},
-    });
-  });
+      const up = await stack.up();
+      scan.text("permissions up", up.stdout + up.stderr, "cli output");
+      expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
+      expect(numberOutput(up.outputs, "ordersServiceId")).toBe(before);
+      expect(broker.keyById(await broker.allKeys(emulator), before)?.["permissions"]).toEqual({
+        send: ["orders/cancelled", "orders/created"],
+        receive: ["payments/*"],
+        resources: {},
+      });
+    },
+  );
 
-  it("pulumi import takes over a key created through the API; its value is a secret in the state", async () => {
-    const key = await broker.createKeyThroughApi(emulator, {
-      name: "legacy-reader",
-      type: "ACCOUNT",
-      permissions: { send: [], receive: ["legacy/*"] },
-    });
-    scan.secrets(String(key["key"]));
+  // The main leg's alone: `pulumi import` runs no program, so what another CLI changes in it (the
+  // engine's Read without state) is native.test.ts's import step in that leg.
+  it(
+    "pulumi import takes over a key created through the API; its value is a secret in the state",
+    coreCase(inject("engineLayers")),
+    async () => {
+      const key = await broker.createKeyThroughApi(emulator, {
+        name: "legacy-reader",
+        type: "ACCOUNT",
+        permissions: { send: [], receive: ["legacy/*"] },
+      });
+      scan.secrets(String(key["key"]));
 
-    await project.run([
-      "import",
-      "broker:index:AccessKey",
-      "legacy-reader",
-      String(key["id"]),
-      "--generate-code=false",
-      "--protect=false",
-      "--yes",
-      "--stack",
-      "dev",
-    ]);
-    // The Automation API exports with --show-secrets: the plaintext shows here, under the secret
-    // signature; the backend's files hold only its ciphertext (the scan below).
-    const exported = (await stack.exportStack()).deployment as {
-      resources: { type: string; id?: string; outputs?: Record<string, unknown> }[];
-    };
-    const imported = exported.resources.find(
-      (r) => r.type === "broker:index:AccessKey" && r.id === String(key["id"]),
-    );
-    const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
-    expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
-    expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
-    expect(imported?.outputs?.["permissions"]).toMatchObject({ receive: ["legacy/*"] });
-  });
+      await project.run([
+        "import",
+        "broker:index:AccessKey",
+        "legacy-reader",
+        String(key["id"]),
+        "--generate-code=false",
+        "--protect=false",
+        "--yes",
+        "--stack",
+        "dev",
+      ]);
+      // The Automation API exports with --show-secrets: the plaintext shows here, under the secret
+      // signature; the backend's files hold only its ciphertext (the scan below).
+      const exported = (await stack.exportStack()).deployment as {
+        resources: { type: string; id?: string; outputs?: Record<string, unknown> }[];
+      };
+      const imported = exported.resources.find(
+        (r) => r.type === "broker:index:AccessKey" && r.id === String(key["id"]),
+      );
+      const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
+      expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
+      expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
+      expect(imported?.outputs?.["permissions"]).toMatchObject({ receive: ["legacy/*"] });
+      importedId = key["id"] as number;
+    },
+  );
 
   it("destroy revokes every key, the imported one too, and leaves no secret in plain text", async () => {
-    const legacy = (await broker.allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     const destroy = await stack.destroy();
     scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
-    expect(destroy.summary.resourceChanges).toEqual({ delete: 7 });
+    // The stack, 2 workspaces, 2 keys and the pair; and the imported key where the import ran.
+    expect(destroy.summary.resourceChanges).toEqual({ delete: importedId === undefined ? 6 : 7 });
     expect(destroy.stdout).toMatch(/was revoked/u);
     const keys = await broker.allKeys(emulator);
     for (const id of [
       numberOutput(out, "ordersServiceId"),
       numberOutput(out, "opsAdminId"),
-      legacy["id"] as number,
+      ...(importedId === undefined ? [] : [importedId]),
     ])
       expect(broker.keyById(keys, id)?.["permissions"]).toEqual(broker.NO_PERMISSIONS);
 
