@@ -6,45 +6,110 @@ import { installBrokerPlugin } from "../../../harness/broker-native.mts";
 import { CliError, PulumiProject } from "../../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys, listWorkspaces } from "./broker-api";
-import { expectDeclaredState, stackView } from "./declared-state";
+import { expectDeclaredState } from "./declared-state";
+import { duplicatesAndOrphans, startUp, type InterruptedDoor } from "./interrupted-anywhere";
 import {
-  duplicatesAndOrphans,
-  pendingOperations,
-  recordedKeyIds,
-  startUp,
-  type InterruptedDoor,
-} from "./interrupted-anywhere";
+  declareSpec,
+  initStack,
+  privateKeysOf,
+  storedKeyIds,
+  storedPendingOperations,
+  storedView,
+} from "./one-stack";
 import { killHard, processesIn, processesWithEnv, waitFor } from "./processes";
-import { brokerConfig, numberedKeysSpec, specConfig } from "./spec";
+import { brokerConfig, cyclesSpec, specConfig } from "./spec";
 
-// Issue #39's acceptance, through the real CLI: an `up` of 30 keys, a key pair and two nested
-// workspaces under a rate limit, during which only the provider process (the `broker` plugin, or
-// Pulumi's dynamic provider host) is killed with SIGKILL while creates are on the wire, as an
+// Issue #39's acceptance, and #48's "ten different moments per door", through the real CLI: an `up`
+// of new keys, a key pair and a nested workspace under a rate limit, during which only the provider
+// process (the `broker` plugin, or Pulumi's dynamic provider host) is killed with SIGKILL, as an
 // out-of-memory kill would. The CLI lives on and records the creates as failed. Then a plain
 // `pulumi up` and `pulumi preview --expect-no-changes`: one key per name, no orphan, the pair matching
 // the broker, no intent left behind. No `adopt`, no `broker-config recover`.
 //
-// Which creates die on the wire is decided by the broker, not by a clock: the emulator lets the
-// first N key creates (and the first workspace create) through and holds every later one after
-// processing it (a latency fault of ten minutes, phase "after"), so the objects exist and their
-// answers never come back. The provider is killed once the broker holds at least one such object.
+// The moment is decided by the broker, not by a clock: the emulator holds one request of the run
+// for ten minutes (a latency fault), before processing it (the create is on the wire and never
+// made) or after (the object exists and its answer never comes back), and the provider is killed
+// once that request arrived. One stack and one broker per door: each moment is a cycle that
+// declares new names (spec.ts, cycleAdditions) on top of the converged stack of the moments before,
+// so a moment costs three commands (the killed `up`, the converging `up`, the preview).
 
 /** Requests per second the broker admits: the issue's measurement ran under a limit of 10. */
 const REQUESTS_PER_SECOND = 10;
-const KEYS = 30;
+/** New keys per cycle: a first, a middle and a last create. */
+const KEYS = 6;
 
-const spec = numberedKeysSpec(KEYS);
+/** A request the broker holds: which route, the matching requests it lets through first, and when. */
+interface Hold {
+  route: string;
+  skip: number;
+  /** "before": the request is never processed; "after": processed, never answered. */
+  phase: "before" | "after";
+}
+
+/** A moment of the kill: the request held, and the intent records it leaves on disk at least. */
+interface Moment {
+  name: string;
+  hold: Hold;
+  intents: number;
+}
 
 /**
- * When the provider dies: the key creates the broker answers before it holds the rest, and whether
- * the nested workspace's create is held too. Held key creates take the engine's operations (8 at once
- * on two cores) one by one, so before the last key the engine may never get to the nested workspace.
+ * The ten moments. Each holds one request; the engine's other operations go on until the kill, so
+ * the keys and workspaces of the cycle are, at the kill, any mix of answered, held and not started.
  */
-const MOMENTS = [
-  { name: "at the first key", answered: 0, holdWorkspace: false },
-  { name: "half-way", answered: KEYS / 2, holdWorkspace: false },
-  { name: "at the last key", answered: KEYS - 1, holdWorkspace: true },
-] as const;
+const MOMENTS: readonly Moment[] = [
+  {
+    name: "a key create on the wire, never made",
+    hold: { route: "POST /access-key", skip: 0, phase: "before" },
+    intents: 1,
+  },
+  {
+    name: "the first key made, unanswered",
+    hold: { route: "POST /access-key", skip: 0, phase: "after" },
+    intents: 1,
+  },
+  {
+    name: "half the keys answered, one made unanswered",
+    hold: { route: "POST /access-key", skip: KEYS / 2, phase: "after" },
+    intents: 1,
+  },
+  {
+    name: "the last key made, unanswered",
+    hold: { route: "POST /access-key", skip: KEYS - 1, phase: "after" },
+    intents: 1,
+  },
+  {
+    name: "the workspace create on the wire, never made",
+    hold: { route: "POST /workspace", skip: 0, phase: "before" },
+    intents: 1,
+  },
+  {
+    name: "the workspace made, unanswered",
+    hold: { route: "POST /workspace", skip: 0, phase: "after" },
+    intents: 1,
+  },
+  // The workspace create lists the name before and after the POST: the second list is how its id is learnt.
+  {
+    name: "the workspace answered, its id lookup held",
+    hold: { route: "GET /workspace", skip: 1, phase: "before" },
+    intents: 1,
+  },
+  {
+    name: "the key answered, its pair's key read held",
+    hold: { route: "GET /access-key/{accessKey}/permissions", skip: 0, phase: "before" },
+    intents: 0,
+  },
+  {
+    name: "a key pair create on the wire, never made",
+    hold: { route: "PUT /access/service-key-pair", skip: 0, phase: "before" },
+    intents: 0,
+  },
+  {
+    name: "a key pair made, unanswered",
+    hold: { route: "PUT /access/service-key-pair", skip: 0, phase: "after" },
+    intents: 0,
+  },
+];
 
 /** The longest hold the emulator accepts: far longer than any run here. */
 const HOLD_MS = 600_000;
@@ -53,7 +118,7 @@ const HOLD_MS = 600_000;
 interface CaseFigures {
   door: string;
   moment: string;
-  /** Keys and workspaces the broker held, unanswered, when the provider was killed (at least). */
+  /** Keys and workspaces made whose creates were never answered. */
   heldKeys: number;
   heldWorkspaces: number;
   /** Keys on the broker that the state did not track after the failed up: what the next up must take over. */
@@ -84,36 +149,37 @@ function walk(dir: string): {
   return { files, dirs };
 }
 
-/** Key creates the broker answered with success so far (its request log records a request once answered). */
-async function answeredKeyCreates(emulator: EmulatorHandle): Promise<number> {
-  return (await emulator.controls!.requests()).filter((r) => r.route === "POST /access-key" && r.status < 300)
-    .length;
-}
-
 /** The cases of one door, as one test file's suites. */
 export function describeProviderCrash(door: InterruptedDoor): void {
   const figures: CaseFigures[] = [];
   const scan = new SecretScan();
   const cleanups: (() => unknown)[] = [];
+  const stackName = "crash";
+  let project: PulumiProject;
+  let emulator: EmulatorHandle;
 
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
     if (figures.length > 0) {
       const lines = figures.map(
         (f) =>
-          `  ${f.door.padEnd(8)} ${f.moment.padEnd(18)} held ${f.heldKeys} key(s) and ${f.heldWorkspaces} workspace(s), untracked keys after the crash ${f.orphansAfterCrash}, intents ${f.intents}; after up: duplicates ${f.duplicates}, orphans ${f.orphans}`,
+          `  ${f.door.padEnd(8)} ${f.moment.padEnd(46)} held ${f.heldKeys} key(s) and ${f.heldWorkspaces} workspace(s), untracked keys after the crash ${f.orphansAfterCrash}, intents ${f.intents}; after up: duplicates ${f.duplicates}, orphans ${f.orphans}`,
       );
       process.stdout.write(`provider-crash: ${figures.length} cases\n${lines.join("\n")}\n`);
     }
   });
 
   describe(`${door.name} door: only the provider is killed mid-up`, () => {
-    let project: PulumiProject;
     let intentsDir: string;
     // The project's name in Pulumi.yaml, and so in every URN: intents are kept per project and stack.
     const projectName = `provider-crash-${door.name}`;
+    /** The cycle the next moment runs: each declares new names on top of the ones before. */
+    let cycle = 0;
 
     beforeAll(async () => {
+      emulator = await startEmulator({ controls: true });
+      cleanups.push(() => emulator.close());
+      scan.secrets(emulator.adminKey);
       project = await PulumiProject.create({
         name: projectName,
         programDir: path.join(__dirname, "..", "..", "programs", door.program),
@@ -128,55 +194,41 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         for (const text of project.transcript) scan.text(`${door.name} transcript`, text, "cli output");
         project.remove();
       });
+      await initStack(project, stackName, {
+        ...specConfig(cyclesSpec(0, 0)),
+        ...brokerConfig(emulator),
+        // Paced just under the limit, so that no create the broker holds was refused instead; and no
+        // request times out while held, so the provider cannot learn what a held create made.
+        "broker:maxRequestsPerSecond": { value: String(REQUESTS_PER_SECOND - 1) },
+        "broker:timeoutMs": { value: String(HOLD_MS) },
+      });
     });
 
-    for (const [index, moment] of MOMENTS.entries()) {
+    for (const moment of MOMENTS) {
       it(`${moment.name}: a plain up repairs it, one key per name, no orphan, no intent left`, async () => {
-        const emulator = await startEmulator({
-          controls: true,
-          rateLimit: { requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" },
-        });
-        cleanups.push(() => emulator.close());
         const controls = emulator.controls!;
-        scan.secrets(emulator.adminKey);
-        // The nested workspace's create and every key create after the first `answered` are held.
-        await controls.injectFault({
+        const spec = cyclesSpec(cycle, KEYS);
+        cycle++;
+        declareSpec(project, stackName, spec);
+        await controls.setRateLimit({ requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" });
+        await controls.clearRequests();
+        const before = await controls.stats();
+        const { route, skip, phase } = moment.hold;
+        const hold = await controls.injectFault({
           kind: "latency",
           latencyMs: HOLD_MS,
-          phase: "after",
-          skip: moment.answered,
-          routes: ["POST /access-key"],
-        });
-        if (moment.holdWorkspace) {
-          await controls.injectFault({
-            kind: "latency",
-            latencyMs: HOLD_MS,
-            phase: "after",
-            skip: 1,
-            routes: ["POST /workspace"],
-          });
-        }
-        const stackName = `crash-${index}`;
-        await project.initStack(stackName, {
-          ...specConfig(spec),
-          ...brokerConfig(emulator),
-          // Paced just under the limit, so that no create the broker holds was refused instead; and no
-          // request times out while held, so the provider cannot learn what a held create made.
-          "broker:maxRequestsPerSecond": { value: String(REQUESTS_PER_SECOND - 1) },
-          "broker:timeoutMs": { value: String(HOLD_MS) },
+          phase,
+          skip,
+          routes: [route],
         });
 
         const up = startUp(project, stackName);
         await up.pid;
-        // A key (and the nested workspace) exist whose creates were never answered.
-        const heldWorkspaces = moment.holdWorkspace ? 1 : 0;
-        const held = await waitFor(
-          "the broker to hold objects whose creates are unanswered",
-          async () => {
-            const stats = await controls.stats();
-            const heldKeys = stats.accessKeys - 1 - (await answeredKeyCreates(emulator));
-            return heldKeys >= 1 && (!moment.holdWorkspace || stats.workspaces === 2) ? heldKeys : undefined;
-          },
+        // The held request arrived: the broker decides the moment.
+        await waitFor(
+          `the broker to hold ${route}`,
+          async () =>
+            (await controls.faults()).some((f) => f.id === hold && f.applied > 0) ? true : undefined,
           240_000,
         );
         // Found by the project's own PULUMI_HOME, which the engine passes to the providers it starts:
@@ -191,16 +243,24 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         const outcome = await up.done;
         expect(outcome, "the up fails: its provider died").toBeInstanceOf(CliError);
         if (outcome instanceof CliError)
-          scan.text(`${stackName}: interrupted up`, outcome.stdout + outcome.stderr, "cli output");
+          scan.text(`${moment.name}: interrupted up`, outcome.stdout + outcome.stderr, "cli output");
+
+        // Objects made whose creates were never answered (a held request is logged once answered).
+        const stats = await controls.stats();
+        const answered = (await controls.requests()).filter((r) => r.status < 300);
+        const answeredOf = (r: string): number => answered.filter((a) => a.route === r).length;
+        const heldKeys = stats.accessKeys - before.accessKeys - answeredOf("POST /access-key");
+        const heldWorkspaces = stats.workspaces - before.workspaces - answeredOf("POST /workspace");
+        if (phase === "after" && route === "POST /access-key") expect(heldKeys).toBeGreaterThanOrEqual(1);
+        if (phase === "after" && route === "POST /workspace") expect(heldWorkspaces).toBe(1);
+        if (phase === "before" && route === "POST /workspace")
+          expect(stats.workspaces).toBe(before.workspaces);
+
         // What the issue measured: the CLI forgets the failed creates, nothing is pending, and the
         // broker holds keys nobody tracks.
-        expect(await pendingOperations(project, stackName)).toEqual([]);
-        const afterCrash = await duplicatesAndOrphans(
-          emulator,
-          await recordedKeyIds(project, stackName),
-          spec,
-        );
-        expect(afterCrash.orphans, "keys the failed up left untracked").toBeGreaterThanOrEqual(held);
+        expect(storedPendingOperations(project, stackName)).toEqual([]);
+        const afterCrash = await duplicatesAndOrphans(emulator, storedKeyIds(project, stackName), spec);
+        expect(afterCrash.orphans, "keys the failed up left untracked").toBeGreaterThanOrEqual(heldKeys);
 
         // The intents the dead provider left: private, and nothing secret in them.
         const onDisk = walk(intentsDir);
@@ -209,30 +269,29 @@ export function describeProviderCrash(door: InterruptedDoor): void {
           files.map((f) => f.file).filter((f) => path.dirname(f) === stackDir);
         const intentFiles = ofStack(onDisk.files).filter((f) => f.endsWith(".json"));
         expect(intentFiles.length, "an intent per create on the wire").toBeGreaterThanOrEqual(
-          held + heldWorkspaces,
+          Math.max(moment.intents, heldKeys + heldWorkspaces),
         );
         for (const { file, mode } of onDisk.files) expect(mode, file).toBe(0o600);
         for (const { dir, mode } of onDisk.dirs) expect(mode, dir).toBe(0o700);
         const keysNow = await listKeys(emulator);
         scan.secrets(...keysNow.map((k) => k.key));
         for (const { file } of onDisk.files)
-          scan.text(`${stackName}: intent`, fs.readFileSync(file, "utf8"), "file");
+          scan.text(`${moment.name}: intent`, fs.readFileSync(file, "utf8"), "file");
         expect(scan.leaks(), "no secret in an intent").toEqual([]);
 
         await controls.clearFaults();
         await controls.clearRateLimit();
         const converge = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
-        scan.text(`${stackName}: converging up`, converge.stdout + converge.stderr, "cli output");
+        scan.text(`${moment.name}: converging up`, converge.stdout + converge.stderr, "cli output");
         await project.run(["preview", "--expect-no-changes", "--stack", stackName]);
 
-        const view = await stackView(await project.stack(stackName));
-        scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
-        expect(Object.keys(view.keyIds)).toHaveLength(KEYS);
+        const view = await storedView(project, stackName, emulator);
+        expect(Object.keys(view.keyIds)).toHaveLength(spec.keys.length);
         const { duplicates, orphans } = await duplicatesAndOrphans(emulator, view.keyIds, spec);
         figures.push({
           door: door.name,
           moment: moment.name,
-          heldKeys: held,
+          heldKeys,
           heldWorkspaces,
           orphansAfterCrash: afterCrash.orphans,
           intents: intentFiles.length,
@@ -241,7 +300,7 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         });
         await expectDeclaredState(emulator, spec, view, (id) => controls.publicKeyOf(id));
         expect({ duplicates, orphans }).toEqual({ duplicates: 0, orphans: 0 });
-        expect(await listWorkspaces(emulator)).toHaveLength(2);
+        expect(await listWorkspaces(emulator)).toHaveLength(spec.workspaces.length);
         expect(ofStack(walk(intentsDir).files), "no intent (or half-written one) left behind").toEqual([]);
       }, 400_000);
     }
@@ -249,6 +308,8 @@ export function describeProviderCrash(door: InterruptedDoor): void {
 
   describe("after every crash", () => {
     it("leaves no credential in state, backups, history, CLI output or intents", async () => {
+      // The private keys are encrypted in the state: one command decrypts every cycle's, for the scan.
+      scan.secrets(...(await privateKeysOf(project, stackName)));
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
       expect(scan.unread([...CLI_TEST_SOURCES, "file"]), "sources the scan read nothing from").toEqual([]);
       expect(scan.leaks()).toEqual([]);
