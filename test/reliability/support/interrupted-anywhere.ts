@@ -191,12 +191,11 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
           120_000,
         );
       } else {
+        // A fault with a count leaves the list once it struck its last request.
         await waitFor(
           "the fault to strike",
           async () =>
-            (await emulator.controls!.faults()).some((f) => f.id === until.faultStruck && f.applied > 0)
-              ? true
-              : undefined,
+            (await emulator.controls!.faults()).some((f) => f.id === until.faultStruck) ? undefined : true,
           120_000,
         );
       }

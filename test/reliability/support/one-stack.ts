@@ -111,17 +111,12 @@ export async function storedView(
   };
 }
 
-/** The private keys the stack exports (decrypted by one `pulumi stack output --show-secrets`). */
+/**
+ * The private keys the stack exports, decrypted through the Automation API (`stack output
+ * --show-secrets`), whose output stays out of the project's transcript: the transcript is scanned for
+ * exactly these secrets.
+ */
 export async function privateKeysOf(project: PulumiProject, name: string): Promise<string[]> {
-  const { stdout } = await project.cli([
-    "stack",
-    "output",
-    "privateKeys",
-    "--show-secrets",
-    "--json",
-    "--stack",
-    name,
-  ]);
-  const parsed = JSON.parse(stdout) as Record<string, string> | null;
-  return Object.values(parsed ?? {});
+  const outputs = await (await project.stack(name)).outputs();
+  return Object.values((outputs["privateKeys"]?.value ?? {}) as Record<string, string>);
 }
