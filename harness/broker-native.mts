@@ -72,6 +72,20 @@ export async function allKeys(target: BrokerEndpoint): Promise<Record<string, un
   return body["results"] as Record<string, unknown>[];
 }
 
+/**
+ * Creates an access key at `target` through the API, as a team did before Pulumi managed it, and
+ * returns the broker's record of it (its value included).
+ */
+export async function createKeyThroughApi(
+  target: BrokerEndpoint,
+  key: { name: string; type: "SERVICE" | "ACCOUNT"; permissions: { send: string[]; receive: string[] } },
+): Promise<Record<string, unknown>> {
+  await brokerApi(target, "POST", "/access-key", key);
+  const created = (await allKeys(target)).find((k) => k["name"] === key.name);
+  if (created === undefined) throw new Error(`the broker lists no key "${key.name}" after creating it`);
+  return created;
+}
+
 /** Every workspace at `target` (up to 100), by name, as the API returns them. */
 export async function allWorkspaces(target: BrokerEndpoint): Promise<Record<string, unknown>[]> {
   const body = await brokerApi(target, "GET", "/workspace?pageIndex=0&limit=100&order=ASC&orderBy=name");

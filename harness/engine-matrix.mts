@@ -8,10 +8,36 @@
  * still work with another engine or SDK: a newer CLI speaks a newer provider protocol to the
  * `broker` plugin, and an older or newer `@pulumi/pulumi` brings other gRPC stubs (the plugin
  * serves with the ones installed beside it) and another dynamic-provider host.
+ *
+ * A leg runs only what it can prove that an earlier leg did not. What a case depends on is one of
+ * two {@link EngineLayer}s: the CLI (the engine's own features and its protocol to the plugin: the
+ * order of a replacement's create and delete, `Cancel` on Ctrl-C, `pulumi import --file`,
+ * `packages:` in Pulumi.yaml), or the SDK (the `@pulumi/pulumi` the plugin serves its gRPC with, the
+ * dynamic-provider host and the program's own SDK), which most cases reach. Each leg names the
+ * layers it is the first to bring ({@link EngineLeg.proves}); a case that reaches the CLI alone is
+ * written with {@link cliCase}'s options and is skipped (shown as skipped) in a leg whose CLI an
+ * earlier leg already runs. So the two legs of CLI 3.274.1 share the CLI-only cases: the newest
+ * SDK's leg runs them, the lowest SDK's leg runs only what its old stubs and old dynamic host change.
+ * Per file, what the lowest SDK's leg skips and where the same path still runs in that leg:
+ * - `native.test.ts`: Ctrl-C during a rate-limit wait (the CLI's `Cancel`; the plugin's answer is
+ *   our code) and `packages:` (the CLI finding the plugin): every other case, Handshake included.
+ * - `names-and-rotation.test.ts`: a replacement's new name and new-first order, and rotation (the
+ *   engine orders creates and deletes): replacements through the old stubs and the old dynamic host
+ *   run in `lifecycle.test.ts` (step 6) and `native.test.ts` (`replaceOnChanges`) of that leg.
+ * - `migrate.test.ts`: `pulumi import --file` (a CLI command): the plugin's `Read` without state
+ *   through the old stubs runs in `native.test.ts`'s import case of that leg.
+ * - `lifecycle.test.ts`: nothing; every step is a call of the dynamic-provider host, which the SDK brings.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PULUMI_VERSION, REPO_ROOT } from "./repo.mts";
+
+/**
+ * What a leg changes in the engine a test drives: `cli`, the Pulumi CLI (the engine and its
+ * protocol to providers), or `sdk`, the `@pulumi/pulumi` beside the package (gRPC stubs, the
+ * dynamic-provider host, the program's SDK).
+ */
+export type EngineLayer = "cli" | "sdk";
 
 /** One leg of the matrix: a vitest project. */
 export interface EngineLeg {
@@ -23,6 +49,11 @@ export interface EngineLeg {
   readonly sdkVersion: string;
   /** The test files the leg runs (globs); the main leg runs them all. */
   readonly include: readonly string[];
+  /**
+   * The layers this leg is the first to run at its version: a case that reaches only a layer the
+   * leg does not name is skipped there ({@link cliCase}).
+   */
+  readonly proves: readonly EngineLayer[];
 }
 
 /**
@@ -71,18 +102,27 @@ export const MAIN_LEG = "main";
  * and with the lowest declared one (an old project whose team installed a new CLI).
  */
 export const ENGINE_LEGS: readonly EngineLeg[] = [
-  { name: MAIN_LEG, cliVersion: PULUMI_VERSION, sdkVersion: PULUMI_VERSION, include: ["test/**/*.test.ts"] },
+  {
+    name: MAIN_LEG,
+    cliVersion: PULUMI_VERSION,
+    sdkVersion: PULUMI_VERSION,
+    include: ["test/**/*.test.ts"],
+    proves: ["cli", "sdk"],
+  },
   {
     name: `cli-${NEWEST_CLI_VERSION}+sdk-${NEWEST_SDK_VERSION}`,
     cliVersion: NEWEST_CLI_VERSION,
     sdkVersion: NEWEST_SDK_VERSION,
     include: [...MATRIX_FILES, PYTHON_FILE],
+    proves: ["cli", "sdk"],
   },
   {
+    // The same CLI as the leg before: only the SDK is new here.
     name: `cli-${NEWEST_CLI_VERSION}+sdk-${LOWEST_SDK_VERSION}`,
     cliVersion: NEWEST_CLI_VERSION,
     sdkVersion: LOWEST_SDK_VERSION,
     include: MATRIX_FILES,
+    proves: ["sdk"],
   },
 ];
 
@@ -95,6 +135,15 @@ export function engineLeg(name: string): EngineLeg {
     );
   }
   return leg;
+}
+
+/**
+ * The options of a test case (`it(name, cliCase(layers), fn)`) whose outcome depends on the CLI
+ * alone: skipped in a leg (`layers`, the leg's {@link EngineLeg.proves}) whose CLI an earlier leg
+ * already runs, as a skipped test the report shows.
+ */
+export function cliCase(layers: readonly EngineLayer[]): { skip: boolean } {
+  return { skip: !layers.includes("cli") };
 }
 
 function peerFloor(): string {

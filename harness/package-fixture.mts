@@ -11,9 +11,11 @@
  * the npm registry the first time, then comes from that cache too).
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { cacheRoot } from "../scripts/release/plugin.mts";
 import { POLICY_SDK_VERSION, PULUMI_VERSION, REPO_ROOT } from "./repo.mts";
 
 /**
@@ -54,7 +56,8 @@ export function createPackageFixture(
     ],
     { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
   );
-  fs.rmSync(path.join(dir, packed.filename));
+  // The tarball stays beside node_modules: a test that installs the package as a user does (the
+  // README's `npm install <tarball>`) takes it from here instead of packing again ({@link fixtureTarball}).
   // The matrix means nothing if the programs, the dynamic-provider host and the plugin's gRPC stubs
   // are not the SDK version the leg names.
   const installed = (
@@ -66,4 +69,53 @@ export function createPackageFixture(
     throw new Error(`the package fixture holds @pulumi/pulumi ${installed}, not ${sdkVersion}`);
   }
   return dir;
+}
+
+/** The packed package (`npm pack` of the build) that {@link createPackageFixture} installed into `fixture`. */
+export function fixtureTarball(fixture: string): string {
+  const [tarball, ...more] = fs.readdirSync(fixture).filter((f) => f.endsWith(".tgz"));
+  if (tarball === undefined || more.length > 0)
+    throw new Error(`${fixture} holds ${more.length + (tarball === undefined ? 0 : 1)} tarballs, not one`);
+  return path.join(fixture, tarball);
+}
+
+/**
+ * `npm install --prefer-offline <specs>` in the Node.js project `dir`, as a user runs it there, with
+ * its result (node_modules, package.json, package-lock.json) cached outside the repository by its
+ * inputs: `dir`'s package.json, each spec (a tarball by its content), and the Node.js and npm
+ * versions. A later call with the same inputs copies that result into `dir` instead of installing
+ * (seconds instead of a minute on a loaded machine); each project still gets a copy of its own.
+ * `--prefer-offline` already resolves ranges from npm's cached metadata, however old, so the cache
+ * adds no staleness of its own.
+ */
+export function npmInstallCached(dir: string, specs: readonly string[]): void {
+  const packageJson = path.join(dir, "package.json");
+  const npmVersion = execFileSync("npm", ["--version"], { encoding: "utf8" }).trim();
+  const hash = createHash("sha256")
+    .update(`${process.version}\0${npmVersion}\0`)
+    .update(fs.readFileSync(packageJson))
+    .update("\0");
+  for (const spec of specs) hash.update(spec.endsWith(".tgz") ? fs.readFileSync(spec) : spec).update("\0");
+  const cached = path.join(cacheRoot(), "npm-installs", hash.digest("hex").slice(0, 16));
+  const results = ["node_modules", "package.json", "package-lock.json"];
+  if (!fs.existsSync(cached)) {
+    execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...specs], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    // By rename, so a concurrent run never sees half a directory; whichever run renames first wins.
+    const ready = `${cached}.${process.pid}.tmp`;
+    fs.mkdirSync(ready, { recursive: true });
+    for (const name of results)
+      fs.cpSync(path.join(dir, name), path.join(ready, name), { recursive: true, verbatimSymlinks: true });
+    try {
+      fs.renameSync(ready, cached);
+    } catch (error) {
+      fs.rmSync(ready, { recursive: true, force: true });
+      if (!fs.existsSync(cached)) throw error;
+    }
+    return;
+  }
+  for (const name of results)
+    fs.cpSync(path.join(cached, name), path.join(dir, name), { recursive: true, verbatimSymlinks: true });
 }

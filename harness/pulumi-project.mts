@@ -5,13 +5,39 @@
  *
  * Two ways to run it: {@link PulumiProject.stack} through the Automation API (the tests), and
  * {@link PulumiProject.run}, the CLI command itself, so that timings are the CLI's own (the bench).
+ *
+ * What one command costs beyond the engine's own work, and what the project cuts (measured in
+ * docs/offline-engine.md, "The cost of one command"):
+ * - every Node.js process a command starts (the program, the dynamic-provider host, the `broker`
+ *   plugin when it runs from JavaScript) loads `@pulumi/pulumi` again: the project's commands share a
+ *   V8 code cache ({@link NODE_COMPILE_CACHE_DIR}), which leaves what runs exactly as it was;
+ * - the Automation API's `up` spawns the CLI three more times after the update (`stack output`
+ *   masked, `stack output --show-secrets`, `stack history`), one after the other: the project's
+ *   stacks run those reads side by side, and `stack()` of a stack that does not exist yet runs
+ *   `stack init` alone instead of a failing `stack select` first.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
+import {
+  LocalWorkspace,
+  PulumiCommand,
+  type OutputMap,
+  type Stack,
+  type UpdateSummary,
+} from "@pulumi/pulumi/automation/index.js";
 import { childPath } from "./repo.mts";
+
+/**
+ * The V8 code cache (`NODE_COMPILE_CACHE`, Node >= 22.1) every Node.js process of a project's
+ * commands shares, unless the environment names one already: loading `@pulumi/pulumi` took 5.6 s
+ * without it and 2.5 s with it under a load of 21 on 2 cores. The cache holds compiled code keyed by
+ * the source's hash and Node's version, so a changed file or another Node simply misses it.
+ */
+export const NODE_COMPILE_CACHE_DIR =
+  process.env["NODE_COMPILE_CACHE"] ??
+  path.join(os.homedir(), ".cache", "pulumi-broker-config", "node-compile-cache");
 
 /** Stack config as `ns:key` → value; `secret` values are stored encrypted with the passphrase. */
 export type StackConfig = Record<string, { value: string; secret?: boolean }>;
@@ -95,6 +121,7 @@ export class PulumiProject {
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+      NODE_COMPILE_CACHE: NODE_COMPILE_CACHE_DIR,
       // Neither the environment nor a developer's shell may point the providers elsewhere.
       BROKER_BASE_URL: "",
       BROKER_API_KEY: "",
@@ -126,12 +153,22 @@ export class PulumiProject {
     return project;
   }
 
-  /** Creates or selects `stackName` through the Automation API and sets `config` on it. */
+  /**
+   * Creates or selects `stackName` through the Automation API and sets `config` on it. The stack
+   * reads what `up` reports after the update (outputs and summary) side by side rather than one
+   * CLI start after another; its results are the Automation API's own.
+   */
   async stack(stackName: string, config: StackConfig = {}): Promise<Stack> {
-    const stack = await LocalWorkspace.createOrSelectStack(
-      { stackName, workDir: this.dir },
-      { envVars: this.#env, pulumiCommand: this.#command },
-    );
+    const args = { stackName, workDir: this.dir };
+    const options = { envVars: this.#env, pulumiCommand: this.#command };
+    // `createOrSelectStack` tries `stack select` first, a CLI start that fails for every new stack.
+    const stack =
+      findFile(this.backendDir, `${stackName}.json`) === undefined
+        ? await LocalWorkspace.createStack(args, options).catch(() =>
+            LocalWorkspace.selectStack(args, options),
+          )
+        : await LocalWorkspace.selectStack(args, options);
+    readSideBySide(stack);
     if (Object.keys(config).length > 0) await stack.setAllConfig(config);
     return stack;
   }
@@ -269,6 +306,78 @@ export class PulumiProject {
   remove(): void {
     fs.rmSync(path.dirname(this.dir), { recursive: true, force: true });
   }
+}
+
+/** The private command runner of the Automation API's `Stack`, which `up` and `history` go through. */
+type RunCommand = (args: string[], ...rest: unknown[]) => Promise<{ stdout: string; stderr: string }>;
+
+/**
+ * Makes `stack` read its outputs and its last update's summary side by side after an `up`. The
+ * Automation API's `up` runs the update, then `stack output` (masked), `stack output
+ * --show-secrets` and `stack history`, each waiting for the one before (pulumi/pulumi#6050 was a
+ * race on the stack's settings file, which a stack with its passphrase salt already written never
+ * touches on a read). Here the three reads start together as soon as the update has ended, and
+ * `up`'s own calls of `outputs()` and `info()` take their results; any other command first drops
+ * them, so nothing is ever answered from before it. Results are built exactly as the SDK builds them.
+ */
+function readSideBySide(stack: Stack): void {
+  const target = stack as unknown as { runPulumiCmd: RunCommand };
+  const run = target.runPulumiCmd.bind(stack);
+  const info = stack.info.bind(stack);
+  // What the last `up` left to read, each taken once; `undefined` once taken or dropped.
+  let after:
+    | { outputs: Promise<OutputMap> | undefined; summary: Promise<UpdateSummary | undefined> | undefined }
+    | undefined;
+  const readOutputs = async (): Promise<OutputMap> => {
+    const json = async (...extra: string[]): Promise<Record<string, unknown>> =>
+      JSON.parse((await run(["stack", "output", "--json", ...extra])).stdout) as Record<string, unknown>;
+    const [masked, plain] = await Promise.all([json(), json("--show-secrets")]);
+    return Object.fromEntries(
+      Object.entries(plain).map(([key, value]) => [key, { value, secret: masked[key] === "[secret]" }]),
+    );
+  };
+  const readSummary = async (): Promise<UpdateSummary | undefined> => {
+    // What `up`'s `info(undefined)` runs: the last update, with `--show-secrets` (the SDK's default).
+    const result = await run([
+      "stack",
+      "history",
+      "--json",
+      "--show-secrets",
+      "--page-size",
+      "1",
+      "--page",
+      "1",
+    ]);
+    const history = JSON.parse(result.stdout, (key: string, value: unknown) =>
+      (key === "startTime" || key === "endTime") && typeof value === "string" ? new Date(value) : value,
+    ) as UpdateSummary[] | null;
+    return history?.[0];
+  };
+  target.runPulumiCmd = async (args, ...rest) => {
+    after = undefined;
+    const result = await run(args, ...rest);
+    if (args[0] === "up") {
+      const reads = { outputs: readOutputs(), summary: readSummary() };
+      // Read or dropped later; a failure surfaces where it is read, never as an unhandled rejection.
+      reads.outputs.catch(() => undefined);
+      reads.summary.catch(() => undefined);
+      after = reads;
+    }
+    return result;
+  };
+  stack.outputs = async () => {
+    const read = after?.outputs;
+    if (read === undefined) return await readOutputs();
+    after = after === undefined ? undefined : { ...after, outputs: undefined };
+    return await read;
+  };
+  stack.info = async (showSecrets?: boolean) => {
+    const read = after?.summary;
+    // `up({ showSecrets: false })` asks for another read than the one started: run it.
+    if (read === undefined || showSecrets === false) return await info(showSecrets);
+    after = after === undefined ? undefined : { ...after, summary: undefined };
+    return await read;
+  };
 }
 
 /** The file `name` under `dir`, outside backups and history (they hold older copies of the checkpoint). */

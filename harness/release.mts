@@ -3,7 +3,7 @@
  * (with a `pluginDownloadURL` of the test's choosing), and that directory served over HTTP on the
  * loopback interface, as a release page or a company mirror serves it, with a log of what was asked.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,25 +15,57 @@ export const PACKAGE_VERSION = (
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 
+/** The parts of a release `scripts/release.mts --only` takes. */
+export type ReleasePart = "npm" | "plugin" | "python" | "go";
+
+/** `scripts/release.mts`'s arguments for {@link buildRelease} and {@link buildReleaseInBackground}. */
+function releaseArgs(out: string, pluginDownloadUrl: string, only?: readonly ReleasePart[]): string[] {
+  return [
+    path.join(REPO_ROOT, "scripts", "release.mts"),
+    "--platforms",
+    "linux-amd64",
+    "--out",
+    out,
+    "--plugin-download-url",
+    pluginDownloadUrl,
+    ...(only === undefined ? [] : ["--only", only.join(",")]),
+  ];
+}
+
 /**
  * Runs `npm run release`'s script (after `npm run build`, which the tests' global setup requires)
- * for linux-amd64 into `out`, with `pluginDownloadUrl` in the SDKs. The single executable comes
- * from the cache when the plugin did not change.
+ * for linux-amd64 into `out`, with `pluginDownloadUrl` in the SDKs: every part, or only those of
+ * `only`. The single executable comes from the cache when the plugin did not change.
  */
-export function buildRelease(out: string, pluginDownloadUrl: string): void {
-  execFileSync(
-    process.execPath,
-    [
-      path.join(REPO_ROOT, "scripts", "release.mts"),
-      "--platforms",
-      "linux-amd64",
-      "--out",
-      out,
-      "--plugin-download-url",
-      pluginDownloadUrl,
-    ],
-    { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "inherit"] },
-  );
+export function buildRelease(out: string, pluginDownloadUrl: string, only?: readonly ReleasePart[]): void {
+  execFileSync(process.execPath, releaseArgs(out, pluginDownloadUrl, only), {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/**
+ * {@link buildRelease} without blocking: resolves when the script succeeded, rejects with its
+ * output when it failed, with `env` added to the script's environment. A test starts it and goes
+ * on with other work (the CLI's runs mostly wait), then awaits it where it needs the release.
+ */
+export function buildReleaseInBackground(
+  out: string,
+  pluginDownloadUrl: string,
+  only?: readonly ReleasePart[],
+  env: Record<string, string> = {},
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      releaseArgs(out, pluginDownloadUrl, only),
+      { cwd: REPO_ROOT, maxBuffer: 64 << 20, env: { ...process.env, ...env } },
+      (error, _stdout, stderr) => {
+        if (error === null) resolve();
+        else reject(new Error(`scripts/release.mts failed: ${stderr}`, { cause: error }));
+      },
+    );
+  });
 }
 
 /** A directory served over HTTP, and every request path it was asked for. */

@@ -16,6 +16,8 @@ declare module "vitest" {
     pulumiBin: string;
     /** The version of that CLI: the project's leg of the engine matrix (harness/engine-matrix.mts). */
     pulumiVersion: string;
+    /** What this leg is the first to run (harness/engine-matrix.mts, `EngineLeg.proves`). */
+    engineLayers: ("cli" | "sdk")[];
   }
 }
 
@@ -49,6 +51,7 @@ export default function setup(project: TestProject): () => Promise<void> {
   project.provide("packageFixture", fixture);
   project.provide("pulumiBin", pulumiBin);
   project.provide("pulumiVersion", leg.cliVersion);
+  project.provide("engineLayers", [...leg.proves]);
   return async () => {
     fs.rmSync(fixture, { recursive: true, force: true });
     const left = await leftoverProcesses(runId);

@@ -50,7 +50,7 @@ export interface PluginPlatform {
   readonly nodeBinary: string;
   /** The executable's name in the archive (the CLI runs `pulumi-resource-broker[.exe]`). */
   readonly executable: string;
-  /** `process.platform-process.arch` of machines that can run it: only there may V8's code cache go in. */
+  /** `process.platform-process.arch` of machines that can run it (and so make the blob's format). */
   readonly host: string;
 }
 
@@ -203,8 +203,10 @@ function postjectVersion(): string {
  * concurrent run never sees half a file.
  */
 export async function singleExecutable(bundle: string, platform: PluginPlatform): Promise<string> {
-  const codeCache = platform.host === `${process.platform}-${process.arch}`;
-  const seaConfig = { disableExperimentalSEAWarning: true, useCodeCache: codeCache, useSnapshot: false };
+  // No V8 code cache: its bytes differ from run to run (V8's random and hash seeds go into it), so an
+  // executable carrying one is not reproducible, and fixing the seeds makes V8 reject the cache at run
+  // time unless the plugin runs with those seeds too (docs/decisions.md, "Release artifacts").
+  const seaConfig = { disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false };
   const key = createHash("sha256")
     .update(fs.readFileSync(bundle))
     .update(

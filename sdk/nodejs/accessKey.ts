@@ -8,7 +8,7 @@ import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
- * An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+ * An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. The API cannot delete keys: destroy revokes the permissions of a key the stack created and leaves a key it adopted as it was found (see `onDelete`).
  *
  * ## Example Usage
  * ### A SERVICE key with its permissions
@@ -77,7 +77,7 @@ export class AccessKey extends pulumi.CustomResource {
      */
     declare public readonly adopt: pulumi.Output<boolean>;
     /**
-     * True when this stack adopted an existing key instead of creating it.
+     * True when this stack adopted an existing key instead of creating it; such a key is left as it was found on destroy unless `onDelete` is `revoke`. States written before this output existed read as false (created).
      */
     declare public /*out*/ readonly adopted: pulumi.Output<boolean>;
     /**
@@ -97,7 +97,7 @@ export class AccessKey extends pulumi.CustomResource {
      */
     declare public readonly name: pulumi.Output<string>;
     /**
-     * What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+     * What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
      */
     declare public readonly onDelete: pulumi.Output<enums.OnDelete>;
     /**
@@ -138,7 +138,7 @@ export class AccessKey extends pulumi.CustomResource {
             resourceInputs["adopt"] = (args?.adopt) ?? false;
             resourceInputs["allowEndpointChange"] = (args?.allowEndpointChange) ?? false;
             resourceInputs["name"] = args?.name;
-            resourceInputs["onDelete"] = (args?.onDelete) ?? "revoke";
+            resourceInputs["onDelete"] = args?.onDelete;
             resourceInputs["permissions"] = args?.permissions;
             resourceInputs["rotationTriggers"] = args?.rotationTriggers;
             resourceInputs["type"] = args?.type;
@@ -189,7 +189,7 @@ export interface AccessKeyArgs {
      */
     name?: pulumi.Input<string | undefined>;
     /**
-     * What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+     * What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
      */
     onDelete?: pulumi.Input<enums.OnDelete | undefined>;
     /**

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * A whole broker environment from one configuration document: the workspace tree and the access keys of the YAML or JSON document `broker-config export` writes (the format the dynamic door's `BrokerConfig` reads), deployed as one `Workspace` per node of the tree and one `AccessKey` per key, all children of this component, with the same adoption, endpoint guard and provider as those resources have when declared one by one. Give exactly one of `document` (the text) and `config` (an object). The document is checked before any child is declared, so a mistake fails `pulumi preview` before any request, naming `<documentName>:line:column` and the path of every problem. Child names derive from the workspace path and the key name (`<name>:workspace:/platform/orders`, `<name>:access-key:orders-svc`): renaming or moving one in the document replaces it; removing a key revokes it on the next `pulumi up` (unless `onDelete: retain`), removing a workspace only forgets it (the API cannot delete workspaces).
+ * A whole broker environment from one configuration document: the workspace tree and the access keys of the YAML or JSON document `broker-config export` writes (the format the dynamic door's `BrokerConfig` reads), deployed as one `Workspace` per node of the tree and one `AccessKey` per key, all children of this component, with the same adoption, endpoint guard and provider as those resources have when declared one by one. Give exactly one of `document` (the text) and `config` (an object). The document is checked before any child is declared, so a mistake fails `pulumi preview` before any request, naming `<documentName>:line:column` and the path of every problem. Child names derive from the workspace path and the key name (`<name>:workspace:/platform/orders`, `<name>:access-key:orders-svc`): renaming or moving one in the document replaces it; removing a key revokes it on the next `pulumi up` (unless `onDelete: retain`, or the stack adopted it and `onDelete` is not `revoke`: an adopted key is left as it was found), removing a workspace only forgets it (the API cannot delete workspaces).
  *
  * ## Example Usage
  * ### An environment from the document another one exported
@@ -27,7 +27,7 @@ import * as utilities from "./utilities";
  *
  * ## Import
  *
- * An Environment is a component: it is not imported itself. Its children are ordinary resources: to take over an environment that already exists, set `adopt: true` in the document (what `broker-config export` writes), and each Workspace and AccessKey of it is adopted on the first `pulumi up` instead of created again. To import one object by its id, declare it as a Workspace or AccessKey of its own and import that.
+ * An Environment is a component: it is not imported itself. Its children are ordinary resources: to take over an environment that already exists, set `adopt: true` in the document (what `broker-config export` writes), and each Workspace and AccessKey of it is adopted on the first `pulumi up` instead of created again; a destroy then leaves what was adopted as it was found (set `onDelete: revoke` to revoke adopted keys). To import one object by its id, declare it as a Workspace or AccessKey of its own and import that.
  */
 export class Environment extends pulumi.ComponentResource {
     /** @internal */

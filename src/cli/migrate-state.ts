@@ -13,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { DYNAMIC_URN_INPUT, dynamicTypeToken, RESOURCES } from "../core/declarations";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** The dynamic resource types and the native type each one becomes. */
 export const NATIVE_TYPE_OF: Readonly<Record<string, string>> = Object.fromEntries(
@@ -79,11 +79,9 @@ export interface MigrateResult {
 }
 
 /** The export cannot be migrated as it is; the message says why and what to do. */
-export class MigrateStateError extends Error {
-  /** Stable; match on it. `migrate-state` cannot migrate the given state. */
-  readonly code: BrokerErrorCode = "BROKER_MIGRATE_STATE_FAILED";
+export class MigrateStateError extends BrokerError {
   constructor(message: string) {
-    super(message);
+    super("BROKER_MIGRATE_STATE_FAILED", message);
     this.name = "MigrateStateError";
   }
 }

@@ -11,16 +11,14 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import type { ExportedStack } from "./migrate-state";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 const run = promisify(execFile);
 
 /** A `pulumi` command failed; the message says which, and what the CLI said. */
-export class PulumiCommandError extends Error {
-  /** Stable; match on it. A `pulumi` command that `recover` ran failed. */
-  readonly code: BrokerErrorCode = "BROKER_PULUMI_COMMAND_FAILED";
+export class PulumiCommandError extends BrokerError {
   constructor(args: readonly string[], said: string) {
-    super(`\`pulumi ${args.join(" ")}\` failed: ${said.trim()}`);
+    super("BROKER_PULUMI_COMMAND_FAILED", `\`pulumi ${args.join(" ")}\` failed: ${said.trim()}`);
     this.name = "PulumiCommandError";
   }
 }

@@ -34,7 +34,7 @@ import {
 import { ENDPOINTS, type Endpoint } from "./endpoints";
 import { BrokerSettingsError } from "./errors";
 import { countRule, isValidCount, isValidRate, RATE_RULE, type CountOption } from "./options";
-import { allPages, listDefaults, type ResolvedListOptions } from "./paging";
+import { allPages, flattenWorkspaces, listDefaults, type ResolvedListOptions } from "./paging";
 import { RatePacer, sharedPacer } from "./rate-limit";
 import { ReadCoalescer, type PagedList } from "./read-coalescer";
 import { noticePath, type RateLimitWaitEvent, type RetryEvent } from "./notices";
@@ -547,12 +547,6 @@ const idIdentity = (id: number): string => `id:${id}`;
  */
 const keyIdentity = (accessKey: string): string =>
   `key:${createHash("sha256").update(accessKey).digest("base64url")}`;
-
-/** A workspace and its descendants, as a list may nest them under it. */
-function* flattenWorkspaces(record: WorkspaceRecord): Generator<WorkspaceRecord> {
-  yield record;
-  for (const child of record.children) yield* flattenWorkspaces(child);
-}
 
 const cache = new Map<string, BrokerClient>();
 const listenerIds = new WeakMap<object, number>();

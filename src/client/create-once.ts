@@ -6,7 +6,14 @@
  * `request()` does not retry it and reports `outcomeUnknown`; these operations then look at the
  * server's state to learn whether the create happened, and create again only when it surely did not.
  */
-import { createdBefore, isCreatedBy, notBeforeOf, type CreateRequested } from "../model/created-by";
+import {
+  createdBefore,
+  isCreatedBy,
+  newestFirst,
+  notBeforeOf,
+  type CreateRequested,
+} from "../model/created-by";
+import { flattenWorkspaces } from "./paging";
 import { BrokerResultError, isBrokerApiError, isBrokerResultError, type BrokerApiError } from "./errors";
 import { retrying, type AttemptOutcome, type RequestTiming } from "./retry";
 import type {
@@ -128,28 +135,12 @@ function createWithRecovery<T>(
   });
 }
 
-/** Every workspace in a list result, children included (a list may nest them), each once. */
-function flatten(
-  records: readonly WorkspaceRecord[],
-  into = new Map<number, WorkspaceRecord>(),
-): Map<number, WorkspaceRecord> {
-  for (const record of records) {
-    if (!into.has(record.id)) into.set(record.id, record);
-    flatten(record.children, into);
-  }
-  return into;
-}
-
 async function workspacesNamed(api: CreateOnceLists, name: string): Promise<WorkspaceRecord[]> {
-  const all: WorkspaceRecord[] = [];
-  for await (const record of api.workspaces({ name })) all.push(record);
+  const all = new Map<number, WorkspaceRecord>();
+  for await (const listed of api.workspaces({ name }))
+    for (const record of flattenWorkspaces(listed)) if (!all.has(record.id)) all.set(record.id, record);
   // The server's filter may match loosely (substring, case): only the exact name counts.
-  return [...flatten(all).values()].filter((w) => w.name === name);
-}
-
-function newestFirst(a: { createdAt: string; id: number }, b: { createdAt: string; id: number }): number {
-  const byTime = (Date.parse(b.createdAt) || 0) - (Date.parse(a.createdAt) || 0);
-  return byTime !== 0 ? byTime : b.id - a.id;
+  return [...all.values()].filter((w) => w.name === name);
 }
 
 /**

@@ -15,14 +15,13 @@ import type {
   ServiceKeyPair,
   WorkspaceRecord,
 } from "./types";
-import type { BrokerErrorCode } from "./errors";
+import { BrokerError } from "./errors";
 
 /** A response body that does not have the expected shape. Internal: never escapes `request()`. */
-export class ShapeError extends Error {
-  /** Stable; match on it. A response body does not have the expected shape (`request()` reports it as a `BrokerApiError` of the same code). */
-  readonly code: BrokerErrorCode = "BROKER_BAD_RESPONSE";
+export class ShapeError extends BrokerError {
   constructor(detail: string) {
-    super(detail);
+    // Never leaves the client: `request()` reports it as a `BrokerApiError` of the same code.
+    super("BROKER_BAD_RESPONSE", detail);
     this.name = "ShapeError";
   }
 }

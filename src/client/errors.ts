@@ -34,8 +34,8 @@ export type BrokerErrorCode =
   | "BROKER_LOOKUP_NOT_FOUND"
   /** A look-up function found more than one match (names are not unique in the API). */
   | "BROKER_LOOKUP_AMBIGUOUS"
-  // The codes of the package's other error classes: every code is registered here, once, so no two
-  // classes share one and the compiler refuses a class whose code is not listed.
+  // Every class extends BrokerError, whose constructor takes a code of this registry: the compiler
+  // refuses a class whose code is not listed here, and test/unit/error-codes.test.ts one that shares one.
   /** The core created an object but a later step of its create failed (`PartiallyCreatedError`, for the doors). */
   | "BROKER_PARTIALLY_CREATED"
   /** The dynamic door's form of a partial create, which the engine keeps in the stack (`CreatedButFailedError`). */
@@ -59,16 +59,36 @@ export type BrokerErrorCode =
   /** A `pulumi` command run by `broker-config` failed (`PulumiCommandError`). */
   | "BROKER_PULUMI_COMMAND_FAILED"
   /** `broker-config migrate-state` could not rewrite a state (`MigrateStateError`). */
-  | "BROKER_MIGRATE_STATE_FAILED";
-
-const kBrokerError = Symbol.for("pulumi-broker-config.BrokerError");
-const kBrokerApiError = Symbol.for("pulumi-broker-config.BrokerApiError");
-const kBrokerSettingsError = Symbol.for("pulumi-broker-config.BrokerSettingsError");
-const kBrokerResultError = Symbol.for("pulumi-broker-config.BrokerResultError");
-const kBrokerCancelledError = Symbol.for("pulumi-broker-config.BrokerCancelledError");
+  | "BROKER_MIGRATE_STATE_FAILED"
+  /** The access review cannot read what it was given (`ReviewInputError`). */
+  | "BROKER_REVIEW_INPUT";
 
 function hasBrand(value: unknown, brand: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
+/**
+ * Brands `Class` so that `instanceof` works across copies of the package (as undici does): a getter
+ * `Symbol.for("pulumi-broker-config.<name>")` on its prototype (neither enumerable nor serialised), by
+ * which `instanceof Class` answers. A subclass without a brand of its own answers as JavaScript does,
+ * by prototype: inheriting the brand check would make every error of the family an instance of it.
+ * Returns the matching `isX` check.
+ *
+ * @internal
+ */
+export function branded<T>(
+  Class: abstract new (...args: never[]) => T,
+  name: string,
+): (e: unknown) => e is T {
+  const brand = Symbol.for(`pulumi-broker-config.${name}`);
+  Object.defineProperty(Class.prototype, brand, { get: () => true });
+  Object.defineProperty(Class, Symbol.hasInstance, {
+    value(this: unknown, instance: unknown): boolean {
+      if (this === Class) return hasBrand(instance, brand);
+      return Function.prototype[Symbol.hasInstance].call(this, instance);
+    },
+  });
+  return (e: unknown): e is T => hasBrand(e, brand);
 }
 
 /**
@@ -81,7 +101,10 @@ export interface BrokerErrorOptions {
   cause?: unknown;
 }
 
-/** Base class of every error this package throws on purpose. */
+/**
+ * Base class of every error this package throws on purpose (the emulator, which imports nothing of the
+ * package, aside): one family, each class with a code of {@link BrokerErrorCode}.
+ */
 export class BrokerError extends Error {
   /** A stable, documented code such as `BROKER_NOT_FOUND`; match on this. */
   readonly code: BrokerErrorCode;
@@ -90,16 +113,6 @@ export class BrokerError extends Error {
     super(message, options);
     this.name = "BrokerError";
     this.code = code;
-  }
-
-  /** `instanceof` answers by brand, so it works across copies of the package (as undici does). */
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerError);
-  }
-
-  /** The brand: a getter on the prototype, so it is neither enumerable nor serialised. */
-  get [kBrokerError](): true {
-    return true;
   }
 
   /**
@@ -119,9 +132,7 @@ export class BrokerError extends Error {
 }
 
 /** Whether `e` is a {@link BrokerError} from any copy of this package. */
-export function isBrokerError(e: unknown): e is BrokerError {
-  return hasBrand(e, kBrokerError);
-}
+export const isBrokerError = branded(BrokerError, "BrokerError");
 
 /** What a {@link BrokerApiError} is built from. */
 export interface BrokerApiErrorInit {
@@ -184,20 +195,10 @@ export class BrokerApiError extends BrokerError {
     if (init.field !== undefined) this.field = init.field;
     if (init.requestId !== undefined) this.requestId = init.requestId;
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerApiError);
-  }
-
-  get [kBrokerApiError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerApiError} from any copy of this package. */
-export function isBrokerApiError(e: unknown): e is BrokerApiError {
-  return hasBrand(e, kBrokerApiError);
-}
+export const isBrokerApiError = branded(BrokerApiError, "BrokerApiError");
 
 /**
  * Missing or invalid connection settings (`BROKER_SETTINGS_MISSING`, `BROKER_SETTINGS_INVALID`):
@@ -209,20 +210,10 @@ export class BrokerSettingsError extends BrokerError {
     super(code, message);
     this.name = "BrokerSettingsError";
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerSettingsError);
-  }
-
-  get [kBrokerSettingsError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerSettingsError} from any copy of this package. */
-export function isBrokerSettingsError(e: unknown): e is BrokerSettingsError {
-  return hasBrand(e, kBrokerSettingsError);
-}
+export const isBrokerSettingsError = branded(BrokerSettingsError, "BrokerSettingsError");
 
 /** @deprecated The earlier name of {@link BrokerSettingsError}; the same class. */
 export const BrokerConfigError = BrokerSettingsError;
@@ -246,20 +237,10 @@ export class BrokerResultError extends BrokerError {
     this.name = "BrokerResultError";
     if (createdId !== undefined) this.createdId = createdId;
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerResultError);
-  }
-
-  get [kBrokerResultError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerResultError} from any copy of this package. */
-export function isBrokerResultError(e: unknown): e is BrokerResultError {
-  return hasBrand(e, kBrokerResultError);
-}
+export const isBrokerResultError = branded(BrokerResultError, "BrokerResultError");
 
 /**
  * A call stopped because the Pulumi run was cancelled (`BROKER_CANCELLED`), before its request was
@@ -271,17 +252,7 @@ export class BrokerCancelledError extends BrokerError {
     super("BROKER_CANCELLED", message);
     this.name = "BrokerCancelledError";
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return hasBrand(instance, kBrokerCancelledError);
-  }
-
-  get [kBrokerCancelledError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerCancelledError} from any copy of this package. */
-export function isBrokerCancelledError(e: unknown): e is BrokerCancelledError {
-  return hasBrand(e, kBrokerCancelledError);
-}
+export const isBrokerCancelledError = branded(BrokerCancelledError, "BrokerCancelledError");

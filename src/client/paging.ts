@@ -3,7 +3,7 @@
  * only end-of-list signal is a page shorter than the page size.
  */
 import { DEFAULT_PAGE_SIZE } from "./constants";
-import type { ListOptions, Page, SortField, SortOrder } from "./types";
+import type { ListOptions, Page, SortField, SortOrder, WorkspaceRecord } from "./types";
 
 /** List options with the defaults filled in. */
 export interface ResolvedListOptions {
@@ -34,4 +34,10 @@ export async function* allPages<T>(
     yield* page.results;
     if (page.results.length < limit) return;
   }
+}
+
+/** A workspace and its descendants, as a list may nest them under it. */
+export function* flattenWorkspaces(record: WorkspaceRecord): Generator<WorkspaceRecord> {
+  yield record;
+  for (const child of record.children) yield* flattenWorkspaces(child);
 }

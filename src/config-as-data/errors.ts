@@ -1,8 +1,6 @@
 /** The error thrown for a document that cannot be used, listing every problem at once. */
-import { BrokerError } from "../client/errors";
+import { BrokerError, branded } from "../client/errors";
 import type { BrokerConfigProblem } from "./types";
-
-const kBrokerConfigDocumentError = Symbol.for("pulumi-broker-config.BrokerConfigDocumentError");
 
 /**
  * A problem as one line: `broker.yaml:14:9 accessKeys[1].type: must be one of "ACCOUNT", "SERVICE"`
@@ -41,22 +39,7 @@ export class BrokerConfigDocumentError extends BrokerError {
     this.name = "BrokerConfigDocumentError";
     this.problems = problems;
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return (
-      typeof instance === "object" &&
-      instance !== null &&
-      (instance as Record<symbol, unknown>)[kBrokerConfigDocumentError] === true
-    );
-  }
-
-  /** The brand that makes `instanceof` work across copies of the package. */
-  get [kBrokerConfigDocumentError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerConfigDocumentError} from any copy of this package. */
-export function isBrokerConfigDocumentError(e: unknown): e is BrokerConfigDocumentError {
-  return e instanceof BrokerConfigDocumentError;
-}
+export const isBrokerConfigDocumentError = branded(BrokerConfigDocumentError, "BrokerConfigDocumentError");

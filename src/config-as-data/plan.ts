@@ -9,16 +9,10 @@
  *
  * A resource's identity in the stack is its name, so renaming a workspace or a key in the file, or
  * moving a workspace under another parent, replaces it: the old one leaves the stack (a workspace is
- * only forgotten, a key revoked unless `onDelete: retain`) and a new one is created or adopted.
+ * only forgotten, a key the stack created revoked unless `onDelete: retain`, one it adopted left as found
+ * unless `onDelete: revoke`) and a new one is created or adopted.
  */
-import {
-  DEFAULT_ADOPT,
-  DEFAULT_ON_DELETE,
-  workspacePath,
-  type AccessKeyType,
-  type OnDelete,
-  type Permissions,
-} from "../model";
+import { DEFAULT_ADOPT, workspacePath, type AccessKeyType, type OnDelete, type Permissions } from "../model";
 import type { BrokerConfigDocument, WorkspaceSpec } from "./types";
 
 /** A workspace to declare. Parents come before their children in {@link BrokerConfigPlan.workspaces}. */
@@ -42,7 +36,8 @@ export interface PlannedAccessKey {
   /** Every field present (empty when the document leaves it out). */
   permissions: Permissions;
   adopt: boolean;
-  onDelete: OnDelete;
+  /** Absent when neither the key nor the document says: the resource's default applies (see `effectiveOnDelete`). */
+  onDelete?: OnDelete;
 }
 
 /** The resources a document declares. */
@@ -70,7 +65,8 @@ export interface PlannedAccessKeyInputs {
   type: AccessKeyType;
   permissions: Permissions;
   adopt: boolean;
-  onDelete: OnDelete;
+  /** Absent when neither the key nor the document says: the resource's default applies (see `effectiveOnDelete`). */
+  onDelete?: OnDelete;
 }
 
 /** How one door declares the resources of a plan: its resource classes, and a workspace's id. */
@@ -125,11 +121,16 @@ export function declarePlan<W, K, Id>(
       type: planned.type,
       permissions: planned.permissions,
       adopt: planned.adopt,
-      onDelete: planned.onDelete,
+      ...(planned.onDelete === undefined ? {} : { onDelete: planned.onDelete }),
     });
   }
   // Called through `declare`, so that an accessor written as a method keeps its `this`.
   return { workspaces, accessKeys, workspaceId: (workspace) => declare.workspaceId(workspace) };
+}
+
+/** `onDelete` as a planned key holds it: only when the document gives it. */
+function onDeleteOf(onDelete: OnDelete | undefined): { onDelete?: OnDelete } {
+  return onDelete === undefined ? {} : { onDelete };
 }
 
 /** The resource name of the workspace at `path` (such as `/platform/orders`) in component `component`. */
@@ -144,7 +145,8 @@ export function accessKeyResourceName(component: string, keyName: string): strin
 
 /**
  * Plans the resources of a *valid* document (see {@link loadBrokerConfig}): `adopt` defaults to the
- * parent workspace's, then the document's, then `false`; `onDelete` to the document's, then `"revoke"`.
+ * parent workspace's, then the document's, then `false`; `onDelete` to the document's, then absent: the resource then revokes a key it created and leaves one
+ * it adopted as it was found.
  *
  * @param doc A validated document.
  * @param component The name of the `BrokerConfig` component: the prefix of every resource name.
@@ -180,7 +182,7 @@ export function planBrokerConfig(doc: BrokerConfigDocument, component: string): 
       resources: { ...key.permissions?.resources },
     },
     adopt: key.adopt ?? doc.adopt ?? DEFAULT_ADOPT,
-    onDelete: key.onDelete ?? doc.onDelete ?? DEFAULT_ON_DELETE,
+    ...onDeleteOf(key.onDelete ?? doc.onDelete),
   }));
   return { workspaces, accessKeys };
 }

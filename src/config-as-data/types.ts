@@ -30,7 +30,8 @@ export interface BrokerConfigDocument {
   /**
    * The default `onDelete` of every access key: `"revoke"` empties a key's permissions when it leaves
    * the stack (removed from the file, renamed, or `pulumi destroy`), `"retain"` leaves it as it is.
-   * @default "revoke"
+   * When neither the key nor the document says, a key the stack created is revoked and a key it
+   * adopted (`adopt: true` found it) is left as it was found.
    */
   onDelete?: OnDelete;
   /** The workspace tree: top-level workspaces, each with its `children`. */

@@ -12,6 +12,7 @@ import {
 } from "../client/types";
 import {
   describePermissionDifference,
+  effectiveOnDelete,
   emptyPermissions,
   normalizePermissions,
   ON_DELETE_VALUES,
@@ -252,11 +253,29 @@ async function applyPermissions(
  * never refused. Compares values through the context; the message names the key, never a value.
  */
 function ownKeyRefusalReason(ctx: DeleteCheckContext, id: string, old: OwnOutputs): string | undefined {
-  if (old.onDelete === "retain" || !ctx.authenticatesWith(old.accessKey)) return undefined;
+  if (onDeleteOf(old) === "retain" || !ctx.authenticatesWith(old.accessKey)) return undefined;
   return (
     `access key "${old.name}" (id ${id}) is the key this provider authenticates with (${ctx.settingNames.apiKey}), and revoking it would lock the provider out of the API. ` +
     `It stays in the stack, untouched. To let it leave the stack, set ${spellings("onDelete")} to "retain" on it (then run \`pulumi up\` before the destroy), or configure the provider with another ACCOUNT key first.`
   );
+}
+
+/** What a destroy or replacement does to the recorded key: its `onDelete`, or the model's default for a key adopted or created. */
+function onDeleteOf(old: Pick<OwnOutputs, "onDelete" | "adopted">): OnDelete {
+  return effectiveOnDelete(old.onDelete, old.adopted);
+}
+
+/**
+ * The diff of `onDelete`: a change of what a destroy would do, not of its spelling. Earlier versions
+ * wrote `"revoke"` into every state whose program left `onDelete` out; such a key is no change when
+ * it was created (revoked either way) and a change when it was adopted (now left as found), so the
+ * next `up` shows it and records the new default.
+ */
+function onDeleteChange(adopted: boolean) {
+  return (old: OnDelete | undefined, now: OnDelete | undefined | NotKnown) => ({
+    changed: now === NOT_KNOWN || effectiveOnDelete(old, adopted) !== effectiveOnDelete(now, adopted),
+    replace: false,
+  });
 }
 
 /** Import by id: the key list is the only endpoint that finds a key by id (and returns its value). */
@@ -304,7 +323,7 @@ export const accessKeyOperations = withEndpointTracking<
    * A change of name or type replaces the key (the API cannot rename a key or change its type);
    * permissions update in place and compare as sets.
    */
-  diff(old: OwnInputs, news: OwnInputsOf<NotKnown>): AccessKeyDiff {
+  diff(old: OwnInputs, news: OwnInputsOf<NotKnown>, recorded?: OwnOutputs): AccessKeyDiff {
     const permissions =
       news.permissions === NOT_KNOWN ? undefined : permissionsChange(old.permissions, news.permissions);
     // Not known yet: one change of the whole property. Known: one change per list entry.
@@ -313,6 +332,8 @@ export const accessKeyOperations = withEndpointTracking<
         ? []
         : permissionPaths(old.permissions, news.permissions, permissions);
     const diff = FIELDS.diff(old, news, {
+      // Without decodable outputs the key counts as created: what every earlier state recorded.
+      onDelete: onDeleteChange(recorded?.adopted ?? false),
       permissions: () => ({
         changed: news.permissions === NOT_KNOWN || permissions !== undefined,
         replace: false,
@@ -358,7 +379,15 @@ export const accessKeyOperations = withEndpointTracking<
         );
       }
       const found = existing[0];
-      if (found !== undefined) return settled(inputs, await finished(client, inputs, found, true), true);
+      if (found !== undefined) {
+        // The engine asks no provider before a destroy: this is the time to say what one will do.
+        await ctx.log.warn(
+          effectiveOnDelete(inputs.onDelete, true) === "retain"
+            ? `Adopted access key "${inputs.name}" (id ${found.id}): it existed before this stack, so a destroy or replacement will leave it as it was found. Set ${spellings("onDelete")} to "revoke" on it to revoke it then.`
+            : `Adopted access key "${inputs.name}" (id ${found.id}): it existed before this stack, and ${spellings("onDelete")} is "revoke", so a destroy or replacement will revoke it (empty its permissions) although this stack did not create it.`,
+        );
+        return settled(inputs, await finished(client, inputs, found, true), true);
+      }
     }
     const request = { name: inputs.name, type: inputs.type, permissions: inputs.permissions };
     let made: KeyCreated;
@@ -425,16 +454,19 @@ export const accessKeyOperations = withEndpointTracking<
     return accessKeyOutputs(news, { ...facts, permissions });
   },
   /**
-   * The API cannot delete keys. With `onDelete: "revoke"` (the default) the key loses every
-   * permission, so it can no longer publish or subscribe; with `"retain"` it is left as it is.
+   * The API cannot delete keys. With `onDelete: "revoke"` (the default for a key the stack created)
+   * the key loses every permission, so it can no longer publish or subscribe; with `"retain"` (the
+   * default for a key it adopted) it is left as it is.
    */
   async delete(ctx: CoreContext, id: string, old: OwnOutputs): Promise<void> {
     // Before any request: the engine keeps a resource whose delete fails in the stack.
     const refusal = ownKeyRefusalReason(ctx, id, old);
     if (refusal !== undefined) throw new Error(`Refusing to revoke: ${refusal}`);
-    if (old.onDelete === "retain") {
+    if (onDeleteOf(old) === "retain") {
       await ctx.log.warn(
-        `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (${spellings("onDelete")} is "retain"). It still works with its permissions.`,
+        old.onDelete === "retain"
+          ? `Access key "${old.name}" (id ${id}) was removed from the stack and left unchanged on the broker (${spellings("onDelete")} is "retain"). It still works with its permissions.`
+          : `Adopted access key "${old.name}" (id ${id}) was removed from the stack and left as it was found on the broker: this stack did not create it (set ${spellings("onDelete")} to "revoke" to revoke an adopted key). It still works with its permissions.`,
       );
       return;
     }
@@ -472,7 +504,10 @@ export const {
   read: readAccessKey,
   /** Sets the new permissions (read back and verified); other in-place changes only touch the stack. */
   update: updateAccessKey,
-  /** Revokes the key's permissions (`onDelete: "revoke"`) or leaves it (`"retain"`): the API cannot delete keys. */
+  /**
+   * Revokes the key's permissions (`onDelete: "revoke"`, the default for a key the stack created) or
+   * leaves it (`"retain"`, the default for a key it adopted): the API cannot delete keys.
+   */
   delete: deleteAccessKey,
 } = accessKeyOperations;
 

@@ -126,7 +126,8 @@ export interface ResourceDefinition<I, P, O, D extends DiffResult = DiffResult> 
   readonly decodeOutputs: (bag: PropertyBag, id?: string) => O;
   /** @param naming where a name the program leaves out comes from (see `./autoname.ts`). */
   readonly check: (news: PropertyBag, naming: NameSource) => CheckResult<P>;
-  readonly diff: (old: I, news: P) => D;
+  /** @param recorded the recorded outputs, when the door could decode them. */
+  readonly diff: (old: I, news: P, recorded?: O) => D;
   /** @param origin the resource the create is for, when the door knows it (see `./intents.ts`). */
   readonly create: (ctx: CoreContext, inputs: I, origin?: CreateOrigin) => Promise<CreateResult<O>>;
   readonly read: (ctx: CoreContext, id: string, old: O | undefined) => Promise<ReadResult<I, O>>;
@@ -142,7 +143,11 @@ export interface TrackedOperations<I, P, O, D extends DiffResult = DiffResult> e
   P & EndpointInputsOf<NotKnown>,
   O & EndpointInputs
 > {
-  readonly diff: (old: I & EndpointInputs, news: P & EndpointInputsOf<NotKnown>) => D;
+  readonly diff: (
+    old: I & EndpointInputs,
+    news: P & EndpointInputsOf<NotKnown>,
+    recorded?: O & EndpointInputs,
+  ) => D;
 }
 
 /**
@@ -189,8 +194,8 @@ export function withEndpointTracking<I, P, O, D extends DiffResult>(
         failures: [],
       };
     },
-    diff: (old, news) => {
-      const own = definition.diff(old, news);
+    diff: (old, news, recorded) => {
+      const own = definition.diff(old, news, recorded);
       const endpoint = DiffBuilder.extending(own)
         .property("baseUrl", endpointMoved(old.baseUrl, news.baseUrl), {
           replace: true,

@@ -2,7 +2,7 @@
  * Importing by id: `pulumi import` (and a refresh of a resource with no recorded state) asks a
  * provider to read an object knowing only its id. The rules every resource shares live here.
  */
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 const kNotImportable = Symbol.for("pulumi-broker-config.NotImportableError");
 
@@ -10,14 +10,12 @@ const kNotImportable = Symbol.for("pulumi-broker-config.NotImportableError");
  * A resource of this type cannot be imported by id: the API cannot give back everything the stack
  * would have to record (a key pair's private key is returned only once, when it is made).
  */
-export class NotImportableError extends Error {
-  /** Stable; match on it. The resource cannot be imported by id. */
-  readonly code: BrokerErrorCode = "BROKER_NOT_IMPORTABLE";
+export class NotImportableError extends BrokerError {
   /** The resource type, such as `ServiceKeyPair`. */
   readonly typeName: string;
 
   constructor(typeName: string, message: string) {
-    super(message);
+    super("BROKER_NOT_IMPORTABLE", message);
     this.name = "NotImportableError";
     this.typeName = typeName;
   }

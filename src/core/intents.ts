@@ -1,6 +1,6 @@
 /**
  * Create intents: a durable note, written on the machine where the provider runs before a create is
- * sent, of what that create asks the broker to make; removed once the create's answer is in.
+ * sent, of what that create asks the broker to make; kept until the engine shows it holds the result.
  *
  * Why: when only the provider process dies (an out-of-memory kill, a crash) while a `POST` is on the
  * wire, the CLI lives on, reports the create as failed and records nothing: the object exists on the
@@ -14,7 +14,7 @@
  * An intent never holds a secret: the stack, the URN, the endpoint, the name, type and permissions
  * (a key) or the name and parent (a workspace), and when it was sent.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -22,7 +22,8 @@ import { createdAccessKeyOf, isBrokerApiError, type BrokerClient, type FoundAcce
 import type { AccessKeyType, Permissions, WorkspaceRecord } from "../client/types";
 import { notBeforeOf, type CreateRequested } from "../model";
 import { isPartiallyCreatedError } from "./partial-failure";
-import type { BrokerErrorCode } from "../client/errors";
+import { isMissing, placeFile, removeFile, replaceFile, type Placed } from "./record-files";
+import { BrokerError } from "../client/errors";
 
 /** What a door knows of the resource a create is for: its URN (which names its stack and project). */
 export interface CreateOrigin {
@@ -160,25 +161,23 @@ export class IntentStore {
   }
 
   /**
-   * Records `intent` durably (written to a new file, flushed, renamed over the resource's record,
-   * the directory flushed): once this returns, a crash of the process leaves the record behind.
-   * With `durable: false` the flushes are skipped (the rename stays atomic): for a rewrite whose
-   * loss after a machine crash leaves the earlier record, which is still right.
+   * Records `intent` (written to a new file, renamed over the resource's record): once this returns,
+   * a crash of the process leaves the record behind. With `durable` (the default) it also waits for
+   * the flushes (file, then directory, shared with concurrent writes) after which a machine crash
+   * leaves it too. Without, it skips them: for a rewrite whose loss after a machine crash leaves the
+   * earlier record, which is still right.
    */
   async write(intent: Intent, durable = true): Promise<void> {
-    const file = this.#fileOf(intent.urn);
-    const dir = path.dirname(file);
-    await this.#makePrivateDirectories(dir);
-    const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-    const handle = await fs.open(temporary, "wx", 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(intent, null, 2)}\n`);
-      if (durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temporary, file);
-    if (durable) await syncDirectory(dir);
+    await replaceFile(this.root, this.#fileOf(intent.urn), recordText(intent), durable);
+  }
+
+  /**
+   * Records `intent` as {@link write} does, and resolves once it is in place (a crash of the process
+   * keeps it); its flush runs on in the returned `flushed`, so the caller can send the create
+   * meanwhile and wait for both.
+   */
+  place(intent: Intent): Promise<Placed> {
+    return placeFile(this.root, this.#fileOf(intent.urn), recordText(intent));
   }
 
   /** The intent recorded for `urn`, if any (one of another format or unreadable counts as none). */
@@ -194,13 +193,19 @@ export class IntentStore {
    * concurrent create of the same stack between making the directory and writing its record.
    */
   async remove(urn: string): Promise<void> {
-    const file = this.#fileOf(urn);
-    await fs.rm(file, { force: true });
-    const temporaryPrefix = `${path.basename(file)}.`;
-    const entries = await fs.readdir(path.dirname(file)).catch(() => [] as string[]);
-    for (const entry of entries.filter((e) => e.startsWith(temporaryPrefix) && e.endsWith(".tmp")))
-      await fs.rm(path.join(path.dirname(file), entry), { force: true });
-    await syncDirectory(path.dirname(file));
+    await removeFile(this.#fileOf(urn));
+  }
+
+  /** Every intent of every stack, as {@link list} reads each (old ones removed). */
+  async everyIntent(now: number = Date.now()): Promise<Intent[]> {
+    const directories = async (dir: string): Promise<string[]> =>
+      (await fs.readdir(dir, { withFileTypes: true }).catch(() => []))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => path.join(dir, entry.name));
+    const found: Intent[] = [];
+    for (const project of await directories(this.root))
+      for (const stack of await directories(project)) found.push(...(await this.#listIn(stack, now)));
+    return found;
   }
 
   /**
@@ -208,7 +213,10 @@ export class IntentStore {
    * removed instead of returned; files that are no intent of ours are left alone.
    */
   async list(name: StackName, now: number = Date.now()): Promise<Intent[]> {
-    const dir = this.stackDirectory(name);
+    return this.#listIn(this.stackDirectory(name), now);
+  }
+
+  async #listIn(dir: string, now: number): Promise<Intent[]> {
     let entries: string[];
     try {
       entries = await fs.readdir(dir);
@@ -226,16 +234,11 @@ export class IntentStore {
     }
     return found.sort((a, b) => Date.parse(a.sentAt) - Date.parse(b.sentAt));
   }
+}
 
-  /** Creates `dir` and its parents under the root, each mode 0700 (the root included). */
-  async #makePrivateDirectories(dir: string): Promise<void> {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    // mkdir leaves directories that existed as they were: ours are made private whatever made them.
-    for (let d = dir; d.startsWith(this.root); d = path.dirname(d)) {
-      await fs.chmod(d, 0o700);
-      if (d === this.root) break;
-    }
-  }
+/** A record as its file holds it. */
+function recordText(intent: Intent): string {
+  return `${JSON.stringify(intent, null, 2)}\n`;
 }
 
 async function readSmallFile(file: string): Promise<string | undefined> {
@@ -247,23 +250,6 @@ async function readSmallFile(file: string): Promise<string | undefined> {
     if (isMissing(error)) return undefined;
     throw error;
   }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await fs.open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some file systems refuse to flush a directory; the rename is then as durable as they make it.
-  }
-}
-
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
 }
 
 /**
@@ -308,12 +294,10 @@ export function requestedBy(intent: Intent): CreateRequested {
 }
 
 /** More than one object fits an interrupted create: nothing tells which it made. */
-export class AmbiguousIntentError extends Error {
-  /** Stable; match on it. */
-  readonly code: BrokerErrorCode = "BROKER_INTENT_AMBIGUOUS";
-
+export class AmbiguousIntentError extends BrokerError {
   constructor(what: string, ids: readonly number[], sentAt: string) {
     super(
+      "BROKER_INTENT_AMBIGUOUS",
       `${what}: an earlier create of this resource was interrupted (the provider stopped at ${sentAt}), and ${ids.length} objects on the broker fit what it asked for (ids ${ids.join(", ")}); nothing tells which one it made. ` +
         "Set `adopt: true` on the resource for the one to keep (after making the other one different, say by revoking it in the broker's dashboard), or run `broker-config recover` to see what it finds.",
     );
@@ -407,16 +391,20 @@ export async function underIntent<T>(
     kind: intent.kind,
     object: intent.object,
   } as Intent;
-  await target.store.write(record);
+  // In place before the request goes out: a provider killed from here on leaves it. Its flush to
+  // disk runs beside the request, and the create's outcome waits for it (docs/decisions.md).
+  const { flushed } = await target.store.place(record);
   let result: T;
   try {
     result = await send();
   } catch (error) {
+    await flushed;
     const made = madeBy(error);
     if (made !== undefined) await target.store.write({ ...record, createdId: made }, false);
     else if (!(isBrokerApiError(error) && error.outcomeUnknown)) await target.store.remove(target.urn);
     throw error;
   }
+  await flushed;
   await target.store.write({ ...record, createdId: idOf(result) }, false);
   return result;
 }
@@ -454,6 +442,28 @@ export async function settleIntent(
   const store = origin.intents ?? defaultIntentStore();
   const intent = await store.read(origin.urn);
   if (intent?.kind === kind && intent.createdId === createdId) await store.remove(origin.urn);
+}
+
+/**
+ * The engine deleted object `id` of `kind` at the client's endpoint, through a door that gives its
+ * `Delete` no URN (Pulumi's dynamic provider host): the record naming that object is removed, found
+ * by what the delete knows. An object's id is unique per endpoint and kind, so the record naming it
+ * is the one its create wrote, whatever stack it sits in. Without this, the record of a resource
+ * created and removed before any diff settled it would wait for the 30-day cleanup, and a later
+ * resource of the same URN could take over the object the delete forgot or retained.
+ */
+export async function settleDeleted(
+  client: () => BrokerClient,
+  kind: string,
+  id: string,
+  store: IntentStore = defaultIntentStore(),
+): Promise<void> {
+  if ((kind !== "AccessKey" && kind !== "Workspace") || !/^\d+$/u.test(id)) return;
+  const endpoint = clientIfAny(client)?.baseUrl;
+  if (endpoint === undefined) return;
+  for (const intent of await store.everyIntent())
+    if (intent.kind === kind && intent.baseUrl === endpoint && intent.createdId === Number(id))
+      await store.remove(intent.urn);
 }
 
 function clientIfAny(client: () => BrokerClient): BrokerClient | undefined {

@@ -14,25 +14,33 @@ export function replacementRefusedMessage(reason: string): string {
 
 /**
  * The warning a diff gives when the replacement it plans would have to delete an object the
- * provider refuses to delete (its own API key), or `undefined`. `decodeOld` reads the old outputs;
- * a diff must never fail because old outputs are incomplete (a preview without config, an old
- * state), so an old object that cannot be decoded gives no warning: the delete itself still refuses.
+ * provider refuses to delete (its own API key), or `undefined`. `old` is the recorded outputs as
+ * {@link decodedOrUndefined} read them: a diff must never fail because old outputs are incomplete (a
+ * preview without config, an old state), so an old object that could not be decoded gives no
+ * warning: the delete itself still refuses.
  */
 export function plannedReplacementWarning<O>(
   refusal: ((old: O) => string | undefined) | undefined,
   replaces: boolean,
-  decodeOld: () => O,
+  old: O | undefined,
 ): string | undefined {
-  if (!replaces || refusal === undefined) return undefined;
-  let old: O;
+  if (!replaces || refusal === undefined || old === undefined) return undefined;
+  const reason = refusal(old);
+  return reason === undefined ? undefined : replacementRefusedMessage(reason);
+}
+
+/**
+ * The old outputs `decode` reads, or `undefined` when they cannot be decoded (a preview without
+ * config, an old or incomplete state): what a diff reads from them is a refinement, and a diff must
+ * never fail for it.
+ */
+export function decodedOrUndefined<O>(decode: () => O): O | undefined {
   try {
-    old = decodeOld();
+    return decode();
   } catch (error) {
     if (error instanceof StateDecodeError) return undefined;
     throw error;
   }
-  const reason = refusal(old);
-  return reason === undefined ? undefined : replacementRefusedMessage(reason);
 }
 
 /**
@@ -67,8 +75,12 @@ export interface ResourceOperations<I, P, O> {
     recordedBaseUrl: string | undefined,
     naming?: NameSource,
   ) => CheckResult<P>;
-  /** Compares the recorded inputs with the proposed ones; makes no request. */
-  readonly diff: (old: I, news: P) => DiffResult;
+  /**
+   * Compares the recorded inputs with the proposed ones; makes no request.
+   * @param recorded the recorded outputs, when the door could decode them (see
+   *   {@link decodedOrUndefined}): facts the inputs lack, such as whether the object was adopted.
+   */
+  readonly diff: (old: I, news: P, recorded?: O) => DiffResult;
   /**
    * Creates (or adopts) the object.
    * @param origin the resource the create is for, as the door knows it (its URN): with it, the create

@@ -1,5 +1,5 @@
 import { errorMessage } from "./messages";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 const kPartiallyCreated = Symbol.for("pulumi-broker-config.PartiallyCreatedError");
 
@@ -11,9 +11,7 @@ const kPartiallyCreated = Symbol.for("pulumi-broker-config.PartiallyCreatedError
  * It deliberately has no `id` property (the dynamic provider host would read one as the engine's
  * "created but failed" signal); adapters map {@link createdId} and {@link outputs} to their engine's form.
  */
-export class PartiallyCreatedError<O> extends Error {
-  /** Stable; match on it. The object was created, but a later step failed (the core, before a door reports it). */
-  readonly code: BrokerErrorCode = "BROKER_PARTIALLY_CREATED";
+export class PartiallyCreatedError<O> extends BrokerError {
   /** What was created, for messages, such as `Access key "orders"`. */
   readonly what: string;
   /** The id of the object that exists. */
@@ -25,7 +23,13 @@ export class PartiallyCreatedError<O> extends Error {
 
   constructor(what: string, createdId: string, outputs: O, cause: unknown) {
     const reason = `${what} was created (id ${createdId}) but a later step failed: ${errorMessage(cause)}`;
-    super(`${reason}. It is kept in the stack; run \`pulumi up\` again to finish it.`, { cause });
+    super(
+      "BROKER_PARTIALLY_CREATED",
+      `${reason}. It is kept in the stack; run \`pulumi up\` again to finish it.`,
+      {
+        cause,
+      },
+    );
     this.name = "PartiallyCreatedError";
     this.what = what;
     this.createdId = createdId;

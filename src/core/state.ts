@@ -11,7 +11,7 @@ import type { Permissions } from "../client/types";
 import { normalizePermissions } from "../model";
 import { describe, isPlainObject } from "./validation";
 import { NOT_KNOWN, containsUnknown, type NotKnown } from "./unknown";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** A property bag as the engine sends it: plain JSON values, possibly with the preview sentinel. */
 export type PropertyBag = Record<string, unknown>;
@@ -20,14 +20,13 @@ export type PropertyBag = Record<string, unknown>;
  * A recorded or given property does not have the shape this version of the package expects. It
  * names the resource and the property path.
  */
-export class StateDecodeError extends Error {
-  /** Stable; match on it. Recorded state or inputs do not have the expected shape. */
-  readonly code: BrokerErrorCode = "BROKER_STATE_INVALID";
+export class StateDecodeError extends BrokerError {
   /** The property path, such as `permissions.send[1]`. */
   readonly property: string;
 
   constructor(what: string, property: string, problem: string) {
     super(
+      "BROKER_STATE_INVALID",
       `${what}: property \`${property}\` ${problem}. The stack's state or inputs for it are not what this version of pulumi-broker-config expects; check the resource's inputs, or run \`pulumi refresh\`.`,
     );
     this.name = "StateDecodeError";

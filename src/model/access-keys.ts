@@ -23,11 +23,29 @@ export type OnDelete = "revoke" | "retain";
 export const ON_DELETE_VALUES: readonly OnDelete[] = ["revoke", "retain"];
 
 /**
- * What destroying an access key does when `onDelete` is not given: a key that leaves the stack
- * should stop granting anything.
+ * What destroying an access key the stack created does when `onDelete` is not given: a key that
+ * leaves the stack should stop granting anything.
  * @default "revoke"
  */
 export const DEFAULT_ON_DELETE: OnDelete = "revoke";
+
+/**
+ * What destroying an access key the stack adopted (`adopt: true` found it) does when `onDelete` is
+ * not given: it is left as it was found, because the stack did not make it and something outside
+ * the stack (often the environment it was copied into) may still rely on it. `onDelete: "revoke"`
+ * is the explicit opt-in.
+ * @default "retain"
+ */
+export const DEFAULT_ON_DELETE_ADOPTED: OnDelete = "retain";
+
+/**
+ * What a destroy (or a replacement) does to a key: `onDelete` when it was given, otherwise
+ * {@link DEFAULT_ON_DELETE_ADOPTED} for a key the stack adopted and {@link DEFAULT_ON_DELETE} for one
+ * it created.
+ */
+export function effectiveOnDelete(onDelete: OnDelete | undefined, adopted: boolean): OnDelete {
+  return onDelete ?? (adopted ? DEFAULT_ON_DELETE_ADOPTED : DEFAULT_ON_DELETE);
+}
 
 /** True when `value` is one of {@link ON_DELETE_VALUES}. */
 export function isOnDelete(value: unknown): value is OnDelete {

@@ -90,3 +90,12 @@ export function isCreatedBy(
   if (requested.kind === "Workspace") return (candidate.parentId ?? 0) === requested.parentId;
   return candidate.type === requested.type && samePermissions(candidate.permissions, requested.permissions);
 }
+
+/** The order a search tries what a create may have made: the newest first, then the highest id. */
+export function newestFirst(
+  a: { createdAt: string; id: number },
+  b: { createdAt: string; id: number },
+): number {
+  const byTime = (Date.parse(b.createdAt) || 0) - (Date.parse(a.createdAt) || 0);
+  return byTime !== 0 ? byTime : b.id - a.id;
+}

@@ -8,7 +8,7 @@
  * wrapping secrets again ({@link fromCore}).
  */
 import { Struct, type JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** The key that marks a special value in the wire format. */
 export const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
@@ -47,14 +47,12 @@ export type PropertyMap = Readonly<Record<string, PropertyValue>>;
 export type PathSegment = string | number;
 
 /** Thrown when the engine sends a value this provider cannot take, such as an asset. */
-export class CodecError extends Error {
-  /** Stable; match on it. A property value the engine sent cannot be read. */
-  readonly code: BrokerErrorCode = "BROKER_PROPERTY_INVALID";
+export class CodecError extends BrokerError {
   /** Where in the properties the value sits, such as `permissions.send[1]`. */
   readonly path: string;
 
   constructor(path: string, message: string) {
-    super(`Property ${path === "" ? "(top level)" : path}: ${message}`);
+    super("BROKER_PROPERTY_INVALID", `Property ${path === "" ? "(top level)" : path}: ${message}`);
     this.name = "CodecError";
     this.path = path;
   }

@@ -14,12 +14,13 @@
  * required here when the first `Construct` arrives: the resource operations never load its runtime.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { LogSeverity, type LogRequest } from "@pulumi/pulumi/proto/engine_pb";
 import { ConstructResponse, type ConstructRequest } from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Struct as StructMessage } from "google-protobuf/google/protobuf/struct_pb";
 import { ENVIRONMENT } from "../core/declarations";
 import { UnknownResourceTypeError } from "./errors";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** A component's builder: its URN and the state `Construct` answers (outputs, possibly secret). */
 export type ComponentBuilder = (
@@ -51,6 +52,8 @@ interface SdkRuntime {
     ): void;
     awaitFeatureSupport?(): Promise<void>;
     waitForRPCs(): Promise<void>;
+    /** The client of the engine's log service for this Construct's store (made on first use). */
+    getEngine(): EngineLog | undefined;
   };
   readonly config: { setAllConfig(config: Record<string, string>, secretKeys?: string[]): void };
   readonly state: { withLocalStorage<T>(callback: () => Promise<T>): Promise<T> };
@@ -68,6 +71,29 @@ interface SdkRuntime {
   };
 }
 
+/** The engine's log service as the SDK's runtime calls it (`log/index.js`). */
+interface EngineLog {
+  log(request: LogRequest, callback: (error: Error | null) => void): unknown;
+}
+
+/**
+ * Keeps the SDK runtime's debug lines of this Construct from the engine. The runtime logs each
+ * registration's answer at debug level, its outputs whole (`RegisterResource RPC finished: … resp: …`),
+ * and a child access key's outputs hold its value: `pulumi up --json` and `--debug` would print it
+ * (docs/resources.md, "Secrets"). Information, warnings and errors still reach the engine.
+ */
+function withoutDebugLines(engine: EngineLog | undefined): void {
+  if (engine === undefined) return;
+  const forward = engine.log.bind(engine);
+  engine.log = (request, callback) => {
+    if (request.getSeverity() === LogSeverity.DEBUG) {
+      callback(null);
+      return undefined;
+    }
+    return forward(request, callback);
+  };
+}
+
 function sdkRuntime(): SdkRuntime {
   return {
     pulumi: require("@pulumi/pulumi") as SdkRuntime["pulumi"],
@@ -80,12 +106,10 @@ function sdkRuntime(): SdkRuntime {
 }
 
 /** The input `name` of a component is not known yet (the output of a resource still to be made). */
-export class UnknownComponentInputError extends Error {
-  /** Stable; match on it. */
-  readonly code: BrokerErrorCode = "BROKER_COMPONENT_INPUT_UNKNOWN";
-
+export class UnknownComponentInputError extends BrokerError {
   constructor(type: string, name: string) {
     super(
+      "BROKER_COMPONENT_INPUT_UNKNOWN",
       `${type}'s \`${name}\` is not known yet: it decides which resources the component declares, so it must be known when the program runs (a literal, a file's text or stack config), not the output of a resource still to be created.`,
     );
     this.name = "UnknownComponentInputError";
@@ -119,6 +143,7 @@ export async function construct(
       request.getDryrun(),
       request.getOrganization(),
     );
+    withoutDebugLines(sdk.settings.getEngine());
     await sdk.settings.awaitFeatureSupport?.();
     sdk.config.setAllConfig(
       Object.fromEntries(request.getConfigMap().entries()),

@@ -18,7 +18,7 @@ import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { isNotImportableError } from "../core/import";
 import { CodecError, encodeStruct, fromCore, pv, type PropertyMap } from "./codec";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** The metadata key in which gRPC carries a `google.rpc.Status` with error details. */
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
@@ -27,14 +27,15 @@ export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
 export const INIT_FAILED_TYPE = "pulumirpc.ErrorResourceInitFailed";
 
 /** A request named a resource type this provider does not serve. */
-export class UnknownResourceTypeError extends Error {
-  /** Stable; match on it. The plugin serves no resource of that type. */
-  readonly code = "BROKER_UNKNOWN_RESOURCE_TYPE";
+export class UnknownResourceTypeError extends BrokerError {
   /** The type token that was asked for. */
   readonly type: string;
 
   constructor(type: string, known: readonly string[]) {
-    super(`The broker provider has no resource type "${type}"; it serves ${known.join(", ")}.`);
+    super(
+      "BROKER_UNKNOWN_RESOURCE_TYPE",
+      `The broker provider has no resource type "${type}"; it serves ${known.join(", ")}.`,
+    );
     this.name = "UnknownResourceTypeError";
     this.type = type;
   }
@@ -45,9 +46,7 @@ export class UnknownResourceTypeError extends Error {
  * (secrets wrapped by the resource adapter, which knows the resource's secret outputs and which of
  * the inputs were secret). The engine keeps the object in the stack with these properties.
  */
-export class ResourceInitFailedError extends Error {
-  /** Stable; match on it. The object was created, but a later step failed (the native door). */
-  readonly code: BrokerErrorCode = "BROKER_RESOURCE_INIT_FAILED";
+export class ResourceInitFailedError extends BrokerError {
   /** The id of the object that exists. */
   readonly id: string;
   /** Its outputs, secrets wrapped. */
@@ -56,7 +55,7 @@ export class ResourceInitFailedError extends Error {
   readonly reasons: readonly string[];
 
   constructor(message: string, id: string, properties: PropertyMap, reasons: readonly string[]) {
-    super(message);
+    super("BROKER_RESOURCE_INIT_FAILED", message);
     this.name = "ResourceInitFailedError";
     this.id = id;
     this.properties = properties;

@@ -8,15 +8,13 @@ import { FUNCTIONS, secretOutputs } from "../core/declarations";
 import { LOOKUP_FUNCTIONS } from "../core/lookups";
 import { fromCore, toCore, type PropertyMap } from "./codec";
 import type { ProviderConfiguration } from "./config";
-import type { BrokerErrorCode } from "../client/errors";
+import { BrokerError } from "../client/errors";
 
 /** An `Invoke` of a function this provider does not have. */
-export class UnknownFunctionError extends Error {
-  /** Stable; match on it. The plugin has no function of that token. */
-  readonly code: BrokerErrorCode = "BROKER_UNKNOWN_FUNCTION";
+export class UnknownFunctionError extends BrokerError {
   constructor(token: string) {
     const known = FUNCTIONS.map((fn) => fn.token).join(", ");
-    super(`The broker provider has no function "${token}"; it has ${known}.`);
+    super("BROKER_UNKNOWN_FUNCTION", `The broker provider has no function "${token}"; it has ${known}.`);
     this.name = "UnknownFunctionError";
   }
 }

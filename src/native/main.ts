@@ -13,7 +13,6 @@
  * starts no server.
  */
 import { ENGINE_GONE_EXIT_GRACE_MS, watchEngine } from "../engine/engine-watch";
-import { runReview } from "../review/command";
 import { startProviderServer, type RunningServer } from "./server";
 import { BROKER_RESOURCES } from "./resources";
 
@@ -53,6 +52,9 @@ export function parseArgs(argv: readonly string[]): PluginArgs {
  * 3; see `broker-config review --help`).
  */
 export function runReviewCommand(argv: readonly string[]): Promise<number> {
+  // Loaded only here: the review's modules (the document schema, its validator) are a third of what
+  // the plugin would load at start, and the engine waits for a plugin's start before its first call.
+  const { runReview } = require("../review/command") as typeof import("../review/command");
   return runReview(argv, {
     stdin: process.stdin,
     stdout: (text) => process.stdout.write(text),

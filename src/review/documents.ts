@@ -99,6 +99,8 @@ export function documentTransitions(
         door: "document",
         operation: "delete",
         before: accessOf(key),
+        // Two documents cannot tell a key the stack adopted (left as found when `onDelete` is not
+        // given) from one it created: the review assumes created, the removal that narrows access.
         onDelete: key.onDelete ?? from.onDelete ?? DEFAULT_ON_DELETE,
       });
     }

@@ -3,14 +3,12 @@
  * the JSON of `pulumi preview --json`, a preview that failed, a document with problems, a broker
  * that cannot be read). `broker-config review` prints its message as one line and exits 2.
  */
+import { BrokerError } from "../client/errors";
 
 /** Input the access review cannot read; the message is one line naming what was expected. */
-export class ReviewInputError extends Error {
-  /** Always `BROKER_REVIEW_INPUT`: match on it rather than on `instanceof` across copies. */
-  readonly code = "BROKER_REVIEW_INPUT";
-
+export class ReviewInputError extends BrokerError {
   constructor(message: string) {
-    super(message);
+    super("BROKER_REVIEW_INPUT", message);
     this.name = "ReviewInputError";
   }
 }

@@ -23,7 +23,7 @@
  * passed over: a component's children are ordinary steps of their own.
  */
 import { brokerResourceOfType } from "../core/declarations";
-import { DEFAULT_ON_DELETE, isAccessKeyType, isOnDelete, isPlainObject, type OnDelete } from "../model";
+import { effectiveOnDelete, isAccessKeyType, isOnDelete, isPlainObject, type OnDelete } from "../model";
 import type { KeyOperation, KeyTransition, WorkspaceTransition } from "./analyze";
 import { ReviewInputError } from "./errors";
 import type { KeyAccess, UnknownValue } from "./report";
@@ -359,10 +359,13 @@ function transitionsOf(
   return { keys: [...keys.values()], workspaces };
 }
 
-/** What a planned delete does to the key: its `onDelete`, or the default (revoke). */
+/**
+ * What a planned delete does to the key: its `onDelete`, or the default for a key the stack created
+ * (revoke) or adopted (left as found), as the provider decides it (the model's `effectiveOnDelete`).
+ */
 function onDeleteOf(state: StateView | undefined): OnDelete {
-  const value = state?.inputs["onDelete"];
-  return isOnDelete(value) ? value : DEFAULT_ON_DELETE;
+  const value = state?.inputs["onDelete"] ?? state?.outputs["onDelete"];
+  return effectiveOnDelete(isOnDelete(value) ? value : undefined, state?.outputs["adopted"] === true);
 }
 
 /** Workspace paths before and after the change, from the workspaces' states across every step. */

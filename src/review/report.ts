@@ -46,7 +46,7 @@ export interface KeyAccess {
 export type KeyChangeKind =
   | "created"
   | "revoked" // deleted from the stack with onDelete "revoke": its permissions are emptied
-  | "retained" // deleted from the stack with onDelete "retain": the broker keeps its access
+  | "retained" // deleted from the stack with onDelete "retain" (or adopted, without "revoke"): the broker keeps its access
   | "replaced"
   | "rotated" // replaced only to get a new value (rotationTriggers): access the same
   | "updated";
@@ -101,7 +101,7 @@ export interface ReviewSummary {
   keysReplaced: number;
   keysRotated: number;
   keysUpdated: number;
-  /** Keys removed from the stack with `onDelete: "retain"`: the broker keeps them and their access. */
+  /** Keys removed from the stack with `onDelete: "retain"` (or adopted, without `"revoke"`): the broker keeps them and their access. */
   keysRetained: number;
   grantsAdded: number;
   grantsRemoved: number;

@@ -17,17 +17,19 @@ import { checkerOf, rejectionOf, useCoreEmulator, type TestContext } from "./sup
 
 const core = useCoreEmulator();
 
+/** How messages name the `onDelete` input, in every language's spelling. */
+const ON_DELETE = "`onDelete` (`on_delete` in Python, `OnDelete` in Go and .NET)";
+
 /** Check (as the engine does first), then the inputs create receives. */
 const checked = checkerOf(checkAccessKey, accessKeyOperations.decodeInputs);
 
 /**
  * A key's outputs: `fields` over what every key of these tests holds, each input left unset at its
- * declared default, the emulator's URL, and not adopted.
+ * declared default (`onDelete` has none: absent), the emulator's URL, and not adopted.
  */
 function keyOutputs(fields: Record<string, unknown>): Record<string, unknown> {
   return {
     adopt: false,
-    onDelete: "revoke",
     rotationTriggers: {},
     allowEndpointChange: false,
     baseUrl: core().emulator.url,
@@ -368,10 +370,83 @@ describe("AccessKey core", () => {
     expect(ctx.warnings).toHaveLength(2);
   });
 
+  it("leaves an adopted key as it was found on destroy unless onDelete says revoke, and says so when it adopts", async () => {
+    const ctx = core().context();
+    const permissions = { send: ["found/x"], receive: [], resources: {} };
+    await created(ctx, { name: "found", type: "SERVICE", permissions });
+    await created(ctx, { name: "found-too", type: "SERVICE", permissions });
+    const adopted = await created(ctx, { name: "found", type: "SERVICE", permissions, adopt: true });
+    expect(adopted.outputs).toMatchObject({ adopted: true });
+    expect(adopted.outputs).not.toHaveProperty("onDelete");
+    expect(ctx.warnings).toEqual([
+      `Adopted access key "found" (id ${adopted.id}): it existed before this stack, so a destroy or replacement will leave it as it was found. Set ${ON_DELETE} to "revoke" on it to revoke it then.`,
+    ]);
+    await core().controls.clearRequests();
+    await deleteAccessKey(ctx, adopted.id, adopted.outputs);
+    expect(await core().controls.requests()).toEqual([]);
+    expect(await readAccessKey(ctx, adopted.id, adopted.outputs)).toMatchObject({ outputs: { permissions } });
+    expect(ctx.warnings[1]).toBe(
+      `Adopted access key "found" (id ${adopted.id}) was removed from the stack and left as it was found on the broker: this stack did not create it (set ${ON_DELETE} to "revoke" to revoke an adopted key). It still works with its permissions.`,
+    );
+
+    // The explicit opt-in: revoked, and the adoption says so beforehand.
+    const optIn = await created(ctx, {
+      name: "found-too",
+      type: "SERVICE",
+      permissions,
+      adopt: true,
+      onDelete: "revoke",
+    });
+    expect(ctx.warnings[2]).toBe(
+      `Adopted access key "found-too" (id ${optIn.id}): it existed before this stack, and ${ON_DELETE} is "revoke", so a destroy or replacement will revoke it (empty its permissions) although this stack did not create it.`,
+    );
+    await deleteAccessKey(ctx, optIn.id, optIn.outputs);
+    expect(await readAccessKey(ctx, optIn.id, optIn.outputs)).toMatchObject({
+      outputs: { permissions: { send: [], receive: [], resources: {} } },
+    });
+  });
+
+  it("reads a state an earlier version wrote (onDelete filled in as revoke): the next diff shows the change only for an adopted key", () => {
+    const ctx = core().context();
+    const news = checked(ctx, { name: "k", type: "SERVICE" });
+    const recordedBy = (adopted: boolean | undefined) =>
+      toPropertyBag({
+        ...keyOutputs({
+          name: "k",
+          type: "SERVICE",
+          accessKey: "ak_old",
+          accessKeyId: 7,
+          onDelete: "revoke",
+        }),
+        ...(adopted === undefined ? { adopted: undefined } : { adopted }),
+      });
+    const diffOf = (bag: ReturnType<typeof recordedBy>) =>
+      accessKeyOperations.diff(
+        accessKeyOperations.decodeInputs(bag),
+        accessKeyOperations.decodeProposedInputs(toPropertyBag(news)),
+        accessKeyOperations.decodeOutputs(bag, "7"),
+      );
+    expect(diffOf(recordedBy(false)).changes).toBe(false);
+    // A state from before `adopted` existed reads as created: revoked, as it was deployed.
+    expect(accessKeyOperations.decodeOutputs(recordedBy(undefined), "7").adopted).toBe(false);
+    expect(diffOf(recordedBy(undefined)).changes).toBe(false);
+    const adopted = diffOf(recordedBy(true));
+    expect(adopted).toMatchObject({ changes: true, replaces: [] });
+    expect(adopted.details).toContainEqual(expect.objectContaining({ path: "onDelete", replace: false }));
+    // Without decodable outputs (a preview without config) the key counts as created.
+    expect(
+      accessKeyOperations.diff(
+        accessKeyOperations.decodeInputs(recordedBy(true)),
+        accessKeyOperations.decodeProposedInputs(toPropertyBag(news)),
+      ).changes,
+    ).toBe(false);
+  });
+
   it("never revokes the key it authenticates with, by any delete, before any request; the key stays as it was", async () => {
     const ctx = core().context();
-    // Adopting the emulator's own admin key by name, as a copied document did (issue #49).
-    const own = await created(ctx, { name: "admin", type: "ACCOUNT", adopt: true });
+    // Adopting the emulator's own admin key by name, as a copied document did (issue #49), and
+    // opting in to revoke what was adopted: the own key is refused still.
+    const own = await created(ctx, { name: "admin", type: "ACCOUNT", adopt: true, onDelete: "revoke" });
     expect(own.outputs).toMatchObject({ adopted: true, accessKey: core().emulator.adminKey });
     const before = await readAccessKey(ctx, own.id, own.outputs);
     await core().controls.clearRequests();
@@ -385,7 +460,7 @@ describe("AccessKey core", () => {
     expect(error.message).not.toContain(core().emulator.adminKey);
     expect(await core().controls.requests()).toEqual([]);
     expect(await readAccessKey(ctx, own.id, own.outputs)).toEqual(before);
-    expect(ctx.warnings).toEqual([]);
+    expect(ctx.warnings).toEqual([expect.stringMatching(/^Adopted access key "admin" .*"revoke"/u)]);
     // The same rule, asked without a request by a door's diff before a replacement.
     expect(accessKeyOperations.deleteRefusal?.(ctx, own.id, own.outputs)).toBe(
       error.message.slice("Refusing to revoke: ".length),

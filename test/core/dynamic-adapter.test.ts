@@ -60,7 +60,6 @@ describe("dynamic adapter", () => {
       inputs: {
         ...news,
         adopt: false,
-        onDelete: "revoke",
         rotationTriggers: {},
         allowEndpointChange: false,
         baseUrl: core().emulator.url,
@@ -84,7 +83,8 @@ describe("dynamic adapter", () => {
   });
 
   it("diff warns in the preview when a replacement would revoke the key the provider authenticates with (issue #49)", async () => {
-    const news = { __provider: PROVIDER, name: "admin", type: "ACCOUNT", adopt: true };
+    // Adopted, and opted in to revoke it (an adopted key is otherwise left as found: nothing to refuse).
+    const news = { __provider: PROVIDER, name: "admin", type: "ACCOUNT", adopt: true, onDelete: "revoke" };
     const checked = bagOf((await accessKey.check({}, news)).inputs);
     const created = await accessKey.create(checked);
     const id = created.id;

@@ -158,10 +158,11 @@ describe("today's state decodes, and builds back to the same bag", () => {
     expect(decodeAccessKeyOutputs(oldKey)).toMatchObject({
       allowEndpointChange: false,
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
       adopted: false,
     });
+    // No `onDelete` recorded: a destroy does what the model says for a key created (not adopted).
+    expect(decodeAccessKeyOutputs(oldKey)).not.toHaveProperty("onDelete");
     const { allowEndpointChange: _p, ...oldPair } = serviceKeyPair.outputs;
     expect(decodeServiceKeyPairOutputs(oldPair).allowEndpointChange).toBe(false);
   });
@@ -261,7 +262,6 @@ describe("values not known yet (preview)", () => {
         type: "SERVICE",
         permissions: NOT_KNOWN,
         adopt: false,
-        onDelete: "revoke",
         rotationTriggers: {},
         allowEndpointChange: false,
       },
@@ -269,7 +269,6 @@ describe("values not known yet (preview)", () => {
     expect(toPropertyBag(result.inputs ?? {})).toEqual({
       type: "SERVICE",
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
       allowEndpointChange: false,
     });

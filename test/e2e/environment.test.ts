@@ -22,6 +22,7 @@ import {
   tearDown,
   testProject,
 } from "../support/projects";
+import { EXPORT_SOURCE_WORKSPACE_PATHS } from "../support/client";
 
 // Issue #36: the `broker:index:Environment` component, served by the plugin's Construct, deploys the
 // document `broker-config export` wrote from one broker to a second one, from a Pulumi YAML program
@@ -103,7 +104,8 @@ beforeAll(async () => {
 
 afterAll(() => tearDown({ emulators: [source, target], project, scratch: [scratch] }));
 
-describe("a YAML program of one Environment, through the Pulumi CLI", () => {
+// The steps share one stack: a step cut short by its timeout would leave its CLI holding the lock.
+describe("a YAML program of one Environment, through the Pulumi CLI", { timeout: 300_000 }, () => {
   it("1. previews with no credentials: the component and a child per workspace and key, without a request", async () => {
     stack = await project.stack("dev", { documentFile: { value: documentFile } });
     const preview = await stack.preview();
@@ -125,7 +127,8 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
       accessKeys: 1 + 4,
     });
 
-    const outputs = await stack.outputs();
+    // `up` read the outputs already (the Automation API's `stack output` after it): no second read.
+    const outputs = up.outputs;
     const keys = copied(await allKeys(target));
     scan.secrets(...keys.map((k) => String(k["key"])));
     expect(outputs["accessKeyValues"]).toEqual({
@@ -138,14 +141,7 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
     });
     expectPrivateKeys(outputs["privateKeys"], keys);
     const workspaces = outputs["workspaces"]?.value as Record<string, number>;
-    expect(Object.keys(workspaces).sort()).toEqual([
-      "/data",
-      "/platform",
-      "/platform/billing",
-      "/platform/orders",
-      "/platform/orders/eu",
-      "/platform/orders/us",
-    ]);
+    expect(Object.keys(workspaces).sort()).toEqual(EXPORT_SOURCE_WORKSPACE_PATHS);
     expect(Object.values(workspaces).sort()).toEqual(
       (await allWorkspaces(target)).map((w) => w["id"]).sort(),
     );
@@ -207,7 +203,7 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
     });
     // The API cannot delete a workspace: /data leaves the stack and stays on the broker.
     expect((await allWorkspaces(target)).map((w) => w["name"])).toContain("data");
-    const outputs = await stack.outputs();
+    const outputs = up.outputs;
     expect(Object.keys(outputs["workspaces"]?.value as object)).not.toContain("/data");
     expect(Object.keys(outputs["accessKeyValues"]?.value as object)).toContain("shipping-svc");
     expect((await stack.preview()).changeSummary).toEqual({ same: RESOURCES });
@@ -256,7 +252,7 @@ describe("a YAML program of one Environment, through the Pulumi CLI", () => {
     expect((await allKeys(source)).map((k) => [k["id"], k["name"], k["permissions"]])).toEqual(
       keysBefore.map((k) => [k["id"], k["name"], k["permissions"]]),
     );
-    expect((await sourceStack.outputs())["accessKeys"]?.value).toEqual(
+    expect(up.outputs["accessKeys"]?.value).toEqual(
       Object.fromEntries(copied(keysBefore).map((k) => [String(k["name"]), Number(k["id"])])),
     );
     expect((await sourceStack.preview()).changeSummary).toEqual({ same: RESOURCES });
@@ -364,7 +360,7 @@ describe.each(LANGUAGES)("a $language program of one Environment, through the Pu
     ).toBe(exported);
     const keys = copied(await allKeys(copyTarget));
     scan.secrets(...keys.map((k) => String(k["key"])));
-    const outputs = await languageStack.outputs();
+    const outputs = up.outputs;
     expect(outputs["accessKeyValues"]).toEqual({
       value: Object.fromEntries(keys.map((k) => [String(k["name"]), String(k["key"])])),
       secret: true,

@@ -17,6 +17,9 @@ const examples = fs
   .filter((entry) => !entry.name.startsWith("native-"))
   .map((entry) => entry.name);
 
+/** The examples deployed against the emulator below: each has the one stack `dev`. */
+const DEPLOYED = ["quickstart", "config-as-data"];
+
 function stacksOf(example: string): string[] {
   const files = fs.readdirSync(path.join(examplesDir, example));
   const stacks = files.flatMap((file) => /^Pulumi\.(.+)\.yaml$/u.exec(file)?.[1] ?? []);
@@ -46,18 +49,23 @@ describe("examples", () => {
     );
   });
 
-  it.each(examples)("%s previews every stack with no credentials", async (example) => {
-    const project = await projectFor(example);
-    try {
-      for (const name of stacksOf(example)) {
-        const stack = await project.stack(name);
-        const preview = await stack.preview();
-        expect(preview.changeSummary["create"]).toBeGreaterThan(1);
+  // The deployed examples (below) preview their one stack with no credentials in the project they
+  // deploy: the same assertion, one project and one stack fewer each.
+  it.each(examples.filter((example) => !DEPLOYED.includes(example)))(
+    "%s previews every stack with no credentials",
+    async (example) => {
+      const project = await projectFor(example);
+      try {
+        for (const name of stacksOf(example)) {
+          const stack = await project.stack(name);
+          const preview = await stack.preview();
+          expect(preview.changeSummary["create"]).toBeGreaterThan(1);
+        }
+      } finally {
+        project.remove();
       }
-    } finally {
-      project.remove();
-    }
-  });
+    },
+  );
 });
 
 describe.each([
@@ -94,14 +102,17 @@ describe.each([
     await emulator.close();
   });
 
-  it("deploys, shows no changes on a second preview, and destroys without leaking a secret", async () => {
-    const stack = await project.stack("dev", {
+  it("previews with no credentials, deploys, shows no changes on a second preview, and destroys without leaking a secret", async () => {
+    expect(stacksOf(example)).toEqual(["dev"]);
+    const stack = await project.stack("dev");
+    expect((await stack.preview()).changeSummary["create"]).toBeGreaterThan(1);
+    await stack.setAllConfig({
       "broker:baseUrl": { value: emulator.url },
       "broker:apiKey": { value: emulator.adminKey, secret: true },
     });
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ create: resources });
-    const outputs = await stack.outputs();
+    const outputs = up.outputs; // `up` read them
     for (const [name, value] of Object.entries(expected)) expect(outputs[name]?.value).toEqual(value);
     for (const name of secrets) expect(outputs[name]?.secret).toBe(true);
     expect((await stack.preview()).changeSummary).toEqual({ same: resources });

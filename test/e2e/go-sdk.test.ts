@@ -16,7 +16,7 @@ import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { PACKAGE_VERSION } from "../../harness/release.mts";
 import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
-import { numberOutput, testProject } from "../support/projects";
+import { numberOutput, tearDown, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Go example
 // (test/programs/go-native), built with the generated Go SDK (sdk/go/broker) and run by the `broker` plugin
@@ -30,6 +30,8 @@ const sdkModule = goSdkModule();
 let emulator: EmulatorHandle;
 let project: PulumiProject;
 let stack: Stack;
+/** The outputs after `up`. */
+let out: Awaited<ReturnType<Stack["outputs"]>>;
 const scan = new SecretScan();
 
 beforeAll(async () => {
@@ -47,10 +49,7 @@ beforeAll(async () => {
   fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
   it("the Go language host names broker at the SDK's version, with no plugin installed", async () => {
@@ -97,7 +96,7 @@ describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
     scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 4 });
 
-    const out = await stack.outputs();
+    out = up.outputs; // `up` read them
     const platform = (await allWorkspaces(emulator)).find((w) => w["name"] === "platform");
     expect((await allWorkspaces(emulator)).find((w) => w["name"] === "orders")).toMatchObject({
       id: numberOutput(out, "ordersId"),
@@ -115,7 +114,7 @@ describe("a Go program with the generated SDK, through the Pulumi CLI", () => {
   });
 
   it("destroy revokes the key and leaves no secret in plain text", async () => {
-    const id = numberOutput(await stack.outputs(), "ordersServiceId");
+    const id = numberOutput(out, "ordersServiceId");
     const destroy = await stack.destroy();
     scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
     expect(destroy.summary.resourceChanges).toEqual({ delete: 4 });

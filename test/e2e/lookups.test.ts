@@ -108,6 +108,13 @@ interface Door {
   readonly yaml?: boolean;
   /** A Go program: the Go language host beside the CLI, and the SDK's module from this checkout. */
   readonly go?: boolean;
+  /**
+   * Whether every failing look-up runs through this door, not only the missing path. The messages
+   * are the plugin's (native) or the dynamic door's own: the two JavaScript doors check each one;
+   * a program of another language on the plugin checks that its SDK passes a failed look-up's
+   * message on to the CLI, which one failure shows as well as three (each costs a preview).
+   */
+  readonly everyFailure: boolean;
 }
 
 const DOORS: readonly Door[] = [
@@ -117,6 +124,7 @@ const DOORS: readonly Door[] = [
     dir: "lookups-js",
     jsDoor: "native",
     plugin: true,
+    everyFailure: true,
   },
   {
     name: "JavaScript program, dynamic door",
@@ -124,10 +132,17 @@ const DOORS: readonly Door[] = [
     dir: "lookups-js",
     jsDoor: "dynamic",
     plugin: false,
+    everyFailure: true,
   },
-  { name: "Python program, generated SDK", program: "lookups-python", plugin: true, python: true },
-  { name: "Pulumi YAML program", program: "lookups-yaml", plugin: true, yaml: true },
-  { name: "Go program, generated SDK", program: "lookups-go", plugin: true, go: true },
+  {
+    name: "Python program, generated SDK",
+    program: "lookups-python",
+    plugin: true,
+    python: true,
+    everyFailure: false,
+  },
+  { name: "Pulumi YAML program", program: "lookups-yaml", plugin: true, yaml: true, everyFailure: false },
+  { name: "Go program, generated SDK", program: "lookups-go", plugin: true, go: true, everyFailure: false },
 ];
 
 /** The Go SDK's module path (schema.json's `language.go.importBasePath`). */
@@ -186,17 +201,20 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     expect(text).toContain(main.url);
   });
 
-  it("a duplicate name fails the preview listing both ids, with the hint to look up by id", async () => {
-    const text = await failedPreview("duplicate", settings(door, "duplicate"));
-    expect(text).toContain(`ids ${made.twinIds.join(", ")}`);
-    expect(text).toContain("look the one you mean up by id");
-  });
+  // Registered only where they run (the Door type says why), not skipped elsewhere.
+  if (door.everyFailure) {
+    it("a duplicate name fails the preview listing both ids, with the hint to look up by id", async () => {
+      const text = await failedPreview("duplicate", settings(door, "duplicate"));
+      expect(text).toContain(`ids ${made.twinIds.join(", ")}`);
+      expect(text).toContain("look the one you mean up by id");
+    });
 
-  it("without credentials, the preview fails naming the function that needed them", async () => {
-    const text = await failedPreview("nocreds", settings(door, "deploy", false));
-    expect(text).toMatch(/broker:index:\w+ reads the broker API, also during `pulumi preview`/u);
-    expect(text).toContain("broker:apiKey");
-  });
+    it("without credentials, the preview fails naming the function that needed them", async () => {
+      const text = await failedPreview("nocreds", settings(door, "deploy", false));
+      expect(text).toMatch(/broker:index:\w+ reads the broker API, also during `pulumi preview`/u);
+      expect(text).toContain("broker:apiKey");
+    });
+  }
 
   it("up: a workspace made outside Pulumi parents a new one; the key is read as a secret and verified", async () => {
     stack = await project.stack("dev", settings(door, "deploy"));
@@ -204,12 +222,14 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.stdout + up.stderr).not.toContain(made.keyValue);
 
-    const out = await stack.outputs();
+    const out = up.outputs; // `up` read them (`stack output --json`, secrets hidden and shown)
     expect(out["platformId"]?.value).toBe(made.platformId);
     expect(out["teamParentId"]?.value).toBe(made.platformId);
     const team = (await allWorkspaces(main)).find((w) => w["name"] === `team-${door.program}`);
     expect(team?.["parentId"]).toBe(made.platformId);
 
+    // `secret: true` is how `pulumi stack output --json` showed it: "[secret]" (the Automation API
+    // reads the outputs twice, secrets hidden and shown).
     expect(out["keyValue"]).toEqual({ value: made.keyValue, secret: true });
     expect(out["keyPermissions"]?.value).toEqual({
       send: ["orders/created"],
@@ -231,10 +251,7 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
     expect(out["serviceKeyNames"]?.value).toEqual(["orders-svc"]);
   });
 
-  it("the key value is [secret] in `stack output` and encrypted in the state", async () => {
-    const shown = await project.cli(["stack", "output", "keyValue", "--stack", "dev"]);
-    scan.text("stack output", shown.stdout + shown.stderr, "cli output");
-    expect(shown.stdout.trim()).toBe("[secret]");
+  it("the key value is encrypted in the state", async () => {
     const exported = await project.cli(["stack", "export", "--stack", "dev"]);
     scan.text("stack export", exported.stdout, "cli output");
     const deployment = (

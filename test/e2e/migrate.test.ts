@@ -3,11 +3,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { cliCase } from "../../harness/engine-matrix.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
 import { apiOf } from "../support/emulator";
-import { ordersSpec, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
+import { ordersSpec, PROGRAMS_DIR, type StateResource, tearDown, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's steps for
 // moving a stack of dynamic resources (`pulumi-broker-config`) to the native ones
@@ -59,10 +60,7 @@ beforeAll(async () => {
   stack = await project.stack("dev", config);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("migrating a stack of dynamic resources to the native ones", () => {
   it("keeps every id, key value and output (private key included); nothing is created or re-keyed", async () => {
@@ -134,47 +132,53 @@ describe("migrating a stack of dynamic resources to the native ones", () => {
 
 // Runs after the migration above, on the same server: its workspaces and keys are the environment.
 describe("broker-config export --format import, read by pulumi import --file", () => {
-  it("imports every workspace and key of the environment by id; key values arrive as secret outputs", async () => {
-    const document = path.join(project.dir, "..", "import.json");
-    // Asynchronously: the emulator serves from this process, which a synchronous child would block.
-    await promisify(execFile)(process.execPath, [cli, "export", "--format", "import", "--out", document], {
-      env: { ...process.env, BROKER_BASE_URL: emulator.url, BROKER_API_KEY: emulator.adminKey },
-    });
-    const wanted = (
-      JSON.parse(fs.readFileSync(document, "utf8")) as {
-        resources: { type: string; name: string; id: string }[];
+  // `pulumi import --file` is a CLI command: run where the leg brings a CLI; the plugin's Read
+  // without state through each SDK's stubs runs in native.test.ts.
+  it(
+    "imports every workspace and key of the environment by id; key values arrive as secret outputs",
+    cliCase(inject("engineLayers")),
+    async () => {
+      const document = path.join(project.dir, "..", "import.json");
+      // Asynchronously: the emulator serves from this process, which a synchronous child would block.
+      await promisify(execFile)(process.execPath, [cli, "export", "--format", "import", "--out", document], {
+        env: { ...process.env, BROKER_BASE_URL: emulator.url, BROKER_API_KEY: emulator.adminKey },
+      });
+      const wanted = (
+        JSON.parse(fs.readFileSync(document, "utf8")) as {
+          resources: { type: string; name: string; id: string }[];
+        }
+      ).resources;
+      expect(wanted.map((r) => r.type).sort()).toEqual([
+        // The SERVICE key: the export leaves out the ACCOUNT keys, ops-admin and the admin key (#49).
+        "broker:index:AccessKey",
+        ...Array<string>(2).fill("broker:index:Workspace"),
+      ]);
+      await project.stack("imported", {
+        spec: { value: "{}" },
+        "broker:baseUrl": { value: emulator.url },
+        "broker:apiKey": { value: emulator.adminKey, secret: true },
+      });
+      await project.run([
+        "import",
+        "--file",
+        document,
+        "--generate-code=false",
+        "--protect=false",
+        "--yes",
+        "--stack",
+        "imported",
+      ]);
+      const { stdout } = await project.cli(["stack", "export", "--stack", "imported"]);
+      const imported = (JSON.parse(stdout) as { deployment: { resources: StateResource[] } }).deployment
+        .resources;
+      for (const entry of wanted) {
+        const resource = imported.find((r) => r.urn.endsWith(`::${entry.type}::${entry.name}`));
+        expect(resource?.id).toBe(entry.id);
+        if (entry.type === "broker:index:AccessKey")
+          expect(resource?.outputs?.["accessKey"]).toHaveProperty("ciphertext");
       }
-    ).resources;
-    expect(wanted.map((r) => r.type).sort()).toEqual([
-      // The SERVICE key: the export leaves out the ACCOUNT keys, ops-admin and the admin key (#49).
-      "broker:index:AccessKey",
-      ...Array<string>(2).fill("broker:index:Workspace"),
-    ]);
-    await project.stack("imported", {
-      spec: { value: "{}" },
-      "broker:baseUrl": { value: emulator.url },
-      "broker:apiKey": { value: emulator.adminKey, secret: true },
-    });
-    await project.run([
-      "import",
-      "--file",
-      document,
-      "--generate-code=false",
-      "--protect=false",
-      "--yes",
-      "--stack",
-      "imported",
-    ]);
-    const { stdout } = await project.cli(["stack", "export", "--stack", "imported"]);
-    const imported = (JSON.parse(stdout) as { deployment: { resources: StateResource[] } }).deployment
-      .resources;
-    for (const entry of wanted) {
-      const resource = imported.find((r) => r.urn.endsWith(`::${entry.type}::${entry.name}`));
-      expect(resource?.id).toBe(entry.id);
-      if (entry.type === "broker:index:AccessKey")
-        expect(resource?.outputs?.["accessKey"]).toHaveProperty("ciphertext");
-    }
-    const keys = await allKeys();
-    for (const k of keys) expect(stdout).not.toContain(String(k["key"]));
-  });
+      const keys = await allKeys();
+      for (const k of keys) expect(stdout).not.toContain(String(k["key"]));
+    },
+  );
 });

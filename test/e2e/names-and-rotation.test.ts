@@ -3,16 +3,11 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startEmulator, type EmulatorHandle } from "../../src/emulator";
+import type { EmulatorHandle } from "../../src/emulator";
+import { cliCase } from "../../harness/engine-matrix.mts";
 import * as broker from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import {
-  emulatorConfig,
-  NO_BROKER_ENV,
-  PROGRAMS_DIR,
-  testProject,
-  type StateResource,
-} from "../support/projects";
+import { emulatorConfig, startProgram, type StateResource, tearDown } from "../support/projects";
 
 // Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
 // matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
@@ -92,16 +87,12 @@ async function setConfig(key: string, value: string, flags: string[] = []): Prom
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ controls: true });
-  project = await testProject("broker-names", path.join(PROGRAMS_DIR, "names-and-rotation"), NO_BROKER_ENV);
+  ({ emulator, project } = await startProgram("broker-names", "names-and-rotation"));
   broker.installBrokerPlugin(project);
   stack = await project.stack(STACK);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("resources without names, through the Pulumi CLI", () => {
   it("previews without credentials: every resource a create, no request sent", async () => {
@@ -128,79 +119,89 @@ describe("resources without names, through the Pulumi CLI", () => {
     expect((await outputs()).names).toEqual(names);
   });
 
-  it("a replacement gets a new name, and creates the new key before revoking the old one", async () => {
-    const before = await outputs();
-    await setConfig("keyType", "ACCOUNT");
-    await emulator.controls!.clearRequests();
-    const up = await stack.up();
-    expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
-    const after = await outputs();
-    expect(after.names.ordersKey).toMatch(defaultForm("orders-svc"));
-    expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
-    expect({ ...after.names, ordersKey: "" }).toEqual({ ...before.names, ordersKey: "" });
+  // The engine orders a replacement's create and delete: run where the leg brings a CLI; the
+  // replacement itself through each SDK runs in lifecycle.test.ts and native.test.ts.
+  it(
+    "a replacement gets a new name, and creates the new key before revoking the old one",
+    cliCase(inject("engineLayers")),
+    async () => {
+      const before = await outputs();
+      await setConfig("keyType", "ACCOUNT");
+      await emulator.controls!.clearRequests();
+      const up = await stack.up();
+      expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
+      const after = await outputs();
+      expect(after.names.ordersKey).toMatch(defaultForm("orders-svc"));
+      expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
+      expect({ ...after.names, ordersKey: "" }).toEqual({ ...before.names, ordersKey: "" });
 
-    const routes = (await emulator.controls!.requests()).map((r) => r.route);
-    const created = routes.indexOf("POST /access-key");
-    const revoked = routes.indexOf("POST /access-key/{accessKey}/permissions");
-    expect(created).toBeGreaterThanOrEqual(0);
-    expect(revoked, `requests: ${routes.join(", ")}`).toBeGreaterThan(created);
-    const keys = await broker.allKeys(emulator);
-    expect(broker.keyById(keys, before.ordersKeyId)?.["permissions"]).toEqual({
-      send: [],
-      receive: [],
-      resources: {},
-    });
-    expect(broker.keyById(keys, after.ordersKeyId)).toMatchObject({
-      name: after.names.ordersKey,
-      type: "ACCOUNT",
-    });
-  });
+      const routes = (await emulator.controls!.requests()).map((r) => r.route);
+      const created = routes.indexOf("POST /access-key");
+      const revoked = routes.indexOf("POST /access-key/{accessKey}/permissions");
+      expect(created).toBeGreaterThanOrEqual(0);
+      expect(revoked, `requests: ${routes.join(", ")}`).toBeGreaterThan(created);
+      const keys = await broker.allKeys(emulator);
+      expect(broker.keyById(keys, before.ordersKeyId)?.["permissions"]).toEqual({
+        send: [],
+        receive: [],
+        resources: {},
+      });
+      expect(broker.keyById(keys, after.ordersKeyId)).toMatchObject({
+        name: after.names.ordersKey,
+        type: "ACCOUNT",
+      });
+    },
+  );
 
-  it("rotationTriggers rotates keys new-first; a consumer of the current/previous pair always holds a usable key", async () => {
-    const before = await outputs();
-    await setConfig("rotation", "2");
-    await setConfig("keyGeneration", "2");
-    await emulator.controls!.clearRequests();
-    // A consumer polling the stack's `currentKeyId` all through the run, and once after it.
-    const seen: { id: number; usable: boolean }[] = [];
-    const run = { done: false };
-    const up = stack.up().finally(() => {
-      run.done = true;
-    });
-    do {
-      const id = currentKeyIdInState();
-      if (id !== undefined) seen.push({ id, usable: await usable(id) });
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    } while (!run.done);
-    const result = await up;
-    const lastId = currentKeyIdInState()!;
-    seen.push({ id: lastId, usable: await usable(lastId) });
-    // The orders key, the dynamic key and the older slot of the pair (pay-b).
-    expect(result.summary.resourceChanges).toEqual({ same: 4, replace: 3 });
-    expect(seen.filter((s) => !s.usable)).toEqual([]);
-    expect(lastId).toBe((await stack.outputs())["currentKeyId"]?.value);
+  it(
+    "rotationTriggers rotates keys new-first; a consumer of the current/previous pair always holds a usable key",
+    cliCase(inject("engineLayers")),
+    async () => {
+      const before = await outputs();
+      await setConfig("rotation", "2");
+      await setConfig("keyGeneration", "2");
+      await emulator.controls!.clearRequests();
+      // A consumer polling the stack's `currentKeyId` all through the run, and once after it.
+      const seen: { id: number; usable: boolean }[] = [];
+      const run = { done: false };
+      const up = stack.up().finally(() => {
+        run.done = true;
+      });
+      do {
+        const id = currentKeyIdInState();
+        if (id !== undefined) seen.push({ id, usable: await usable(id) });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      } while (!run.done);
+      const result = await up;
+      const lastId = currentKeyIdInState()!;
+      seen.push({ id: lastId, usable: await usable(lastId) });
+      // The orders key, the dynamic key and the older slot of the pair (pay-b).
+      expect(result.summary.resourceChanges).toEqual({ same: 4, replace: 3 });
+      expect(seen.filter((s) => !s.usable)).toEqual([]);
+      expect(lastId).toBe((await stack.outputs())["currentKeyId"]?.value);
 
-    const routes = (await emulator.controls!.requests()).map((r) => r.route);
-    const creates = routes.flatMap((route, index) => (route === "POST /access-key" ? [index] : []));
-    const firstRevoke = routes.indexOf("POST /access-key/{accessKey}/permissions");
-    expect(creates, `requests: ${routes.join(", ")}`).toHaveLength(3);
-    expect(firstRevoke, `requests: ${routes.join(", ")}`).toBeGreaterThan(Math.max(...creates));
+      const routes = (await emulator.controls!.requests()).map((r) => r.route);
+      const creates = routes.flatMap((route, index) => (route === "POST /access-key" ? [index] : []));
+      const firstRevoke = routes.indexOf("POST /access-key/{accessKey}/permissions");
+      expect(creates, `requests: ${routes.join(", ")}`).toHaveLength(3);
+      expect(firstRevoke, `requests: ${routes.join(", ")}`).toBeGreaterThan(Math.max(...creates));
 
-    const after = await outputs();
-    const keys = await broker.allKeys(emulator);
-    for (const [oldId, newId] of [
-      [before.ordersKeyId, after.ordersKeyId],
-      [before.dynKeyId, after.dynKeyId],
-    ] as const) {
-      expect(newId).not.toBe(oldId);
-      expect(broker.keyById(keys, oldId)?.["permissions"], "the old key is revoked").toEqual(
-        broker.NO_PERMISSIONS,
-      );
-      expect(await usable(newId)).toBe(true);
-    }
-    expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
-    expect(after.names.dynKey).toMatch(defaultForm("dyn-key"));
-  });
+      const after = await outputs();
+      const keys = await broker.allKeys(emulator);
+      for (const [oldId, newId] of [
+        [before.ordersKeyId, after.ordersKeyId],
+        [before.dynKeyId, after.dynKeyId],
+      ] as const) {
+        expect(newId).not.toBe(oldId);
+        expect(broker.keyById(keys, oldId)?.["permissions"], "the old key is revoked").toEqual(
+          broker.NO_PERMISSIONS,
+        );
+        expect(await usable(newId)).toBe(true);
+      }
+      expect(after.names.ordersKey).not.toBe(before.names.ordersKey);
+      expect(after.names.dynKey).toMatch(defaultForm("dyn-key"));
+    },
+  );
 
   it("new native resources follow pulumi:autonaming (a pattern, then verbatim) where the plugin supports it; existing ones keep their names", async () => {
     const before = await outputs();

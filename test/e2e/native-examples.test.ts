@@ -89,7 +89,7 @@ describe.each(LANGUAGES)(
       await stack.setAllConfig(emulatorConfig(emulator));
       const up = await stack.up();
       expect(up.summary.resourceChanges).toEqual({ create: 5 });
-      const out = await stack.outputs();
+      const out = up.outputs; // `up` read them
       expect(out["ordersPath"]?.value).toBe("/platform/orders");
       expect((await allWorkspaces(emulator)).map((w) => w["name"]).sort()).toEqual(["orders", "platform"]);
       const key = keyById(await allKeys(emulator), numberOutput(out, "ordersServiceId"));

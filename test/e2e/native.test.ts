@@ -2,11 +2,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { cliCase } from "../../harness/engine-matrix.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import * as broker from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { waitFor } from "../reliability/support/processes";
-import { emulatorConfig, ordersSpec, specConfig, testProject } from "../support/projects";
+import { emulatorConfig, ordersSpec, specConfig, tearDown, testProject } from "../support/projects";
 
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
 // (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
@@ -102,10 +103,7 @@ beforeAll(async () => {
   broker.installBrokerPlugin(project);
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("a stack of native resources through the Pulumi CLI", () => {
   let stack: Stack;
@@ -123,7 +121,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const up = await stack.up();
     expect(up.summary.resourceChanges).toMatchObject({ create: 7 });
     expect(cancellationNotices(up.stdout + up.stderr), "a successful up says nothing of cancelling").toBe(0);
-    const out = await stack.outputs();
+    const out = up.outputs;
     expect(out["workspacePaths"]?.value).toEqual({ platform: "/platform", orders: "/platform/orders" });
     const ids = out["keyIds"]?.value as Record<string, number>;
     const keys = await broker.allKeys(emulator);
@@ -167,7 +165,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
 
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
-    const ids = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
+    const ids = up.outputs["keyIds"]?.value as Record<string, number>;
     expect(broker.keyById(await broker.allKeys(emulator), ids["orders-svc"]!)?.["permissions"]).toEqual({
       send: ["orders/cancelled", "orders/created"],
       receive: ["payments/*"],
@@ -187,7 +185,7 @@ describe("a stack of native resources through the Pulumi CLI", () => {
     const before = (await stack.outputs())["keyIds"]?.value as Record<string, number>;
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, replace: 1 });
-    const out = await stack.outputs();
+    const out = up.outputs;
     const after = out["keyIds"]?.value as Record<string, number>;
     expect(after["ops-admin"]).not.toBe(before["ops-admin"]);
     const keys = await broker.allKeys(emulator);
@@ -259,57 +257,61 @@ describe("a stack of native resources through the Pulumi CLI", () => {
 });
 
 describe("Ctrl-C while the run waits on the broker's rate limit", () => {
-  it("stops the run, and the plugin says once that the run was cancelled", async () => {
-    // An API of its own, so the refused create and the stack's keys touch no other step's objects.
-    const limited = await startEmulator({ controls: true });
-    secrets.add(limited.adminKey);
-    try {
-      const spec: Spec = { keys: [{ name: "held", type: "SERVICE", permissions: { send: ["orders/*"] } }] };
-      await project.initStack("ctrl-c", { ...specConfig(spec), ...emulatorConfig(limited) });
-      // The broker refuses the create for a minute: the plugin waits out the Retry-After.
-      await limited.controls!.injectFault({
-        kind: "429",
-        retryAfter: 60,
-        routes: ["POST /access-key"],
-        count: 1,
-      });
-      let started: (pid: number) => void = () => undefined;
-      const pid = new Promise<number>((resolve) => (started = resolve));
-      const up: Promise<{ stdout: string; stderr: string }> = project
-        .run(["up", "--yes", "--skip-preview", "--stack", "ctrl-c"], {}, started, { ownProcessGroup: true })
-        .catch((error: unknown) => {
-          if (error instanceof CliError) return error;
-          throw error;
+  // The CLI's Cancel: run where the leg brings a CLI (harness/engine-matrix.mts).
+  it(
+    "stops the run, and the plugin says once that the run was cancelled",
+    { ...cliCase(inject("engineLayers")), timeout: 120_000 },
+    async () => {
+      // An API of its own, so the refused create and the stack's keys touch no other step's objects.
+      const limited = await startEmulator({ controls: true });
+      secrets.add(limited.adminKey);
+      try {
+        const spec: Spec = { keys: [{ name: "held", type: "SERVICE", permissions: { send: ["orders/*"] } }] };
+        await project.initStack("ctrl-c", { ...specConfig(spec), ...emulatorConfig(limited) });
+        // The broker refuses the create for a minute: the plugin waits out the Retry-After.
+        await limited.controls!.injectFault({
+          kind: "429",
+          retryAfter: 60,
+          routes: ["POST /access-key"],
+          count: 1,
         });
-      await waitFor(
-        "the broker to answer the create 429",
-        async () => ((await limited.controls!.requests()).some((r) => r.status === 429) ? true : undefined),
-        90_000,
-      );
-      process.kill(await pid, "SIGINT");
-      const { stdout, stderr } = await up;
-      const output = stdout + stderr;
-      // One notice, which the CLI shows as it comes and again among the diagnostics.
-      expect(cancellationNoticesByPart(output), output).toEqual({ progress: 1, diagnostics: 1 });
-      // Nothing was created: the create that waited was dropped, not sent.
-      expect((await broker.allKeys(limited)).filter((k) => k["name"] === "held")).toEqual([]);
-      expectNoSecretsIn(output);
-    } finally {
-      await limited.close();
-    }
-  }, 120_000);
+        let started: (pid: number) => void = () => undefined;
+        const pid = new Promise<number>((resolve) => (started = resolve));
+        const up: Promise<{ stdout: string; stderr: string }> = project
+          .run(["up", "--yes", "--skip-preview", "--stack", "ctrl-c"], {}, started, { ownProcessGroup: true })
+          .catch((error: unknown) => {
+            if (error instanceof CliError) return error;
+            throw error;
+          });
+        await waitFor(
+          "the broker to answer the create 429",
+          async () => ((await limited.controls!.requests()).some((r) => r.status === 429) ? true : undefined),
+          90_000,
+        );
+        process.kill(await pid, "SIGINT");
+        const { stdout, stderr } = await up;
+        const output = stdout + stderr;
+        // One notice, which the CLI shows as it comes and again among the diagnostics.
+        expect(cancellationNoticesByPart(output), output).toEqual({ progress: 1, diagnostics: 1 });
+        // Nothing was created: the create that waited was dropped, not sent.
+        expect((await broker.allKeys(limited)).filter((k) => k["name"] === "held")).toEqual([]);
+        expectNoSecretsIn(output);
+      } finally {
+        await limited.close();
+      }
+    },
+  );
 });
 
 describe("pulumi import of objects created outside Pulumi", () => {
   it("d. imports a workspace and an access key; the program declaring them previews with no changes", async () => {
     await broker.brokerApi(emulator, "POST", "/workspace", { name: "legacy" });
     const workspace = (await broker.allWorkspaces(emulator)).find((w) => w["name"] === "legacy")!;
-    await broker.brokerApi(emulator, "POST", "/access-key", {
+    const key = await broker.createKeyThroughApi(emulator, {
       name: "legacy-reader",
       type: "ACCOUNT",
       permissions: { send: [], receive: ["legacy/*"] },
     });
-    const key = (await broker.allKeys(emulator)).find((k) => k["name"] === "legacy-reader")!;
     secrets.add(String(key["key"]));
 
     const stack = await project.stack("imported", { ...specConfig({}), ...emulatorConfig(emulator) });
@@ -406,21 +408,26 @@ describe("two environments in one program, through explicit providers", () => {
 });
 
 describe("the plugin named in Pulumi.yaml `packages:` instead of installed", () => {
-  it("a project whose packages: points at node_modules/.bin runs the package's plugin with an empty plugin cache", async () => {
-    const local = await testProject("broker-packages", programDir);
-    try {
-      fs.writeFileSync(
-        path.join(local.dir, "Pulumi.yaml"),
-        "name: broker-packages\nruntime: nodejs\nmain: index.js\npackages:\n  broker: ./node_modules/.bin\n",
-      );
-      const stack = await local.stack("dev", specConfig(quickstart));
-      const preview = await stack.preview();
-      expect(preview.changeSummary).toEqual({ create: 7 });
-      expect(fs.readdirSync(local.homeDir)).not.toContain("plugins");
-    } finally {
-      local.remove();
-    }
-  });
+  // The CLI reading Pulumi.yaml: run where the leg brings a CLI (harness/engine-matrix.mts).
+  it(
+    "a project whose packages: points at node_modules/.bin runs the package's plugin with an empty plugin cache",
+    cliCase(inject("engineLayers")),
+    async () => {
+      const local = await testProject("broker-packages", programDir);
+      try {
+        fs.writeFileSync(
+          path.join(local.dir, "Pulumi.yaml"),
+          "name: broker-packages\nruntime: nodejs\nmain: index.js\npackages:\n  broker: ./node_modules/.bin\n",
+        );
+        const stack = await local.stack("dev", specConfig(quickstart));
+        const preview = await stack.preview();
+        expect(preview.changeSummary).toEqual({ create: 7 });
+        expect(fs.readdirSync(local.homeDir)).not.toContain("plugins");
+      } finally {
+        local.remove();
+      }
+    },
+  );
 });
 
 describe("the engine's handshake with the plugin", () => {

@@ -6,7 +6,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
+import { brokerSettingsArgs, PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
 
 // Issue #35: the broker policy pack through the real Pulumi CLI, offline, as a pull-request check
 // runs it: `pulumi preview --policy-pack node_modules/pulumi-broker-config/policy-pack` (the pack
@@ -104,11 +104,15 @@ interface Preview {
   output: string;
 }
 
-/** Sets the stack's `spec` and previews with the pack (and `configFile`, when given). */
+/**
+ * Previews with the pack (and `configFile`, when given), the stack's `spec` set by the preview's own
+ * `--config` (which saves it to the stack config): one CLI run, not a `config set` before it.
+ */
 async function preview(project: PulumiProject, spec: Spec, configFile?: string): Promise<Preview> {
-  await project.run(["config", "set", "spec", JSON.stringify(spec)]);
   const args = [
     "preview",
+    "--config",
+    `spec=${JSON.stringify(spec)}`,
     "--policy-pack",
     PACK,
     ...(configFile === undefined ? [] : ["--policy-pack-config", configFile]),
@@ -254,8 +258,7 @@ describe.each(DOORS)("the broker policy pack previewing $name", (door) => {
   it.runIf(door.scenarios.includes("compliant"))(
     "passes a compliant program with no violation, sending no request to the API it is configured with",
     async () => {
-      await project.run(["config", "set", "broker:baseUrl", emulator.url]);
-      await project.run(["config", "set", "--secret", "broker:apiKey", emulator.adminKey]);
+      await project.run(["config", "set-all", ...brokerSettingsArgs(emulator)]);
       await emulator.controls!.clearRequests();
       const { passed, output } = await preview(project, COMPLIANT);
       expect(await emulator.controls!.requests()).toEqual([]);

@@ -11,7 +11,8 @@ import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 // the fix that applies to the provider that produced them. For the default provider that is stack
 // config (`broker:baseUrl`); for an explicit `Provider` it is that provider's argument, spelled for
 // every language, never stack config, which does not reach it. Programs in TypeScript (the native
-// SDK) and Python (the generated SDK), one access key each.
+// SDK) and Python (the generated SDK), one access key each; one stack per language and provider kind,
+// whose config each case changes (five engine runs a stack: four `up`s, one preview).
 
 const WRONG_KEY = "bka_wrong_key_for_the_messages_test";
 
@@ -123,6 +124,21 @@ async function failure(project: PulumiProject, args: string[]): Promise<string> 
   throw new Error(`pulumi ${args.join(" ")} succeeded, but it should have failed`);
 }
 
+/** `pulumi config set-all` on `stackName` with `config`, after `pulumi config rm-all` of `remove`. */
+async function setConfig(
+  project: PulumiProject,
+  stackName: string,
+  config: StackConfig,
+  remove: readonly string[] = [],
+): Promise<void> {
+  if (remove.length > 0) await project.run(["config", "rm-all", "--stack", stackName, ...remove]);
+  const pairs = Object.entries(config).flatMap(([key, { value, secret }]) => [
+    secret === true ? "--secret" : "--plaintext",
+    `${key}=${value}`,
+  ]);
+  if (pairs.length > 0) await project.run(["config", "set-all", "--stack", stackName, ...pairs]);
+}
+
 describe.each(["typescript", "python"] as const)("messages about settings, %s program", (language) => {
   let project: PulumiProject;
 
@@ -130,20 +146,31 @@ describe.each(["typescript", "python"] as const)("messages about settings, %s pr
     project = await projectFor(language);
   }, 300_000);
 
+  // One stack per provider kind, its config changed between cases (CLI runs are the file's cost:
+  // issue #50). The cases run in order: each failed `up` leaves nothing in state, and the last
+  // case's own `up` is the stack's first resource.
   describe.each(KINDS)("$kind provider", (kind) => {
-    /** A fresh stack with `config`; `up` against it must fail, and its output is returned. */
-    async function failedUp(stackName: string, config: StackConfig): Promise<string> {
-      const stack = await project.stack(`${kind.kind}-${stackName}`, config);
-      return failure(project, ["up", "--yes", "--skip-preview", "--stack", stack.name]);
+    const stackName = kind.kind;
+    /** The stack config key of this kind's base URL. */
+    const urlKey = kind.kind === "default" ? "broker:baseUrl" : "providerUrl";
+
+    beforeAll(async () => {
+      await project.run(["stack", "init", stackName]);
+    }, 120_000);
+
+    /** Sets `config` (after removing the `remove` keys); `up` must then fail: its output. */
+    async function failedUp(config: StackConfig, remove: readonly string[] = []): Promise<string> {
+      await setConfig(project, stackName, config, remove);
+      return failure(project, ["up", "--yes", "--skip-preview", "--stack", stackName]);
     }
 
     it("names where to set a missing base URL, and a missing API key", async () => {
-      const noUrl = await failedUp("no-url", kind.config(undefined, first.adminKey));
-      expect(noUrl).toMatch(/No broker API base URL: set it with /u);
-      expect(noUrl).toMatch(kind.setBaseUrl);
-      const noKey = await failedUp("no-key", kind.config(first.url, undefined));
+      const noKey = await failedUp(kind.config(first.url, undefined));
       expect(noKey).toMatch(/No broker API key: set an ACCOUNT access key with /u);
       expect(noKey).toMatch(kind.setApiKey);
+      const noUrl = await failedUp(kind.config(undefined, first.adminKey), [urlKey]);
+      expect(noUrl).toMatch(/No broker API base URL: set it with /u);
+      expect(noUrl).toMatch(kind.setBaseUrl);
       for (const output of [noUrl, noKey]) {
         expect(output).not.toContain("<nil>");
         if (kind.kind === "explicit") expect(output).not.toContain("pulumi config set");
@@ -151,7 +178,7 @@ describe.each(["typescript", "python"] as const)("messages about settings, %s pr
     }, 120_000);
 
     it("names where the API key the broker refused came from", async () => {
-      const output = await failedUp("wrong-key", kind.config(first.url, WRONG_KEY));
+      const output = await failedUp(kind.config(first.url, WRONG_KEY));
       expect(output).toMatch(/401/u);
       expect(output).toMatch(
         new RegExp(`check that ${kind.apiKeyPlace.source} holds an ACCOUNT access key`, "u"),
@@ -161,10 +188,10 @@ describe.each(["typescript", "python"] as const)("messages about settings, %s pr
     }, 120_000);
 
     it("fails a preview whose endpoint moved on the resource, naming this provider's setting and every spelling", async () => {
-      const stack = await project.stack(`${kind.kind}-moved`, kind.config(first.url, first.adminKey));
-      await project.run(["up", "--yes", "--skip-preview", "--stack", stack.name]);
-      await stack.setAllConfig(kind.config(second.url, second.adminKey));
-      const output = await failure(project, ["preview", "--stack", stack.name]);
+      await setConfig(project, stackName, kind.config(first.url, first.adminKey));
+      await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
+      await setConfig(project, stackName, kind.config(second.url, second.adminKey));
+      const output = await failure(project, ["preview", "--stack", stackName]);
       expect(output).toMatch(
         /broker:index:AccessKey resource 'messages-key' has a problem: this resource lives at /u,
       );

@@ -10,8 +10,15 @@ import { allKeys, allWorkspaces, keyById } from "../../harness/broker-native.mts
 import { nodeFreePath } from "../../harness/node-free-path.mts";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { buildRelease, PACKAGE_VERSION, serveDirectory, type FileServer } from "../../harness/release.mts";
+import {
+  buildRelease,
+  buildReleaseInBackground,
+  PACKAGE_VERSION,
+  serveDirectory,
+  type FileServer,
+} from "../../harness/release.mts";
 import { childPath, REPO_ROOT } from "../../harness/repo.mts";
+import { sourceDateEpoch } from "../../scripts/release/reproducible.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 import { ensureYamlHost } from "../support/projects";
 
@@ -30,15 +37,33 @@ const programs = path.join(__dirname, "..", "programs");
 let scratch: string;
 let releaseDir: string;
 let server: FileServer;
+/** The second release of the same commit, built while the programs below run (the last describe compares it). */
+let again: { dir: string; built: Promise<void> };
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-release-test-"));
+  const epoch = String(sourceDateEpoch(REPO_ROOT));
   releaseDir = path.join(scratch, "release");
   server = await serveDirectory(releaseDir);
   buildRelease(releaseDir, server.url);
+  // The npm tarball is left out of the second build and of the comparison: `npm pack` stamps no
+  // time but is not this issue's artifact to pin.
+  const dir = path.join(scratch, "release-again");
+  // The second build stamps the first one's time (its commit's, scripts/release/reproducible.mts),
+  // read before it: the same commit's, even when one is made in the worktree while the programs run.
+  again = {
+    dir,
+    built: buildReleaseInBackground(dir, server.url, ["plugin", "python", "go"], {
+      SOURCE_DATE_EPOCH: epoch,
+    }),
+  };
+  // Awaited by the last test; a failure here must not surface as an unhandled rejection before it.
+  again.built.catch(() => undefined);
 }, 600_000);
 
 afterAll(async () => {
+  // Unset when the first build failed.
+  await (again as typeof again | undefined)?.built.catch(() => undefined);
   await server.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
@@ -170,27 +195,6 @@ describe("the release directory", () => {
     });
     expect(listing.trim().split("\n").sort()).toEqual(["LICENSE", "README.md", "pulumi-resource-broker"]);
   });
-
-  it(
-    "a second release of the same commit gives the same bytes for the Python, Go and plugin artifacts",
-    { timeout: 600_000 },
-    () => {
-      const again = path.join(scratch, "release-again");
-      buildRelease(again, server.url);
-      // The npm tarball is left out: `npm pack` stamps no time but is not this issue's artifact to pin.
-      const sums = (dir: string): Record<string, string> => {
-        const entries: [string, string][] = [];
-        for (const line of fs.readFileSync(path.join(dir, "checksums.txt"), "utf8").trim().split("\n")) {
-          const [sum = "", file = ""] = line.split("  ");
-          if (!file.endsWith(".tgz")) entries.push([file, sum]);
-        }
-        return Object.fromEntries(entries);
-      };
-      const first = sums(releaseDir);
-      expect(Object.keys(first)).toHaveLength(7); // archive, wheel, sdist, and the module's 4 files
-      expect(sums(again)).toEqual(first);
-    },
-  );
 });
 
 describe("Python: only the release wheel, no Node.js, the plugin downloaded by the CLI", () => {
@@ -228,6 +232,9 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
     return project;
   });
 
+  /** The SERVICE key's id after the first `up`. */
+  let serviceId = 0;
+
   it(
     "the language host names broker at the wheel's version and download URL: `pulumi plugin install` fetches it",
     { timeout: 300_000 },
@@ -258,8 +265,9 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
     const up = await program.stack.up();
     program.scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 6 });
-    const out = await program.stack.outputs();
-    const service = keyById(await allKeys(program.emulator), number(out, "ordersServiceId"));
+    const out = up.outputs; // `up` read them
+    serviceId = number(out, "ordersServiceId");
+    const service = keyById(await allKeys(program.emulator), serviceId);
     expect(service).toMatchObject({ name: "orders-service", permissions: { send: ["orders/created"] } });
     expect(out["ordersKey"]).toEqual({ value: service?.["key"], secret: true });
     program.scan.secrets(
@@ -276,14 +284,14 @@ describe("Python: only the release wheel, no Node.js, the plugin downloaded by t
   });
 
   it("a permissions change is an update in place", async () => {
-    const id = number(await program.stack.outputs(), "ordersServiceId");
+    const id = serviceId;
     await program.stack.setConfig("ordersSend", {
       value: JSON.stringify(["orders/created", "orders/cancelled"]),
     });
     const up = await program.stack.up();
     program.scan.text("permissions up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
-    expect(number(await program.stack.outputs(), "ordersServiceId")).toBe(id);
+    expect(number(up.outputs, "ordersServiceId")).toBe(id);
     expect(keyById(await allKeys(program.emulator), id)?.["permissions"]).toMatchObject({
       send: ["orders/cancelled", "orders/created"],
     });
@@ -390,7 +398,7 @@ describe("the plugin archive installed with --file, and the README's YAML progra
     const up = await program.stack.up();
     program.scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 5 });
-    const out = await program.stack.outputs();
+    const out = up.outputs; // `up` read them
     expect(out["ordersPath"]?.value).toBe("/platform/orders");
     expect((await allWorkspaces(program.emulator)).some((w) => w["name"] === "orders")).toBe(true);
     const key = keyById(await allKeys(program.emulator), number(out, "ordersServiceId"));
@@ -444,7 +452,7 @@ describe("the Environment component, constructed by the single executable (its b
     const up = await program.stack.up();
     program.scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 5 });
-    const out = await program.stack.outputs();
+    const out = up.outputs; // `up` read them
     const workspaces = out["workspaces"]?.value as Record<string, number>;
     const byId = new Map((await allWorkspaces(program.emulator)).map((w) => [w["id"], w["name"]]));
     expect(byId.get(workspaces["/shop/checkout"])).toBe("checkout");
@@ -540,7 +548,7 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
     const up = await program.stack.up();
     program.scan.text("up", up.stdout + up.stderr, "cli output");
     expect(up.summary.resourceChanges).toEqual({ create: 4 });
-    const out = await program.stack.outputs();
+    const out = up.outputs; // `up` read them
     const key = keyById(await allKeys(program.emulator), number(out, "ordersServiceId"));
     expect(out["ordersKey"]).toEqual({ value: key?.["key"], secret: true });
     program.scan.secrets(String(key?.["key"]));
@@ -551,4 +559,27 @@ describe("Go: the SDK module from the release's GOPROXY directory, no replace", 
     expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
     expect(program.scan.leaks()).toEqual([]);
   });
+});
+
+// Last, so that the second build had the programs' runs above to overlap with (each mostly waits on
+// the CLI); awaited here.
+describe("the release directory, built again from the same commit", () => {
+  it(
+    "a second release of the same commit gives the same bytes for the Python, Go and plugin artifacts",
+    { timeout: 600_000 },
+    async () => {
+      await again.built;
+      const sums = (dir: string): Record<string, string> => {
+        const entries: [string, string][] = [];
+        for (const line of fs.readFileSync(path.join(dir, "checksums.txt"), "utf8").trim().split("\n")) {
+          const [sum = "", file = ""] = line.split("  ");
+          if (!file.endsWith(".tgz")) entries.push([file, sum]);
+        }
+        return Object.fromEntries(entries);
+      };
+      const first = sums(releaseDir);
+      expect(Object.keys(first)).toHaveLength(7); // archive, wheel, sdist, and the module's 4 files
+      expect(sums(again.dir)).toEqual(first);
+    },
+  );
 });

@@ -3,7 +3,7 @@ import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
+import { NO_BROKER_ENV, PROGRAMS_DIR, tearDown, testProject } from "../support/projects";
 import { listKeys, type KeyRecord } from "../reliability/support/broker-api";
 import { brokerConfig, specConfig, type KeySpec, type Spec } from "../reliability/support/spec";
 
@@ -85,10 +85,7 @@ beforeAll(async () => {
   created = new Map([...(await keysByName())].map(([name, records]) => [name, records[0]!]));
 }, 120_000);
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("resource options on AccessKey", () => {
   let steps: Map<string, string[]>;

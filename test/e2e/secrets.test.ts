@@ -4,7 +4,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { NO_BROKER_ENV, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
+import { NO_BROKER_ENV, PROGRAMS_DIR, type StateResource, tearDown, testProject } from "../support/projects";
 import { listKeys } from "../reliability/support/broker-api";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, specConfig, type Spec } from "../reliability/support/spec";
@@ -92,10 +92,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await emulator.close();
-  project.remove();
-});
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("a key created but not read back", () => {
   it("is kept in the state with its value and private key encrypted, and neither is printed", async () => {

@@ -7,10 +7,11 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { BrokerClient } from "../../src/client";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.mts";
+import { fixtureTarball, npmInstallCached } from "../../harness/package-fixture.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { GO_SDK_DIR, goSdkModule, PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
-import { ensureYamlHost } from "../support/projects";
+import { brokerSettingsArgs, ensureYamlHost } from "../support/projects";
 
 // Issue #32: where users start. For each `pulumi new` template (typescript, javascript, python, go,
 // yaml), the project is laid out exactly as `pulumi new <template>` writes it (the templates cannot
@@ -99,31 +100,16 @@ async function emulatorWithObjects(): Promise<{ emulator: EmulatorHandle; made: 
   }
 }
 
-/** The packed package (`npm pack` of the build), as the README's `npm install` gets it. */
-let tarball: string;
-let packDir: string;
-
-beforeAll(() => {
-  packDir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-pack-"));
-  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", packDir], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  tarball = path.join(packDir, (JSON.parse(out) as { filename: string }[])[0]!.filename);
-});
-
-afterAll(() => {
-  fs.rmSync(packDir, { recursive: true, force: true });
-});
-
-/** `npm install pulumi-broker-config @pulumi/pulumi` (README, Quickstart) in a template project. */
+/**
+ * `npm install pulumi-broker-config @pulumi/pulumi` (README, Quickstart) in a template project: the
+ * packed package of the global setup's fixture, installed as the README says; the install's result
+ * is cached by its exact inputs (harness/package-fixture.mts), as it is the same on every run.
+ */
 function npmInstall(project: PulumiProject): void {
-  execFileSync(
-    "npm",
-    ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `@pulumi/pulumi@${PULUMI_VERSION}`],
-    { cwd: project.dir, stdio: ["ignore", "ignore", "inherit"] },
-  );
+  npmInstallCached(project.dir, [
+    fixtureTarball(inject("packageFixture")),
+    `@pulumi/pulumi@${PULUMI_VERSION}`,
+  ]);
 }
 
 /**
@@ -134,22 +120,18 @@ function installPluginWithNpx(project: PulumiProject): void {
   installBrokerPlugin({ dir: inject("packageFixture"), homeDir: project.homeDir });
 }
 
-/** The stack outputs, secrets shown (`pulumi stack output --json --show-secrets`). */
+/**
+ * The stack outputs as `pulumi stack output --json` prints them: with `showSecrets`, every value;
+ * without, each secret one as `"[secret]"`, as a user sees it.
+ */
 async function outputs(
   project: PulumiProject,
-  env: Record<string, string> = {},
+  env: Record<string, string>,
+  showSecrets: boolean,
 ): Promise<Record<string, unknown>> {
-  const { stdout } = await project.run(["stack", "output", "--json", "--show-secrets"], env);
+  const args = ["stack", "output", "--json", ...(showSecrets ? ["--show-secrets"] : [])];
+  const { stdout } = await project.run(args, env);
   return JSON.parse(stdout) as Record<string, unknown>;
-}
-
-/** How `pulumi stack output <name>` (secrets hidden) prints output `name`. */
-async function shown(
-  project: PulumiProject,
-  name: string,
-  env: Record<string, string> = {},
-): Promise<string> {
-  return (await project.run(["stack", "output", name], env)).stdout.trim();
 }
 
 interface StartingPoint {
@@ -467,12 +449,12 @@ describe.each(STARTING_POINTS)("`pulumi new $template`, then the README's quicks
 
   it("up: the quickstart and the look-ups, secrets as secrets", { timeout: CLI_RUN_TIMEOUT_MS }, async () => {
     start.addLookups(project.dir);
-    // README, Quickstart: the settings, the key as a secret.
-    await project.run(["config", "set", "broker:baseUrl", emulator.url], env);
-    await project.run(["config", "set", "--secret", "broker:apiKey", emulator.adminKey], env);
+    // README, Quickstart: the settings, the key as a secret (one `config set-all` for its two
+    // `config set`s: the CLI stores both alike).
+    await project.run(["config", "set-all", ...brokerSettingsArgs(emulator)], env);
     await project.run(["up", "--yes", "--skip-preview"], env);
 
-    const out = await outputs(project, env);
+    const out = await outputs(project, env, true);
     expect(out["ordersPath"]).toBe("/platform/orders");
     expect(out["ordersKey"]).toMatch(/^bk[as]_/u);
     expect(out["sharedId"]).toBe(made.sharedId);
@@ -482,9 +464,11 @@ describe.each(STARTING_POINTS)("`pulumi new $template`, then the README's quicks
     expect(out["ordersSvcId"]).toEqual(expect.any(Number));
     // What README, Look-ups says is secret in this language: the key and the private key; the whole
     // result of getAccessKey's Output form; verifyAccessKey's `valid` for a secret key.
+    // As `pulumi stack output` shows them (secrets hidden), all from one run of it.
+    const hidden = await outputs(project, env, false);
     for (const secret of [...start.secrets, "ordersSvcKey", "ordersSvcId", "ordersSvcValid"])
-      expect(await shown(project, secret, env), secret).toBe("[secret]");
-    expect(await shown(project, "sharedId", env)).toBe(String(made.sharedId));
+      expect(hidden[secret], secret).toBe("[secret]");
+    expect(hidden["sharedId"]).toBe(made.sharedId);
     const team = (await allWorkspaces(emulator)).find((w) => w["name"] === "team");
     expect(team?.["parentId"]).toBe(made.sharedId);
   });

@@ -2,7 +2,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
-import { CliError, PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
+import { CliError, PulumiProject } from "../../harness/pulumi-project.mts";
+import { brokerSettingsArgs } from "../support/projects";
 
 // Issue #32: an error either door raises for a user reaches the Pulumi CLI as Pulumi's own errors
 // do: its message, with no "unhandled exception" wrapper and no stack frames. Through the real CLI,
@@ -12,6 +13,13 @@ import { CliError, PulumiProject, type StackConfig } from "../../harness/pulumi-
 // arguments, and a `check` rule violation.
 
 const WRONG_KEY = "bka_wrong_key_for_the_user_errors_test";
+/**
+ * The time one case's CLI runs may take with every core busy. Generous: the cases share their door's
+ * stack, so a case cut short would leave its CLI run holding the stack's lock for the next.
+ */
+const CASE_TIMEOUT_MS = 180_000;
+/** The one stack of each door's project. */
+const STACK = "errors";
 
 let emulator: EmulatorHandle;
 
@@ -22,19 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator.close();
 });
-
-/** Stack config for `mode`, with the emulator's settings unless `settings` is false. */
-function config(mode: string, apiKey?: string, settings = true): StackConfig {
-  return {
-    mode: { value: mode },
-    ...(settings
-      ? {
-          "broker:baseUrl": { value: emulator.url },
-          "broker:apiKey": { value: apiKey ?? emulator.adminKey, secret: true },
-        }
-      : {}),
-  };
-}
 
 /**
  * Asserts that `output` (a failed command's stdout and stderr) shows an error as Pulumi shows its
@@ -67,68 +62,102 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
       pulumiBin: inject("pulumiBin"),
     });
     if (door.plugin) installBrokerPlugin(project);
+    // One stack per door (CLI runs are the file's cost: issue #50); each case sets its `mode`.
+    await project.run(["stack", "init", STACK]);
+    await project.run(["config", "set", "--stack", STACK, "door", door.door]);
   }, 120_000);
 
   afterAll(() => {
     project.remove();
   });
 
-  /** Runs `pulumi <args>` on a fresh stack `name` with `stackConfig`; it must fail: its output. */
-  async function failure(name: string, stackConfig: StackConfig, args: readonly string[]): Promise<string> {
-    await project.stack(name, { ...stackConfig, door: { value: door.door } });
+  /**
+   * Runs `pulumi <args>` on the door's stack with `mode` (set by the command's own `--config`, which
+   * saves it); it must fail: its output.
+   */
+  async function failure(mode: string, args: readonly string[]): Promise<string> {
     try {
-      await project.run([...args, "--stack", name]);
+      await project.run([...args, "--config", `mode=${mode}`, "--stack", STACK]);
     } catch (error) {
       if (error instanceof CliError) return `${error.stdout}\n${error.stderr}`;
       throw error;
     }
-    throw new Error(`pulumi ${args.join(" ")} on stack ${name} succeeded, but it should have failed`);
+    throw new Error(`pulumi ${args.join(" ")} in mode ${mode} succeeded, but it should have failed`);
   }
 
-  it("a look-up in a preview without settings: the missing settings, as a message", async () => {
-    const output = await failure("no-settings", config("lookup", undefined, false), ["preview"]);
-    expect(output).toMatch(/broker:index:getWorkspace reads the broker API, also during `pulumi preview`/u);
-    expect(output).toContain("broker:baseUrl");
-    expect(output).toContain("BROKER_API_KEY");
-    expectPlainError(output);
-  });
+  /** Sets the stack's broker settings: the emulator's URL and `apiKey` (a secret). */
+  async function settings(apiKey: string): Promise<void> {
+    await project.run(["config", "set-all", "--stack", STACK, ...brokerSettingsArgs(emulator, apiKey)]);
+  }
 
-  it("a look-up that finds nothing (Output form): the path and the base URL, as a message", async () => {
-    const output = await failure("not-found", config("lookup"), ["preview"]);
-    expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
-    expectPlainError(output);
-  });
+  // The cases without settings first; then each sets what it needs. A failed run leaves nothing in state.
+  it(
+    "a look-up in a preview without settings: the missing settings, as a message",
+    async () => {
+      const output = await failure("lookup", ["preview"]);
+      expect(output).toMatch(/broker:index:getWorkspace reads the broker API, also during `pulumi preview`/u);
+      expect(output).toContain("broker:baseUrl");
+      expect(output).toContain("BROKER_API_KEY");
+      expectPlainError(output);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-  it("a look-up that finds nothing (plain form, awaited): the same message", async () => {
-    const output = await failure("not-found-plain", config("lookup-plain"), ["preview"]);
-    expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
-    expectPlainError(output);
-  });
+  it(
+    "a `check` rule violation: the property and the rule, as a message",
+    async () => {
+      const output = await failure("invalid", ["preview"]);
+      expect(output).toMatch(/name/u);
+      expect(output).toMatch(/\//u);
+      expectPlainError(output);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-  it("a create the API refuses with 401: the status and where the key came from, as a message", async () => {
-    const output = await failure("unauthorized", config("create", WRONG_KEY), [
-      "up",
-      "--yes",
-      "--skip-preview",
-    ]);
-    expect(output).toMatch(/401/u);
-    expect(output).toMatch(/check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key/u);
-    expectPlainError(output);
-  });
+  it(
+    "a look-up that finds nothing (Output form): the path and the base URL, as a message",
+    async () => {
+      await settings(emulator.adminKey);
+      const output = await failure("lookup", ["preview"]);
+      expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
+      expectPlainError(output);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-  it("a create that fails: the API's reason, as a message", async () => {
-    const output = await failure("create-fails", config("create"), ["up", "--yes", "--skip-preview"]);
-    expect(output).toMatch(/Workspace \(orphan\):/u);
-    expect(output).toContain(
-      "POST /workspace failed: 404 Not Found: body.parentId does not name an existing workspace",
-    );
-    expectPlainError(output);
-  });
+  it(
+    "a look-up that finds nothing (plain form, awaited): the same message",
+    async () => {
+      const output = await failure("lookup-plain", ["preview"]);
+      expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
+      expectPlainError(output);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-  it("a `check` rule violation: the property and the rule, as a message", async () => {
-    const output = await failure("invalid", config("invalid", undefined, false), ["preview"]);
-    expect(output).toMatch(/name/u);
-    expect(output).toMatch(/\//u);
-    expectPlainError(output);
-  });
+  it(
+    "a create the API refuses with 401: the status and where the key came from, as a message",
+    async () => {
+      await settings(WRONG_KEY);
+      const output = await failure("create", ["up", "--yes", "--skip-preview"]);
+      expect(output).toMatch(/401/u);
+      expect(output).toMatch(/check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key/u);
+      expectPlainError(output);
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
+    "a create that fails: the API's reason, as a message",
+    async () => {
+      await settings(emulator.adminKey);
+      const output = await failure("create", ["up", "--yes", "--skip-preview"]);
+      expect(output).toMatch(/Workspace \(orphan\):/u);
+      expect(output).toContain(
+        "POST /workspace failed: 404 Not Found: body.parentId does not name an existing workspace",
+      );
+      expectPlainError(output);
+    },
+    CASE_TIMEOUT_MS,
+  );
 });

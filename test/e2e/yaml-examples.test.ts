@@ -4,7 +4,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { allKeys, brokerApi, installBrokerPlugin } from "../../harness/broker-native.mts";
+import { createKeyThroughApi, installBrokerPlugin } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { REPO_ROOT } from "../../harness/repo.mts";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
@@ -180,13 +180,12 @@ const secrets: string[] = [];
  * verifyAccessKey's example checks. Every other config value of a program is made up.
  */
 async function lookUpSetup(): Promise<Record<string, string>> {
-  await brokerApi(emulator, "POST", "/access-key", {
+  const key = await createKeyThroughApi(emulator, {
     name: "billing-service",
     type: "SERVICE",
     permissions: { send: ["billing/invoiced"], receive: [] },
   });
-  const key = (await allKeys(emulator)).find((k) => k["name"] === "billing-service");
-  const value = String(key?.["key"]);
+  const value = String(key["key"]);
   secrets.push(value);
   return { partnerKey: value };
 }

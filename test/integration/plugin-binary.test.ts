@@ -44,49 +44,54 @@ function startPlugin(args: string[]): { stderr: () => string; exited: Promise<nu
   return { stderr: () => stderr, exited };
 }
 
+/**
+ * Starts a stand-in engine and the built plugin with `flags` before the engine's address, connects
+ * a provider client to the port it printed (its first line, `line`), runs `use`, and closes both.
+ */
+async function withServingPlugin(
+  flags: string[],
+  use: (serving: {
+    line: string;
+    client: ReturnType<typeof providerClient>;
+    plugin: ReturnType<typeof startPlugin>;
+  }) => Promise<void>,
+): Promise<void> {
+  const engine = await startFakeEngine();
+  try {
+    const plugin = startPlugin([MAIN, ...flags, engine.address]);
+    const line = await firstLine(child!.stdout);
+    const client = providerClient(Number(line.trim()));
+    try {
+      await use({ line, client, plugin });
+    } finally {
+      client.close();
+    }
+  } finally {
+    await engine.close();
+  }
+}
+
 describe("pulumi-resource-broker (built)", () => {
   it("starts with the engine's flags, prints only its port, and serves the provider there", async () => {
-    const engine = await startFakeEngine();
-    try {
-      child = spawn(
-        process.execPath,
-        [MAIN, "--logtostderr", "-v=9", "--tracing", "http://t.test", engine.address],
-        {
-          stdio: ["ignore", "pipe", "pipe"],
-        },
-      );
-      const line = await firstLine(child.stdout);
-      expect(line).toMatch(/^\d+\n$/);
-      const client = providerClient(Number(line.trim()));
-      try {
+    await withServingPlugin(
+      ["--logtostderr", "-v=9", "--tracing", "http://t.test"],
+      async ({ line, client }) => {
+        expect(line).toMatch(/^\d+\n$/);
         const info = await client.getPluginInfo(new Empty());
         expect(info.getVersion()).toMatch(/^\d+\.\d+\.\d+/);
-      } finally {
-        client.close();
-      }
-    } finally {
-      await engine.close();
-    }
+      },
+    );
   });
 
   it("still answers a call after 10 s idle under the harness's stand-in engine, as under a real engine", async () => {
     // The plugin cancels and exits once its engine stops answering; an engine address where nothing
     // listens would end it after a few seconds, and every later call of a test with it.
-    const engine = await startFakeEngine();
-    try {
-      const plugin = startPlugin([MAIN, engine.address]);
-      const client = providerClient(Number((await firstLine(child!.stdout)).trim()));
-      try {
-        await new Promise((resolve) => setTimeout(resolve, 10_000));
-        const info = await client.getPluginInfo(new Empty());
-        expect(info.getVersion()).toMatch(/^\d+\.\d+\.\d+/);
-        expect(plugin.stderr()).not.toContain("stopped answering");
-      } finally {
-        client.close();
-      }
-    } finally {
-      await engine.close();
-    }
+    await withServingPlugin([], async ({ client, plugin }) => {
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      const info = await client.getPluginInfo(new Empty());
+      expect(info.getVersion()).toMatch(/^\d+\.\d+\.\d+/);
+      expect(plugin.stderr()).not.toContain("stopped answering");
+    });
   });
 
   it("exits on its own once the engine that started it stops answering", async () => {

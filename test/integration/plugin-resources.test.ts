@@ -397,12 +397,15 @@ describe("an access key", () => {
 describe("the key the provider authenticates with (issue #49)", () => {
   it("is never revoked: Delete fails before any request, and Diff warns in the preview of a replacement", async () => {
     const key = resource(ACCESS_KEY, "own");
-    const inputs = await key.checked({ name: "admin", type: "ACCOUNT", adopt: true });
+    const inputs = await key.checked({ name: "admin", type: "ACCOUNT", adopt: true, onDelete: "revoke" });
     const created = await key.create(inputs);
     expect(created.properties["accessKey"]).toMatchObject({ value: emulator.adminKey });
     const before = await outside.getAccessKeyPermissions(emulator.adminKey);
 
-    const renamed = await key.checked({ name: "admin-2", type: "ACCOUNT", adopt: true }, inputs);
+    const renamed = await key.checked(
+      { name: "admin-2", type: "ACCOUNT", adopt: true, onDelete: "revoke" },
+      inputs,
+    );
     const messages = await logged(() => key.diff(created.id, created.properties, inputs, renamed));
     expect(messages).toEqual([
       {
@@ -557,7 +560,6 @@ describe("import by id", () => {
       type: "ACCOUNT",
       permissions: { send: [], receive: ["y/*", "z/*"], resources: {} },
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
       allowEndpointChange: false,
       baseUrl: emulator.url,
@@ -691,7 +693,6 @@ describe("a create that fails after the object exists", () => {
       name: secret("partial-key"),
       type: "SERVICE",
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
       allowEndpointChange: false,
       baseUrl: emulator.url,

@@ -6,11 +6,10 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BrokerClient } from "../../src/client";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
-import { runReview } from "../../src/review/command";
+import { BILLING_AND_AUDIT_KEYS, runReviewCommand, type ReviewRun } from "../support/review-command";
 import type { AccessReview } from "../../src/review/report";
 
 let emulator: EmulatorHandle;
@@ -41,13 +40,7 @@ beforeAll(async () => {
     path.join(dir, "new.yaml"),
     `version: 1
 accessKeys:
-  - name: billing
-    type: SERVICE
-    permissions: { send: ["billing/*"] }
-  - name: audit
-    type: SERVICE
-    permissions: { receive: ["audit/*"] }
-`,
+${BILLING_AND_AUDIT_KEYS}`,
   );
 });
 
@@ -56,17 +49,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function review(argv: string[], env: NodeJS.ProcessEnv) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runReview(argv, {
-    stdin: Readable.from([]),
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    env,
-  });
-  return { code, stdout, stderr };
-}
+const review = (argv: string[], env: NodeJS.ProcessEnv): Promise<ReviewRun> =>
+  runReviewCommand(argv, "", env);
 
 describe("broker-config review --from-broker", () => {
   it("reviews the live broker against a document: what applying it would grant", async () => {

@@ -21,6 +21,16 @@ export async function apiRejection(promise: Promise<unknown>): Promise<BrokerApi
   return error;
 }
 
+/** The paths of {@link createWorkspaceTree}'s workspaces, sorted: what an export of it declares. */
+export const EXPORT_SOURCE_WORKSPACE_PATHS: readonly string[] = [
+  "/data",
+  "/platform",
+  "/platform/billing",
+  "/platform/orders",
+  "/platform/orders/eu",
+  "/platform/orders/us",
+];
+
 /**
  * Makes the workspace tree the export tests start from, in this order: `/platform`,
  * `/platform/orders`, `/platform/orders/eu`, `/platform/orders/us`, `/platform/billing` and a second

@@ -154,7 +154,7 @@ export function expectBrokerSchema(schemaJson: string, version: string): void {
 
 /**
  * What Check makes of a SERVICE key `name` declared to send to `b/x`, `a/x` and `a/x` for the broker
- * at `baseUrl`: the permissions sorted and deduplicated, and every default filled in.
+ * at `baseUrl`: the permissions sorted and deduplicated, and every default filled in (`onDelete` has none).
  */
 export function checkedServiceKeyInputs(name: string, baseUrl: string): Record<string, unknown> {
   return {
@@ -162,7 +162,6 @@ export function checkedServiceKeyInputs(name: string, baseUrl: string): Record<s
     type: "SERVICE",
     permissions: { send: ["a/x", "b/x"], receive: [], resources: {} },
     adopt: false,
-    onDelete: "revoke",
     rotationTriggers: {},
     allowEndpointChange: false,
     baseUrl,

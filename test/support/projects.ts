@@ -19,17 +19,35 @@ import { createExportSource } from "./client";
 export const PROGRAMS_DIR = path.join(__dirname, "..", "programs");
 
 /**
+ * What most CLI test files start from, for their `beforeAll`: an emulator with its test controls on,
+ * and a project `name` of the test program `program` (a folder of `test/programs/`) whose
+ * environment names no broker ({@link NO_BROKER_ENV}). {@link tearDown} ends both.
+ */
+export async function startProgram(
+  name: string,
+  program: string,
+): Promise<{ emulator: EmulatorHandle; project: PulumiProject }> {
+  const emulator = await startEmulator({ controls: true });
+  try {
+    return { emulator, project: await testProject(name, path.join(PROGRAMS_DIR, program), NO_BROKER_ENV) };
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+}
+
+/**
  * Ends what a CLI test file set up, for its `afterAll`: closes its emulators, removes its Pulumi
  * project (stacks, state and plugins) and deletes its scratch folders.
  */
 export async function tearDown(setUp: {
   readonly emulators: readonly { close(): Promise<void> }[];
   readonly project: PulumiProject;
-  readonly scratch: readonly string[];
+  readonly scratch?: readonly string[];
 }): Promise<void> {
   for (const emulator of setUp.emulators) await emulator.close();
   setUp.project.remove();
-  for (const dir of setUp.scratch) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of setUp.scratch ?? []) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** The two brokers of a suite that copies an environment: what {@link startExportPair} returns. */
@@ -101,6 +119,18 @@ export function emulatorConfig(target: { url: string; adminKey: string }): Stack
     "broker:baseUrl": { value: target.url },
     "broker:apiKey": { value: target.adminKey, secret: true },
   };
+}
+
+/**
+ * The arguments of `pulumi config set-all` (after `set-all`) that point a stack at `target`: its
+ * base URL in plain text and `apiKey` (default: the target's admin key) as a secret, as the README's
+ * quickstart sets them.
+ */
+export function brokerSettingsArgs(
+  target: { url: string; adminKey: string },
+  apiKey = target.adminKey,
+): string[] {
+  return ["--plaintext", `broker:baseUrl=${target.url}`, "--secret", `broker:apiKey=${apiKey}`];
 }
 
 /**

@@ -58,7 +58,7 @@ describe("planBrokerConfig", () => {
     ]);
   });
 
-  it("declares one access key per entry with every default filled in", () => {
+  it("declares one access key per entry with every default filled in, onDelete only where the document gives it", () => {
     const plan = planBrokerConfig(doc, "prod");
     expect(plan.accessKeys).toEqual([
       {
@@ -67,7 +67,6 @@ describe("planBrokerConfig", () => {
         type: "SERVICE",
         permissions: { send: ["orders/created"], receive: [], resources: {} },
         adopt: false,
-        onDelete: "revoke",
       },
       {
         resourceName: "prod:access-key:ops",
@@ -169,7 +168,7 @@ describe("declarePlan: the one walk of a plan both doors use", () => {
       'workspace prod:workspace:/platform/orders/eu {"name":"eu","parentId":"id(/platform/orders)","adopt":true}',
       'workspace prod:workspace:/platform/payments {"name":"payments","parentId":"id(/platform)","adopt":false}',
       'workspace prod:workspace:/data {"name":"data","adopt":false}',
-      'access key prod:access-key:orders-svc {"name":"orders-svc","type":"SERVICE","permissions":{"send":["orders/created"],"receive":[],"resources":{}},"adopt":false,"onDelete":"revoke"}',
+      'access key prod:access-key:orders-svc {"name":"orders-svc","type":"SERVICE","permissions":{"send":["orders/created"],"receive":[],"resources":{}},"adopt":false}',
       'access key prod:access-key:ops {"name":"ops","type":"ACCOUNT","permissions":{"send":[],"receive":[],"resources":{}},"adopt":true,"onDelete":"retain"}',
     ]);
   });

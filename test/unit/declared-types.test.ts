@@ -23,7 +23,7 @@ describe("types mapped from the declarations", () => {
       type: AccessKeyType;
       permissions: Permissions;
       adopt: boolean;
-      onDelete: OnDelete;
+      onDelete?: OnDelete;
       rotationTriggers: Record<string, string>;
     }>();
     expectTypeOf<InputsOf<typeof ACCESS_KEY, NotKnown>["name"]>().toEqualTypeOf<string | NotKnown>();
@@ -32,7 +32,7 @@ describe("types mapped from the declarations", () => {
       type: AccessKeyType;
       permissions?: Permissions;
       adopt: boolean;
-      onDelete: OnDelete;
+      onDelete?: OnDelete;
       rotationTriggers: Record<string, string>;
       accessKey: string;
       accessKeyId: number;
@@ -43,7 +43,7 @@ describe("types mapped from the declarations", () => {
     }>();
     expectTypeOf<SettingsOf<typeof ACCESS_KEY>>().toEqualTypeOf<{
       adopt: boolean;
-      onDelete: OnDelete;
+      onDelete?: OnDelete;
       rotationTriggers: Record<string, string>;
     }>();
     expectTypeOf<keyof FactsOf<typeof ACCESS_KEY>>().toEqualTypeOf<
@@ -89,7 +89,6 @@ describe("declared: plain fields handled from the declaration", () => {
       type: "SERVICE",
       permissions: { send: [], receive: [], resources: {} },
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
     });
   });
@@ -103,7 +102,6 @@ describe("declared: plain fields handled from the declaration", () => {
       name: "k",
       type: "ACCOUNT",
       adopt: false,
-      onDelete: "revoke",
       rotationTriggers: {},
       accessKey: "secret",
       accessKeyId: 3,
@@ -113,7 +111,7 @@ describe("declared: plain fields handled from the declaration", () => {
       "name",
       "type",
       "adopt",
-      "onDelete",
+
       "rotationTriggers",
       "accessKey",
       "accessKeyId",

@@ -9,11 +9,13 @@ import {
   intentNotBefore,
   parseIntent,
   requestedBy,
+  settleDeleted,
   stackOfUrn,
   type Intent,
 } from "../../src/core/intents";
 import { isCreatedBy, type CreatedCandidate } from "../../src/model";
 import type { AccessKeyRecord, WorkspaceRecord } from "../../src/client/types";
+import { BrokerClient } from "../../src/client";
 
 const URN = "urn:pulumi:dev::orders::pulumi-nodejs:dynamic/broker:AccessKey::publisher";
 const SENT_AT = "2026-11-27T10:00:00.000Z";
@@ -120,6 +122,35 @@ describe("create intents: the record store", () => {
     const dir = store.stackDirectory({ project: "..", stack: "a/../../b" });
     expect(path.relative(store.root, dir).split(path.sep)).toHaveLength(2);
     expect(dir.startsWith(store.root)).toBe(true);
+  });
+
+  it("settles a delete that carries no URN by the object it names: same endpoint, kind and id, in any stack", async () => {
+    const store = freshStore();
+    const endpoint = keyIntent().baseUrl;
+    const named = (urn: string, over: Partial<Intent>): Intent =>
+      ({ ...keyIntent(urn), createdId: 7, ...over }) as Intent;
+    const deleted = named(URN, {});
+    const otherStack = named(URN.replace(":dev::", ":prod::").replace("publisher", "a"), { createdId: 8 });
+    const otherEndpoint = named(`${URN}-b`, { baseUrl: "http://127.0.0.1:2/v1" });
+    const workspace = named(`${URN}-c`, { kind: "Workspace", object: { name: "w", parentId: 0 } });
+    const unanswered: Intent = keyIntent(`${URN}-d`);
+    const sameIdElsewhere = named(URN.replace(":dev::", ":qa::"), {});
+    for (const intent of [deleted, otherStack, otherEndpoint, workspace, unanswered])
+      await store.write(intent);
+    await store.write({ ...sameIdElsewhere, baseUrl: "http://127.0.0.1:3/v1" });
+    // Never sends: only its endpoint is read.
+    const broker = new BrokerClient({ baseUrl: endpoint, apiKey: "never-sent" });
+    const client = (): BrokerClient => broker;
+
+    await settleDeleted(client, "AccessKey", "7", store);
+
+    const left = (await store.everyIntent(Date.parse(SENT_AT))).map((i) => i.urn).sort();
+    expect(left).toEqual(
+      [otherStack, otherEndpoint, workspace, unanswered, sameIdElsewhere].map((i) => i.urn).sort(),
+    );
+    // A type whose creates record nothing, or an id that is no number, changes nothing.
+    await settleDeleted(client, "ServiceKeyPair", "8", store);
+    expect(await store.everyIntent(Date.parse(SENT_AT))).toHaveLength(5);
   });
 
   it("lives under PULUMI_HOME, else ~/.pulumi", () => {

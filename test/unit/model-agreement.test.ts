@@ -235,7 +235,9 @@ describe("the constants are stated once and repeated exactly", () => {
     expect([...(schemaDefs["onDelete"]?.["enum"] as unknown as string[])].sort()).toEqual(
       [...ON_DELETE_VALUES].sort(),
     );
-    expect(schemaDefs["onDelete"]?.["default"]).toBe(DEFAULT_ON_DELETE);
+    // No default in the document schema: absent, the resource decides by whether it adopted the key.
+    expect(schemaDefs["onDelete"]?.["default"]).toBeUndefined();
+    expect(DEFAULT_ON_DELETE).toBe("revoke");
     const top = (BROKER_CONFIG_SCHEMA as Json)["properties"];
     expect(top?.["adopt"]?.["default"]).toBe(DEFAULT_ADOPT);
   });

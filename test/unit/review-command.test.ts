@@ -6,10 +6,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { REVIEW_SCHEMA_VERSION, type AccessReview } from "../../src/review/report";
-import { runReview, type ReviewIo } from "../../src/review/command";
+import { BILLING_AND_AUDIT_KEYS, runReviewCommand, type ReviewRun } from "../support/review-command";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "review-command-"));
 afterAll(() => {
@@ -22,18 +21,7 @@ function file(name: string, text: string): string {
   return at;
 }
 
-async function run(argv: string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: ReviewIo = {
-    stdin: Readable.from([Buffer.from(stdin)]),
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    env: {},
-  };
-  const code = await runReview(argv, io);
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], stdin = ""): Promise<ReviewRun> => runReviewCommand(argv, stdin);
 
 const STACK = "urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev";
 const ENV = "urn:pulumi:dev::proj::broker:index:Environment::env";
@@ -98,13 +86,7 @@ accessKeys:
 const NEW_DOC = `version: 1
 allowAccountKeys: true
 accessKeys:
-  - name: billing
-    type: SERVICE
-    permissions: { send: ["billing/*"] }
-  - name: audit
-    type: SERVICE
-    permissions: { receive: ["audit/*"] }
-  - name: ops
+${BILLING_AND_AUDIT_KEYS}  - name: ops
     type: ACCOUNT
 `;
 

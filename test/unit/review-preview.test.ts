@@ -11,6 +11,7 @@ import { isReviewInputError } from "../../src/review/errors";
 import { readDocument } from "../../src/review/documents";
 import { reviewDocuments, reviewPreview } from "../../src/review/review";
 import type { AccessChange, KeyChange } from "../../src/review/report";
+import { expectDriftScenarioReview } from "../support/drift-review";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const STACK = "urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev";
@@ -183,6 +184,32 @@ describe("reviewPreview: the planned change", () => {
       removed: { send: [], receive: [] },
     });
     expect(retain.planned.summary).toMatchObject({ keysRetained: 1, keysRevoked: 0 });
+  });
+
+  it("a destroy preview lists a key the stack adopted as retained unless its onDelete says revoke (issue #49)", () => {
+    const adopted = (inputs: KeyInputs) =>
+      reviewPreview(
+        preview(
+          step(
+            "delete",
+            keyState("k", { name: "k", ...service(["a/*"]), ...inputs }, NATIVE_KEY, { adopted: true }),
+            undefined,
+          ),
+        ),
+      ).planned;
+    expect(onlyKey(adopted({}))).toMatchObject({ kind: "retained", verdict: "unchanged" });
+    expect(onlyKey(adopted({ onDelete: "revoke" }))).toMatchObject({ kind: "revoked", verdict: "narrows" });
+    // The dynamic door records it the same way.
+    const dynamic = reviewPreview(
+      preview(
+        step(
+          "delete",
+          keyState("k", { name: "k", ...service(["a/*"]) }, DYNAMIC_KEY, { adopted: true }),
+          undefined,
+        ),
+      ),
+    ).planned;
+    expect(onlyKey(dynamic)).toMatchObject({ kind: "retained" });
   });
 
   it("a replacement asked by rotationTriggers with the same access is a rotation: listed, unchanged", () => {
@@ -444,32 +471,7 @@ describe("reviewPreview: drift (preview --refresh)", () => {
       path.join(__dirname, "..", "fixtures", "preview", "drift-dynamic-refresh.json"),
       "utf8",
     );
-    const review = reviewPreview(text);
-    expect(
-      review.drift?.keys.map((key) => [key.name, key.kind, key.verdict, key.added, key.removed, key.door]),
-    ).toEqual([
-      [
-        "billing-svc",
-        "updated",
-        "broadens",
-        { send: ["payments/*"], receive: [] },
-        { send: [], receive: [] },
-        "dynamic",
-      ],
-      [
-        "audit-reader",
-        "revoked",
-        "narrows",
-        { send: [], receive: [] },
-        { send: [], receive: ["audit/*"] },
-        "dynamic",
-      ],
-    ]);
-    expect(review.planned.keys.map((key) => [key.name, key.kind, key.verdict])).toEqual([
-      ["audit-reader", "created", "broadens"],
-      ["billing-svc", "updated", "narrows"],
-    ]);
-    expect(review.broadens).toBe(true);
+    expectDriftScenarioReview(reviewPreview(text));
   });
 
   it("a refresh that found nothing gives an empty drift section", () => {

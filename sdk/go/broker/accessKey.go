@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+// An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. The API cannot delete keys: destroy revokes the permissions of a key the stack created and leaves a key it adopted as it was found (see `onDelete`).
 //
 // ## Example Usage
 // ### A SERVICE key with its permissions
@@ -63,7 +63,7 @@ type AccessKey struct {
 	AccessKeyId pulumi.IntOutput `pulumi:"accessKeyId"`
 	// Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
 	Adopt pulumi.BoolOutput `pulumi:"adopt"`
-	// True when this stack adopted an existing key instead of creating it.
+	// True when this stack adopted an existing key instead of creating it; such a key is left as it was found on destroy unless `onDelete` is `revoke`. States written before this output existed read as false (created).
 	Adopted pulumi.BoolOutput `pulumi:"adopted"`
 	// Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
 	AllowEndpointChange pulumi.BoolOutput `pulumi:"allowEndpointChange"`
@@ -73,7 +73,7 @@ type AccessKey struct {
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
 	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
 	Name pulumi.StringOutput `pulumi:"name"`
-	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
 	OnDelete OnDeleteOutput `pulumi:"onDelete"`
 	// The permissions the server holds, normalised: lists sorted, without repeats.
 	Permissions PermissionsOutput `pulumi:"permissions"`
@@ -102,9 +102,6 @@ func NewAccessKey(ctx *pulumi.Context,
 	}
 	if args.AllowEndpointChange == nil {
 		args.AllowEndpointChange = pulumi.BoolPtr(false)
-	}
-	if args.OnDelete == nil {
-		args.OnDelete = OnDelete("revoke")
 	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"accessKey",
@@ -150,7 +147,7 @@ type accessKeyArgs struct {
 	AllowEndpointChange *bool `pulumi:"allowEndpointChange"`
 	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
 	Name *string `pulumi:"name"`
-	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
 	OnDelete *OnDelete `pulumi:"onDelete"`
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions *Permissions `pulumi:"permissions"`
@@ -168,7 +165,7 @@ type AccessKeyArgs struct {
 	AllowEndpointChange pulumi.BoolPtrInput
 	// The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
 	Name pulumi.StringPtrInput
-	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+	// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
 	OnDelete OnDeletePtrInput
 	// What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
 	Permissions PermissionsPtrInput
@@ -280,7 +277,7 @@ func (o AccessKeyOutput) Adopt() pulumi.BoolOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }
 
-// True when this stack adopted an existing key instead of creating it.
+// True when this stack adopted an existing key instead of creating it; such a key is left as it was found on destroy unless `onDelete` is `revoke`. States written before this output existed read as false (created).
 func (o AccessKeyOutput) Adopted() pulumi.BoolOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.BoolOutput { return v.Adopted }).(pulumi.BoolOutput)
 }
@@ -305,7 +302,7 @@ func (o AccessKeyOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *AccessKey) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+// What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
 func (o AccessKeyOutput) OnDelete() OnDeleteOutput {
 	return o.ApplyT(func(v *AccessKey) OnDeleteOutput { return v.OnDelete }).(OnDeleteOutput)
 }

@@ -36,7 +36,7 @@ class AccessKeyArgs:
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
         :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
-        :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+        :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
         :param pulumi.Input['PermissionsArgs'] permissions: What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotation_triggers: Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), every resource that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from such a resource (a secret store entry) always holds a valid one. Stack outputs are written when the run ends, after the old key is revoked: a consumer reading `pulumi stack output` during the run can read the revoked key. For those, keep two keys, current and previous, and rotate only the older one each time (their `rotationTriggers` change in alternate runs): consumers use the current key, which no run revokes. E.g. `{ quarter: "2026-Q4" }`.
         """
@@ -51,8 +51,6 @@ class AccessKeyArgs:
             pulumi.set(__self__, "allow_endpoint_change", allow_endpoint_change)
         if name is not None:
             pulumi.set(__self__, "name", name)
-        if on_delete is None:
-            on_delete = 'revoke'
         if on_delete is not None:
             pulumi.set(__self__, "on_delete", on_delete)
         if permissions is not None:
@@ -112,7 +110,7 @@ class AccessKeyArgs:
     @pulumi.getter(name="onDelete")
     def on_delete(self) -> pulumi.Input[Optional['OnDelete']]:
         """
-        What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+        What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
         """
         return pulumi.get(self, "on_delete")
 
@@ -160,7 +158,7 @@ class AccessKey(pulumi.CustomResource):
                  type: pulumi.Input[Optional['AccessKeyType']] = None,
                  __props__=None):
         """
-        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. The API cannot delete keys: destroy revokes the permissions of a key the stack created and leaves a key it adopted as it was found (see `onDelete`).
 
         ## Example Usage
         ### A SERVICE key with its permissions
@@ -196,7 +194,7 @@ class AccessKey(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] adopt: Take over an existing key with the same name and type instead of creating a new one; its permissions are then set to `permissions`.
         :param pulumi.Input[_builtins.bool] allow_endpoint_change: Allow this resource to move to a different `baseUrl` than the one it was created at. Without it, a changed endpoint fails the preview, so that a stack pointed at the wrong environment changes nothing. It is then created anew at the new endpoint.
         :param pulumi.Input[_builtins.str] name: The key's name. Changing it replaces the key (the API cannot rename keys). When absent, the key is named `<logical name>-<7 random characters>` (or as the stack's `pulumi:autonaming` configuration asks), chosen once and kept across updates; a replacement chooses a new one, so the new key is created before the old one is revoked.
-        :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+        :param pulumi.Input['OnDelete'] on_delete: What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
         :param pulumi.Input[Union['PermissionsArgs', 'PermissionsArgsDict']] permissions: What the key may publish and subscribe to. Changes are applied in place, read back and verified. Lists compare as sets: order and repeats are no change.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotation_triggers: Any change to this map rotates the key: a new key is created (with a new value, and with a new name when the name is generated), every resource that uses it is updated, and only then is the old key revoked (see `onDelete`), so a consumer reading the key from such a resource (a secret store entry) always holds a valid one. Stack outputs are written when the run ends, after the old key is revoked: a consumer reading `pulumi stack output` during the run can read the revoked key. For those, keep two keys, current and previous, and rotate only the older one each time (their `rotationTriggers` change in alternate runs): consumers use the current key, which no run revokes. E.g. `{ quarter: "2026-Q4" }`.
         :param pulumi.Input['AccessKeyType'] type: `SERVICE` for keys that connect clients to the broker, `ACCOUNT` for keys that call the configuration API. Changing it replaces the key.
@@ -208,7 +206,7 @@ class AccessKey(pulumi.CustomResource):
                  args: AccessKeyArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.
+        An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. The API cannot delete keys: destroy revokes the permissions of a key the stack created and leaves a key it adopted as it was found (see `onDelete`).
 
         ## Example Usage
         ### A SERVICE key with its permissions
@@ -277,8 +275,6 @@ class AccessKey(pulumi.CustomResource):
                 allow_endpoint_change = False
             __props__.__dict__["allow_endpoint_change"] = allow_endpoint_change
             __props__.__dict__["name"] = name
-            if on_delete is None:
-                on_delete = 'revoke'
             __props__.__dict__["on_delete"] = on_delete
             __props__.__dict__["permissions"] = permissions
             __props__.__dict__["rotation_triggers"] = rotation_triggers
@@ -360,7 +356,7 @@ class AccessKey(pulumi.CustomResource):
     @pulumi.getter
     def adopted(self) -> pulumi.Output[_builtins.bool]:
         """
-        True when this stack adopted an existing key instead of creating it.
+        True when this stack adopted an existing key instead of creating it; such a key is left as it was found on destroy unless `onDelete` is `revoke`. States written before this output existed read as false (created).
         """
         return pulumi.get(self, "adopted")
 
@@ -400,7 +396,7 @@ class AccessKey(pulumi.CustomResource):
     @pulumi.getter(name="onDelete")
     def on_delete(self) -> pulumi.Output['OnDelete']:
         """
-        What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+        What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.
         """
         return pulumi.get(self, "on_delete")
 

@@ -1,5 +1,5 @@
 /** `broker:index:AccessKey`, declared once: see `fields.ts` for what is derived from it. */
-import { DEFAULT_ADOPT, DEFAULT_ON_DELETE } from "../../model";
+import { DEFAULT_ADOPT } from "../../model";
 import { ALLOW_ENDPOINT_CHANGE, BASE_URL } from "./endpoint-fields";
 import { BOOLEAN, INTEGER, mapOf, STRING, typeRef, type ResourceDeclaration } from "./fields";
 import { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS } from "./types";
@@ -8,7 +8,7 @@ import { ACCESS_KEY_TYPE, ON_DELETE, PERMISSIONS } from "./types";
 export const ACCESS_KEY = {
   token: "broker:index:AccessKey",
   name: "AccessKey",
-  doc: "An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. Destroy revokes the key's permissions by default (see `onDelete`): the API cannot delete keys.",
+  doc: "An access key of the broker, with its `send`/`receive` permissions. The key value (`accessKey`) and, for SERVICE keys, the `privateKey` of the pair returned at creation are secret outputs. The resource id is the numeric key id. Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, creating the new key before the old one is revoked. The API cannot delete keys: destroy revokes the permissions of a key the stack created and leaves a key it adopted as it was found (see `onDelete`).",
   fields: {
     name: {
       kind: "input",
@@ -41,8 +41,7 @@ export const ACCESS_KEY = {
     onDelete: {
       kind: "input",
       type: typeRef(ON_DELETE.token),
-      doc: "What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.",
-      default: DEFAULT_ON_DELETE,
+      doc: "What destroy (or a replacement) does with the key, which the API cannot delete: `revoke` empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the key it authenticates with.",
       stackOnly: true,
     },
     rotationTriggers: {
@@ -78,7 +77,7 @@ export const ACCESS_KEY = {
     adopted: {
       kind: "output",
       type: BOOLEAN,
-      doc: "True when this stack adopted an existing key instead of creating it.",
+      doc: "True when this stack adopted an existing key instead of creating it; such a key is left as it was found on destroy unless `onDelete` is `revoke`. States written before this output existed read as false (created).",
     },
     baseUrl: BASE_URL,
   },

@@ -671,7 +671,7 @@ outputs:
 `),
     },
   ],
-  import: `An Environment is a component: it is not imported itself. Its children are ordinary resources: to take over an environment that already exists, set \`adopt: true\` in the document (what \`broker-config export\` writes), and each Workspace and AccessKey of it is adopted on the first \`pulumi up\` instead of created again. To import one object by its id, declare it as a Workspace or AccessKey of its own and import that.
+  import: `An Environment is a component: it is not imported itself. Its children are ordinary resources: to take over an environment that already exists, set \`adopt: true\` in the document (what \`broker-config export\` writes), and each Workspace and AccessKey of it is adopted on the first \`pulumi up\` instead of created again; a destroy then leaves what was adopted as it was found (set \`onDelete: revoke\` to revoke adopted keys). To import one object by its id, declare it as a Workspace or AccessKey of its own and import that.
 `,
 };
 

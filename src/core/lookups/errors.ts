@@ -3,9 +3,7 @@
  * message says what was looked up and where (the API base URL), so that a failed preview in a
  * pull-request check tells the reader which environment lacked what.
  */
-import { BrokerError, type BrokerErrorCode } from "../../client/errors";
-
-const kBrokerLookupError = Symbol.for("pulumi-broker-config.BrokerLookupError");
+import { BrokerError, branded, type BrokerErrorCode } from "../../client/errors";
 
 /** The codes a {@link BrokerLookupError} carries. */
 export type LookupErrorCode = Extract<
@@ -30,24 +28,10 @@ export class BrokerLookupError extends BrokerError {
     this.function = fn;
     this.matchingIds = matchingIds;
   }
-
-  static override [Symbol.hasInstance](instance: unknown): boolean {
-    return (
-      typeof instance === "object" &&
-      instance !== null &&
-      (instance as Record<symbol, unknown>)[kBrokerLookupError] === true
-    );
-  }
-
-  get [kBrokerLookupError](): true {
-    return true;
-  }
 }
 
 /** Whether `e` is a {@link BrokerLookupError} from any copy of this package. */
-export function isBrokerLookupError(e: unknown): e is BrokerLookupError {
-  return e instanceof BrokerLookupError;
-}
+export const isBrokerLookupError = branded(BrokerLookupError, "BrokerLookupError");
 
 /**
  * A look-up function's argument is invalid (`BROKER_LOOKUP_INVALID`): thrown before any request, its

@@ -5,8 +5,12 @@
 import type { dynamic, ID } from "@pulumi/pulumi";
 import { withInterruptedName, type NameSource } from "../../core/autoname";
 import { DYNAMIC_LOGICAL_NAME_INPUT, DYNAMIC_URN_INPUT } from "../../core/declarations";
-import { settleIntent, type CreateOrigin } from "../../core/intents";
-import { plannedReplacementWarning, type ResourceOperations } from "../../core/operations";
+import { settleDeleted, settleIntent, type CreateOrigin } from "../../core/intents";
+import {
+  decodedOrUndefined,
+  plannedReplacementWarning,
+  type ResourceOperations,
+} from "../../core/operations";
 import { isEmptyState, toPropertyBag, type PropertyBag } from "../../core/state";
 import { dynamicContext } from "./context";
 import { warn } from "./host-log";
@@ -66,7 +70,7 @@ export function dynamicOperations<I extends object, P extends object, O extends 
    * The engine holds `id` for the resource whose inputs (its class passes its URN) are `inputs`: its
    * create's intent is settled (`settleIntent`). The host gives `read` and `delete` outputs, which
    * carry no URN; `diff`, which the engine sends for every resource the program still declares
-   * (before any replacement), and `update` carry it.
+   * (before any replacement), and `update` carry it. `delete` settles by id (`settleDeleted`).
    */
   const held = (id: string, inputs: PropertyBag): Promise<void> =>
     settleIntent(originOf(inputs), () => dynamicContext.client(), core.typeName, id);
@@ -80,14 +84,15 @@ export function dynamicOperations<I extends object, P extends object, O extends 
     },
     diff: async (id, olds, news) => {
       await held(id, news);
-      const result = await settle(() =>
-        toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news))),
-      );
       // The dynamic host's olds are the recorded outputs: the old object, as delete would get it.
+      const recorded = decodedOrUndefined(() => core.decodeOutputs(olds, id));
+      const result = await settle(() =>
+        toDynamicDiff(core.diff(core.decodeInputs(olds), core.decodeProposedInputs(news), recorded)),
+      );
       const warning = plannedReplacementWarning(
         core.deleteRefusal && ((old: O) => core.deleteRefusal?.(dynamicContext, id, old)),
         (result.replaces ?? []).length > 0,
-        () => core.decodeOutputs(olds, id),
+        recorded,
       );
       if (warning !== undefined) await warn(warning);
       return result;
@@ -108,6 +113,10 @@ export function dynamicOperations<I extends object, P extends object, O extends 
       );
       return { outs: toPropertyBag(outputs) };
     },
-    delete: (id, props) => core.delete(dynamicContext, id, core.decodeOutputs(props, id)),
+    delete: async (id, props) => {
+      await core.delete(dynamicContext, id, core.decodeOutputs(props, id));
+      // The host gives `delete` no URN: the record naming the object is found by its id.
+      await settleDeleted(() => dynamicContext.client(), core.typeName, id);
+    },
   };
 }

@@ -22,8 +22,9 @@ export const ACCESS_KEY_SECRET_OUTPUTS: readonly string[] = secretFields(ACCESS_
  * returned at creation are secret outputs. The resource id is the numeric key id, never the value.
  * Permissions update in place; `name`, `type` or `rotationTriggers` changes replace the key, the new
  * key created before the old one is revoked. Refresh detects changed
- * permissions (the next `pulumi up` restores them) and removed keys. Destroy revokes the key's
- * permissions by default (see `onDelete`): the API cannot delete keys.
+ * permissions (the next `pulumi up` restores them) and removed keys. The API cannot delete keys:
+ * destroy revokes the permissions of a key the stack created and leaves a key it adopted as it was
+ * found, unless `onDelete` says otherwise.
  *
  * `pulumi import` does not work for dynamic resources: `adopt` takes over an existing key instead.
  * An adopted SERVICE key has no `publicKey`/`privateKey` output (the API cannot read a pair back);

@@ -35,7 +35,8 @@ export interface BrokerConfigArgs {
  * workspace to another parent, replaces it. Removing a key from the document revokes it on the next
  * `pulumi up` (unless `onDelete: retain`); a removed workspace is only forgotten (the API cannot
  * delete workspaces). `adopt: true` (what `broker-config export` writes) takes over objects that
- * already exist instead of creating them again.
+ * already exist instead of creating them again; a destroy leaves an adopted key as it was found
+ * unless `onDelete: revoke` is given.
  *
  * @example
  * ```ts

@@ -10,7 +10,11 @@
  */
 import { withInterruptedName } from "../../core/autoname";
 import type { CoreContext } from "../../core/context";
-import { plannedReplacementWarning, type ResourceOperations } from "../../core/operations";
+import {
+  decodedOrUndefined,
+  plannedReplacementWarning,
+  type ResourceOperations,
+} from "../../core/operations";
 import { settleIntent } from "../../core/intents";
 import { isPartiallyCreatedError } from "../../core/partial-failure";
 import type { DiffResult as CoreDiff } from "../../core/results";
@@ -132,10 +136,20 @@ export function coreAdapter<I extends object, P extends object, O extends object
       ? extras.recomputedByUpdate(diff, core.decodeOutputs(toCore(olds).values))
       : [];
 
-  const diffOf = (olds: PropertyMap, oldInputs: PropertyMap, news: PropertyMap): CoreDiff =>
+  /** The recorded outputs of `id`, or `undefined` when they cannot be decoded (see `decodedOrUndefined`). */
+  const recordedOutputs = (id: string, olds: PropertyMap): O | undefined =>
+    decodedOrUndefined(() => core.decodeOutputs(toCore(olds).values, id));
+
+  const diffOf = (
+    olds: PropertyMap,
+    oldInputs: PropertyMap,
+    news: PropertyMap,
+    recorded: O | undefined,
+  ): CoreDiff =>
     core.diff(
       core.decodeInputs(toCore(recordedInputs(olds, oldInputs)).values),
       core.decodeProposedInputs(toCore(news).values),
+      recorded,
     );
 
   /** The engine holds `id` for the resource: its create's intent is settled (`settleIntent`). */
@@ -172,12 +186,13 @@ export function coreAdapter<I extends object, P extends object, O extends object
 
     async diff({ id, olds, oldInputs, news }, context) {
       await held(context, id);
-      const diff = diffOf(olds, oldInputs, news);
+      const recorded = recordedOutputs(id, olds);
+      const diff = diffOf(olds, oldInputs, news, recorded);
       const changedByUpdate = new Set(recomputed(diff, olds));
       const warning = plannedReplacementWarning(
         core.deleteRefusal && ((old: O) => core.deleteRefusal?.(coreContext(context), id, old)),
         diff.replaces.length > 0,
-        () => core.decodeOutputs(toCore(olds).values, id),
+        recorded,
       );
       if (warning !== undefined) await context.log.warn(warning);
       return buildDiff({
@@ -249,7 +264,7 @@ export function coreAdapter<I extends object, P extends object, O extends object
       if (preview) {
         // The recorded outputs stay, the new inputs apply, and what the update recomputes is unknown.
         const proposed = core.decodeProposedInputs(input.values);
-        const unknowns = recomputed(diffOf(olds, oldInputs, news), olds);
+        const unknowns = recomputed(diffOf(olds, oldInputs, news, recordedOutputs(id, olds)), olds);
         const values = {
           ...old,
           ...proposed,

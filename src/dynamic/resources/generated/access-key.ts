@@ -32,8 +32,10 @@ export interface AccessKeyArgs {
   adopt?: pulumi.Input<boolean>;
   /**
    * What destroy (or a replacement) does with the key, which the API cannot delete: `revoke`
-   * empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
-   * @default "revoke"
+   * empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When
+   * not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is
+   * left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the
+   * key it authenticates with.
    */
   onDelete?: pulumi.Input<OnDelete>;
   /**
@@ -87,7 +89,10 @@ export abstract class AccessKeyBase extends pulumi.dynamic.Resource {
   declare readonly adopt: pulumi.Output<boolean>;
   /**
    * What destroy (or a replacement) does with the key, which the API cannot delete: `revoke`
-   * empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is.
+   * empties its `send`, `receive` and `resources` permissions; `retain` leaves it as it is. When
+   * not given: a key this stack created is revoked, a key it adopted (`adopt: true` found it) is
+   * left as it was found; set `revoke` to revoke an adopted key too. The provider never revokes the
+   * key it authenticates with.
    */
   declare readonly onDelete: pulumi.Output<OnDelete>;
   /**
@@ -128,7 +133,11 @@ export abstract class AccessKeyBase extends pulumi.dynamic.Resource {
    * SECRET: the engine keeps it encrypted in the state and masks it in every output.
    */
   declare readonly privateKey: pulumi.Output<string | undefined>;
-  /** True when this stack adopted an existing key instead of creating it. */
+  /**
+   * True when this stack adopted an existing key instead of creating it; such a key is left as it
+   * was found on destroy unless `onDelete` is `revoke`. States written before this output existed
+   * read as false (created).
+   */
   declare readonly adopted: pulumi.Output<boolean>;
   /** The API endpoint the resource lives at. */
   declare readonly baseUrl: pulumi.Output<string>;
