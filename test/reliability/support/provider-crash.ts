@@ -38,9 +38,12 @@ const REQUESTS_PER_SECOND = 10;
 /** New keys per cycle: a first, a middle and a last create. */
 const KEYS = 6;
 
-/** A request the broker holds: which route, the matching requests it lets through first, and when. */
+/**
+ * The requests the broker holds: which routes, the matching requests it lets through first, and
+ * when. Every matching request from the first held one on is held (the fault has no count).
+ */
 interface Hold {
-  route: string;
+  routes: string[];
   skip: number;
   /** "before": the request is never processed; "after": processed, never answered. */
   phase: "before" | "after";
@@ -60,53 +63,61 @@ interface Moment {
 const MOMENTS: readonly Moment[] = [
   {
     name: "a key create on the wire, never made",
-    hold: { route: "POST /access-key", skip: 0, phase: "before" },
+    hold: { routes: ["POST /access-key"], skip: 0, phase: "before" },
     intents: 1,
   },
   {
     name: "the first key made, unanswered",
-    hold: { route: "POST /access-key", skip: 0, phase: "after" },
+    hold: { routes: ["POST /access-key"], skip: 0, phase: "after" },
     intents: 1,
   },
   {
     name: "half the keys answered, one made unanswered",
-    hold: { route: "POST /access-key", skip: KEYS / 2, phase: "after" },
+    hold: { routes: ["POST /access-key"], skip: KEYS / 2, phase: "after" },
     intents: 1,
   },
   {
     name: "the last key made, unanswered",
-    hold: { route: "POST /access-key", skip: KEYS - 1, phase: "after" },
+    hold: { routes: ["POST /access-key"], skip: KEYS - 1, phase: "after" },
     intents: 1,
   },
   {
     name: "the workspace create on the wire, never made",
-    hold: { route: "POST /workspace", skip: 0, phase: "before" },
+    hold: { routes: ["POST /workspace"], skip: 0, phase: "before" },
     intents: 1,
   },
   {
     name: "the workspace made, unanswered",
-    hold: { route: "POST /workspace", skip: 0, phase: "after" },
+    hold: { routes: ["POST /workspace"], skip: 0, phase: "after" },
     intents: 1,
   },
   // The workspace create lists the name before and after the POST: the second list is how its id is learnt.
   {
     name: "the workspace answered, its id lookup held",
-    hold: { route: "GET /workspace", skip: 1, phase: "before" },
+    hold: { routes: ["GET /workspace"], skip: 1, phase: "before" },
     intents: 1,
   },
+  // The pair's create reads its key's record first (is it a SERVICE key?). The client's read
+  // coalescer answers that read with its own request or with a page of the key list, whichever the
+  // timing favours (the emulator's request log shows both, in either door): both are held, and
+  // nothing else of a cycle lists or reads keys.
   {
     name: "the key answered, its pair's key read held",
-    hold: { route: "GET /access-key/{accessKey}/permissions", skip: 0, phase: "before" },
+    hold: {
+      routes: ["GET /access-key/{accessKey}/permissions", "GET /access-key"],
+      skip: 0,
+      phase: "before",
+    },
     intents: 0,
   },
   {
     name: "a key pair create on the wire, never made",
-    hold: { route: "PUT /access/service-key-pair", skip: 0, phase: "before" },
+    hold: { routes: ["PUT /access/service-key-pair"], skip: 0, phase: "before" },
     intents: 0,
   },
   {
     name: "a key pair made, unanswered",
-    hold: { route: "PUT /access/service-key-pair", skip: 0, phase: "after" },
+    hold: { routes: ["PUT /access/service-key-pair"], skip: 0, phase: "after" },
     intents: 0,
   },
 ];
@@ -253,13 +264,14 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         await controls.setRateLimit({ requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" });
         await controls.clearRequests();
         const before = await controls.stats();
-        const { route, skip, phase } = moment.hold;
+        const { routes, skip, phase } = moment.hold;
+        const route = routes.join(" or ");
         const hold = await controls.injectFault({
           kind: "latency",
           latencyMs: HOLD_MS,
           phase,
           skip,
-          routes: [route],
+          routes,
         });
 
         const up = startUp(project, stackName);
@@ -284,6 +296,8 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         expect(outcome, "the up fails: its provider died").toBeInstanceOf(CliError);
         if (outcome instanceof CliError)
           scan.text(`${moment.name}: interrupted up`, outcome.stdout + outcome.stderr, "cli output");
+        // The hold ends here, before this test lists the keys itself (a held list would hold it too).
+        await controls.clearFaults();
 
         // Objects made whose creates were never answered (a held request is logged once answered).
         const stats = await controls.stats();
@@ -291,9 +305,10 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         const answeredOf = (r: string): number => answered.filter((a) => a.route === r).length;
         const heldKeys = stats.accessKeys - before.accessKeys - answeredOf("POST /access-key");
         const heldWorkspaces = stats.workspaces - before.workspaces - answeredOf("POST /workspace");
-        if (phase === "after" && route === "POST /access-key") expect(heldKeys).toBeGreaterThanOrEqual(1);
-        if (phase === "after" && route === "POST /workspace") expect(heldWorkspaces).toBe(1);
-        if (phase === "before" && route === "POST /workspace")
+        if (phase === "after" && routes.includes("POST /access-key"))
+          expect(heldKeys).toBeGreaterThanOrEqual(1);
+        if (phase === "after" && routes.includes("POST /workspace")) expect(heldWorkspaces).toBe(1);
+        if (phase === "before" && routes.includes("POST /workspace"))
           expect(stats.workspaces).toBe(before.workspaces);
 
         // What the issue measured: the CLI forgets the failed creates, nothing is pending, and the
@@ -320,7 +335,6 @@ export function describeProviderCrash(door: InterruptedDoor): void {
           scan.text(`${moment.name}: intent`, fs.readFileSync(file, "utf8"), "file");
         expect(scan.leaks(), "no secret in an intent").toEqual([]);
 
-        await controls.clearFaults();
         await controls.clearRateLimit();
         const converge = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
         scan.text(`${moment.name}: converging up`, converge.stdout + converge.stderr, "cli output");
