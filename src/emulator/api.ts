@@ -16,6 +16,12 @@ import type { RequestLog } from "./request-log";
 import { rateLimitedReply, type RateLimiter } from "./rate-limit";
 import type { Timers } from "./timers";
 
+/**
+ * The status the request log records for a request whose client closed the connection while a
+ * latency fault held it (nginx's "client closed request"): no answer was sent.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** The prefix of every API path: the last segment of the base URL. */
 export const API_PREFIX = "/v1";
 
@@ -85,8 +91,21 @@ export async function handleApiRequest(
     }
   };
 
-  await deps.timers.sleep(plan.delayBeforeMs);
-  if (deps.timers.closed) return;
+  // A client that closes its connection while its request is held never reads an answer: the hold
+  // ends there. Without this, a request held for minutes would still be processed (before) or logged
+  // as answered (after) long after its client died, in the middle of whatever a test does by then.
+  const clientGone = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
+  const dropped = (): boolean => {
+    if (!clientGone.signal.aborted) return false;
+    record(CLIENT_CLOSED_REQUEST);
+    return true;
+  };
+
+  await deps.timers.sleep(plan.delayBeforeMs, clientGone.signal);
+  if (deps.timers.closed || (plan.delayBeforeMs > 0 && dropped())) return;
   const action = plan.action;
   let reply: Reply;
   if (action?.phase === "before") {
@@ -104,7 +123,8 @@ export async function handleApiRequest(
       reply = rateLimitedReply(admission);
       rateLimited = action === undefined;
     }
-    await deps.timers.sleep(plan.delayAfterMs);
+    await deps.timers.sleep(plan.delayAfterMs, clientGone.signal);
+    if (plan.delayAfterMs > 0 && dropped()) return;
     if (action?.kind === "reset") {
       req.socket.destroy();
       record(0);

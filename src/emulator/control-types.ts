@@ -7,6 +7,7 @@ export const CONTROLS_PREFIX = "/_emulator";
 /**
  * What a fault does to a matching request:
  * - `latency`: waits `latencyMs` before handling the request (or before answering, with phase "after");
+ *   the wait ends when the client closes the connection, and the request is then dropped;
  * - `429`: answers 429 `rate_limited` with a `Retry-After` header;
  * - `503`: answers 503 `service_unavailable`;
  * - `reset`: destroys the connection without an answer (the client sees ECONNRESET / "other side closed").
@@ -59,7 +60,11 @@ export interface RequestLogEntry {
   method: string;
   /** `"POST /access-key"`, the route template; for an unknown route the method and redacted path. */
   route: string;
-  /** The status sent, or 0 when a `reset` fault destroyed the connection instead. */
+  /**
+   * The status sent; 0 when a `reset` fault destroyed the connection instead; 499 when the client
+   * closed the connection while a `latency` fault held the request (nothing was sent; with phase
+   * "before" the request was not processed).
+   */
   status: number;
   /** The kind of fault applied, if any (the answering one when a latency fault applied too). */
   fault?: FaultKind;

@@ -10,14 +10,22 @@ export class Timers {
     return this.closedFlag;
   }
 
-  sleep(ms: number): Promise<void> {
-    if (ms <= 0 || this.closedFlag) return Promise.resolve();
+  /**
+   * Resolves after `ms`, or at once when the emulator closes or `signal` aborts (a held request
+   * whose client went away: nobody waits for it any more).
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms <= 0 || this.closedFlag || signal?.aborted === true) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const done = (): void => {
+        clearTimeout(timer);
         this.pending.delete(timer);
+        signal?.removeEventListener("abort", done);
         resolve();
-      }, ms);
-      this.pending.set(timer, resolve);
+      };
+      const timer = setTimeout(done, ms);
+      this.pending.set(timer, done);
+      signal?.addEventListener("abort", done, { once: true });
     });
   }
 

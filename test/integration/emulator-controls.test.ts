@@ -2,8 +2,10 @@
  * The emulator's test controls (/_emulator) and fault injection, over real HTTP through the typed
  * EmulatorControls client. Every /v1 exchange is checked against openapi.yaml (see afterEach).
  */
+import * as http from "node:http";
 import { describe, expect, it } from "vitest";
 import { EmulatorControlError, startEmulator, type EmulatorControls } from "../../src/emulator";
+import { CLIENT_CLOSED_REQUEST } from "../../src/emulator/api";
 import { MAX_LATENCY_MS } from "../../src/emulator/faults";
 import {
   ApiCaller,
@@ -390,6 +392,49 @@ describe("closing", () => {
     expect(held, "the struck request is still waiting").toBe(true);
     await emulator.close();
     expect(await pending).toBe("reset");
+  });
+
+  it("a held request whose client closed the connection is dropped at once: before, never processed; after, never logged as answered", async () => {
+    // Issue #48's provider-crash moments hold a request for ten minutes and kill its client. Before
+    // this, the hold ran on: a later moment's request log then counted an "after" create as answered
+    // (201) when it ended, and a "before" request was processed by then. Holds here outlast the test.
+    const emulator = await startEmulator({ controls: true });
+    try {
+      const ctl = emulator.controls!;
+      const caller = new ApiCaller(emulator.url, emulator.adminKey);
+      const named = async (name: string): Promise<number> =>
+        ((await caller.get("/workspace", { query: listQuery({ name }) })).body as { results: unknown[] })
+          .results.length;
+      const loggedOf = async (route: string): Promise<number[]> =>
+        (await ctl.requests()).filter((entry) => entry.route === route).map((entry) => entry.status);
+      for (const phase of ["before", "after"] as const) {
+        await ctl.clearRequests();
+        await ctl.injectFault({
+          kind: "latency",
+          latencyMs: MAX_LATENCY_MS,
+          count: 1,
+          phase,
+          routes: ["POST /workspace"],
+        });
+        const request = http.request(`${emulator.url}/workspace`, {
+          method: "POST",
+          headers: { "x-api-key": emulator.adminKey, "content-type": "application/json" },
+        });
+        request.on("error", () => undefined);
+        request.end(JSON.stringify({ name: `left-${phase}`, parentId: 0 }));
+        // Held: the fault struck it, and with "after" the workspace is made.
+        await faultsUsedUp(ctl);
+        if (phase === "after")
+          while ((await named("left-after")) === 0) await new Promise((r) => setTimeout(r, 10));
+        request.destroy();
+        while ((await loggedOf("POST /workspace")).length === 0) await new Promise((r) => setTimeout(r, 10));
+        expect(await loggedOf("POST /workspace"), phase).toEqual([CLIENT_CLOSED_REQUEST]);
+      }
+      expect(await named("left-before"), "a request dropped before processing").toBe(0);
+      expect(await named("left-after"), "a request processed, then dropped unanswered").toBe(1);
+    } finally {
+      await emulator.close();
+    }
   });
 
   it("closes with keep-alive connections open and a latency fault pending, without waiting for it", async () => {

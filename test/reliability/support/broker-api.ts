@@ -8,6 +8,8 @@ export interface KeyRecord {
   key: string;
   type: string;
   permissions: { send: string[]; receive: string[]; resources: Record<string, unknown> };
+  /** When the broker made it, ISO 8601. */
+  createdAt: string;
 }
 
 /** A workspace record as the API lists it. */

@@ -5,46 +5,122 @@ import { startEmulator, type EmulatorHandle } from "../../../src/emulator";
 import { installBrokerPlugin } from "../../../harness/broker-native.mts";
 import { CliError, PulumiProject } from "../../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../../harness/secret-scan.mts";
-import { listKeys, listWorkspaces } from "./broker-api";
-import { expectDeclaredState, stackView } from "./declared-state";
+import { listKeys, listWorkspaces, type KeyRecord } from "./broker-api";
+import { expectDeclaredState } from "./declared-state";
+import { duplicatesAndOrphans, startUp, type InterruptedDoor } from "./interrupted-anywhere";
 import {
-  duplicatesAndOrphans,
-  pendingOperations,
-  recordedKeyIds,
-  startUp,
-  type InterruptedDoor,
-} from "./interrupted-anywhere";
+  declareSpec,
+  initStack,
+  privateKeysOf,
+  storedKeyIds,
+  storedPendingOperations,
+  storedView,
+} from "./one-stack";
 import { killHard, processesIn, processesWithEnv, waitFor } from "./processes";
-import { brokerConfig, numberedKeysSpec, specConfig } from "./spec";
+import { brokerConfig, cyclesSpec, specConfig, type Spec } from "./spec";
 
-// Issue #39's acceptance, through the real CLI: an `up` of 30 keys, a key pair and two nested
-// workspaces under a rate limit, during which only the provider process (the `broker` plugin, or
-// Pulumi's dynamic provider host) is killed with SIGKILL while creates are on the wire, as an
+// Issue #39's acceptance, and #48's "ten different moments per door", through the real CLI: an `up`
+// of new keys, a key pair and a nested workspace under a rate limit, during which only the provider
+// process (the `broker` plugin, or Pulumi's dynamic provider host) is killed with SIGKILL, as an
 // out-of-memory kill would. The CLI lives on and records the creates as failed. Then a plain
 // `pulumi up` and `pulumi preview --expect-no-changes`: one key per name, no orphan, the pair matching
 // the broker, no intent left behind. No `adopt`, no `broker-config recover`.
 //
-// Which creates die on the wire is decided by the broker, not by a clock: the emulator lets the
-// first N key creates (and the first workspace create) through and holds every later one after
-// processing it (a latency fault of ten minutes, phase "after"), so the objects exist and their
-// answers never come back. The provider is killed once the broker holds at least one such object.
+// The moment is decided by the broker, not by a clock: the emulator holds one request of the run
+// for ten minutes (a latency fault), before processing it (the create is on the wire and never
+// made) or after (the object exists and its answer never comes back), and the provider is killed
+// once that request arrived. One stack and one broker per door: each moment is a cycle that
+// declares new names (spec.ts, cycleAdditions) on top of the converged stack of the moments before,
+// so a moment costs three commands (the killed `up`, the converging `up`, the preview).
 
 /** Requests per second the broker admits: the issue's measurement ran under a limit of 10. */
 const REQUESTS_PER_SECOND = 10;
-const KEYS = 30;
-
-const spec = numberedKeysSpec(KEYS);
+/** New keys per cycle: a first, a middle and a last create. */
+const KEYS = 6;
 
 /**
- * When the provider dies: the key creates the broker answers before it holds the rest, and whether
- * the nested workspace's create is held too. Held key creates take the engine's operations (8 at once
- * on two cores) one by one, so before the last key the engine may never get to the nested workspace.
+ * The requests the broker holds: which routes, the matching requests it lets through first, and
+ * when. Every matching request from the first held one on is held (the fault has no count).
  */
-const MOMENTS = [
-  { name: "at the first key", answered: 0, holdWorkspace: false },
-  { name: "half-way", answered: KEYS / 2, holdWorkspace: false },
-  { name: "at the last key", answered: KEYS - 1, holdWorkspace: true },
-] as const;
+interface Hold {
+  routes: string[];
+  skip: number;
+  /** "before": the request is never processed; "after": processed, never answered. */
+  phase: "before" | "after";
+}
+
+/** A moment of the kill: the request held, and the intent records it leaves on disk at least. */
+interface Moment {
+  name: string;
+  hold: Hold;
+  intents: number;
+}
+
+/**
+ * The ten moments. Each holds one request; the engine's other operations go on until the kill, so
+ * the keys and workspaces of the cycle are, at the kill, any mix of answered, held and not started.
+ */
+const MOMENTS: readonly Moment[] = [
+  {
+    name: "a key create on the wire, never made",
+    hold: { routes: ["POST /access-key"], skip: 0, phase: "before" },
+    intents: 1,
+  },
+  {
+    name: "the first key made, unanswered",
+    hold: { routes: ["POST /access-key"], skip: 0, phase: "after" },
+    intents: 1,
+  },
+  {
+    name: "half the keys answered, one made unanswered",
+    hold: { routes: ["POST /access-key"], skip: KEYS / 2, phase: "after" },
+    intents: 1,
+  },
+  {
+    name: "the last key made, unanswered",
+    hold: { routes: ["POST /access-key"], skip: KEYS - 1, phase: "after" },
+    intents: 1,
+  },
+  {
+    name: "the workspace create on the wire, never made",
+    hold: { routes: ["POST /workspace"], skip: 0, phase: "before" },
+    intents: 1,
+  },
+  {
+    name: "the workspace made, unanswered",
+    hold: { routes: ["POST /workspace"], skip: 0, phase: "after" },
+    intents: 1,
+  },
+  // The workspace create lists the name before and after the POST: the second list is how its id is learnt.
+  {
+    name: "the workspace answered, its id lookup held",
+    hold: { routes: ["GET /workspace"], skip: 1, phase: "before" },
+    intents: 1,
+  },
+  // The pair's create reads its key's record first (is it a SERVICE key?). The client's read
+  // coalescer answers that read with its own request or with a page of the key list, whichever the
+  // timing favours (the emulator's request log shows both, in either door): both are held, and
+  // nothing else of a cycle lists or reads keys.
+  {
+    name: "the key answered, its pair's key read held",
+    hold: {
+      routes: ["GET /access-key/{accessKey}/permissions", "GET /access-key"],
+      skip: 0,
+      phase: "before",
+    },
+    intents: 0,
+  },
+  {
+    name: "a key pair create on the wire, never made",
+    hold: { routes: ["PUT /access/service-key-pair"], skip: 0, phase: "before" },
+    intents: 0,
+  },
+  {
+    name: "a key pair made, unanswered",
+    hold: { routes: ["PUT /access/service-key-pair"], skip: 0, phase: "after" },
+    intents: 0,
+  },
+];
 
 /** The longest hold the emulator accepts: far longer than any run here. */
 const HOLD_MS = 600_000;
@@ -53,7 +129,7 @@ const HOLD_MS = 600_000;
 interface CaseFigures {
   door: string;
   moment: string;
-  /** Keys and workspaces the broker held, unanswered, when the provider was killed (at least). */
+  /** Keys and workspaces made whose creates were never answered. */
   heldKeys: number;
   heldWorkspaces: number;
   /** Keys on the broker that the state did not track after the failed up: what the next up must take over. */
@@ -62,6 +138,46 @@ interface CaseFigures {
   intents: number;
   duplicates: number;
   orphans: number;
+}
+
+/** What an intent file says, secrets aside (it holds none): for a failure's message. */
+function intentSummary(file: string): string {
+  try {
+    const intent = JSON.parse(fs.readFileSync(file, "utf8")) as {
+      urn?: string;
+      sentAt?: string;
+      createdId?: number;
+    };
+    return `${intent.urn?.split("::").pop() ?? "?"} sent ${intent.sentAt ?? "?"} id ${intent.createdId ?? "none"}`;
+  } catch {
+    return `${path.basename(file)} unreadable`;
+  }
+}
+
+/**
+ * The keys behind a duplicate or an orphan, for the failure's message: every key of a name held more
+ * than once or untracked (id, creation time, whether the state tracks it), and what the intents said
+ * at the kill. Ids and times only: never a key value.
+ */
+function duplicateEvidence(
+  keys: readonly KeyRecord[],
+  tracked: Record<string, number>,
+  declared: Spec,
+  intentsAtKill: readonly string[],
+): string {
+  const names = new Set(declared.keys.map((k) => k.name));
+  const trackedIds = new Set(Object.values(tracked));
+  const ofName = (name: string): KeyRecord[] => keys.filter((k) => k.name === name);
+  const suspects = [...names].filter(
+    (name) => ofName(name).length > 1 || ofName(name).some((k) => !trackedIds.has(k.id)),
+  );
+  const lines = suspects.map(
+    (name) =>
+      `${name}: ${ofName(name)
+        .map((k) => `id ${k.id} made ${k.createdAt}${trackedIds.has(k.id) ? " (tracked)" : ""}`)
+        .join(", ")}`,
+  );
+  return [...lines, `intents at the kill: ${intentsAtKill.join("; ") || "none"}`].join("\n");
 }
 
 /** Every file under `dir`, with its mode, and every directory's mode. */
@@ -84,36 +200,37 @@ function walk(dir: string): {
   return { files, dirs };
 }
 
-/** Key creates the broker answered with success so far (its request log records a request once answered). */
-async function answeredKeyCreates(emulator: EmulatorHandle): Promise<number> {
-  return (await emulator.controls!.requests()).filter((r) => r.route === "POST /access-key" && r.status < 300)
-    .length;
-}
-
 /** The cases of one door, as one test file's suites. */
 export function describeProviderCrash(door: InterruptedDoor): void {
   const figures: CaseFigures[] = [];
   const scan = new SecretScan();
   const cleanups: (() => unknown)[] = [];
+  const stackName = "crash";
+  let project: PulumiProject;
+  let emulator: EmulatorHandle;
 
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
     if (figures.length > 0) {
       const lines = figures.map(
         (f) =>
-          `  ${f.door.padEnd(8)} ${f.moment.padEnd(18)} held ${f.heldKeys} key(s) and ${f.heldWorkspaces} workspace(s), untracked keys after the crash ${f.orphansAfterCrash}, intents ${f.intents}; after up: duplicates ${f.duplicates}, orphans ${f.orphans}`,
+          `  ${f.door.padEnd(8)} ${f.moment.padEnd(46)} held ${f.heldKeys} key(s) and ${f.heldWorkspaces} workspace(s), untracked keys after the crash ${f.orphansAfterCrash}, intents ${f.intents}; after up: duplicates ${f.duplicates}, orphans ${f.orphans}`,
       );
       process.stdout.write(`provider-crash: ${figures.length} cases\n${lines.join("\n")}\n`);
     }
   });
 
   describe(`${door.name} door: only the provider is killed mid-up`, () => {
-    let project: PulumiProject;
     let intentsDir: string;
     // The project's name in Pulumi.yaml, and so in every URN: intents are kept per project and stack.
     const projectName = `provider-crash-${door.name}`;
+    /** The cycle the next moment runs: each declares new names on top of the ones before. */
+    let cycle = 0;
 
     beforeAll(async () => {
+      emulator = await startEmulator({ controls: true });
+      cleanups.push(() => emulator.close());
+      scan.secrets(emulator.adminKey);
       project = await PulumiProject.create({
         name: projectName,
         programDir: path.join(__dirname, "..", "..", "programs", door.program),
@@ -128,55 +245,42 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         for (const text of project.transcript) scan.text(`${door.name} transcript`, text, "cli output");
         project.remove();
       });
+      await initStack(project, stackName, {
+        ...specConfig(cyclesSpec(0, 0)),
+        ...brokerConfig(emulator),
+        // Paced just under the limit, so that no create the broker holds was refused instead; and no
+        // request times out while held, so the provider cannot learn what a held create made.
+        "broker:maxRequestsPerSecond": { value: String(REQUESTS_PER_SECOND - 1) },
+        "broker:timeoutMs": { value: String(HOLD_MS) },
+      });
     });
 
-    for (const [index, moment] of MOMENTS.entries()) {
+    for (const moment of MOMENTS) {
       it(`${moment.name}: a plain up repairs it, one key per name, no orphan, no intent left`, async () => {
-        const emulator = await startEmulator({
-          controls: true,
-          rateLimit: { requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" },
-        });
-        cleanups.push(() => emulator.close());
         const controls = emulator.controls!;
-        scan.secrets(emulator.adminKey);
-        // The nested workspace's create and every key create after the first `answered` are held.
-        await controls.injectFault({
+        const spec = cyclesSpec(cycle, KEYS);
+        cycle++;
+        declareSpec(project, stackName, spec);
+        await controls.setRateLimit({ requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" });
+        await controls.clearRequests();
+        const before = await controls.stats();
+        const { routes, skip, phase } = moment.hold;
+        const route = routes.join(" or ");
+        const hold = await controls.injectFault({
           kind: "latency",
           latencyMs: HOLD_MS,
-          phase: "after",
-          skip: moment.answered,
-          routes: ["POST /access-key"],
-        });
-        if (moment.holdWorkspace) {
-          await controls.injectFault({
-            kind: "latency",
-            latencyMs: HOLD_MS,
-            phase: "after",
-            skip: 1,
-            routes: ["POST /workspace"],
-          });
-        }
-        const stackName = `crash-${index}`;
-        await project.initStack(stackName, {
-          ...specConfig(spec),
-          ...brokerConfig(emulator),
-          // Paced just under the limit, so that no create the broker holds was refused instead; and no
-          // request times out while held, so the provider cannot learn what a held create made.
-          "broker:maxRequestsPerSecond": { value: String(REQUESTS_PER_SECOND - 1) },
-          "broker:timeoutMs": { value: String(HOLD_MS) },
+          phase,
+          skip,
+          routes,
         });
 
         const up = startUp(project, stackName);
         await up.pid;
-        // A key (and the nested workspace) exist whose creates were never answered.
-        const heldWorkspaces = moment.holdWorkspace ? 1 : 0;
-        const held = await waitFor(
-          "the broker to hold objects whose creates are unanswered",
-          async () => {
-            const stats = await controls.stats();
-            const heldKeys = stats.accessKeys - 1 - (await answeredKeyCreates(emulator));
-            return heldKeys >= 1 && (!moment.holdWorkspace || stats.workspaces === 2) ? heldKeys : undefined;
-          },
+        // The held request arrived: the broker decides the moment.
+        await waitFor(
+          `the broker to hold ${route}`,
+          async () =>
+            (await controls.faults()).some((f) => f.id === hold && f.applied > 0) ? true : undefined,
           240_000,
         );
         // Found by the project's own PULUMI_HOME, which the engine passes to the providers it starts:
@@ -191,16 +295,27 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         const outcome = await up.done;
         expect(outcome, "the up fails: its provider died").toBeInstanceOf(CliError);
         if (outcome instanceof CliError)
-          scan.text(`${stackName}: interrupted up`, outcome.stdout + outcome.stderr, "cli output");
+          scan.text(`${moment.name}: interrupted up`, outcome.stdout + outcome.stderr, "cli output");
+        // The hold ends here, before this test lists the keys itself (a held list would hold it too).
+        await controls.clearFaults();
+
+        // Objects made whose creates were never answered (a held request is logged once answered).
+        const stats = await controls.stats();
+        const answered = (await controls.requests()).filter((r) => r.status < 300);
+        const answeredOf = (r: string): number => answered.filter((a) => a.route === r).length;
+        const heldKeys = stats.accessKeys - before.accessKeys - answeredOf("POST /access-key");
+        const heldWorkspaces = stats.workspaces - before.workspaces - answeredOf("POST /workspace");
+        if (phase === "after" && routes.includes("POST /access-key"))
+          expect(heldKeys).toBeGreaterThanOrEqual(1);
+        if (phase === "after" && routes.includes("POST /workspace")) expect(heldWorkspaces).toBe(1);
+        if (phase === "before" && routes.includes("POST /workspace"))
+          expect(stats.workspaces).toBe(before.workspaces);
+
         // What the issue measured: the CLI forgets the failed creates, nothing is pending, and the
         // broker holds keys nobody tracks.
-        expect(await pendingOperations(project, stackName)).toEqual([]);
-        const afterCrash = await duplicatesAndOrphans(
-          emulator,
-          await recordedKeyIds(project, stackName),
-          spec,
-        );
-        expect(afterCrash.orphans, "keys the failed up left untracked").toBeGreaterThanOrEqual(held);
+        expect(storedPendingOperations(project, stackName)).toEqual([]);
+        const afterCrash = await duplicatesAndOrphans(emulator, storedKeyIds(project, stackName), spec);
+        expect(afterCrash.orphans, "keys the failed up left untracked").toBeGreaterThanOrEqual(heldKeys);
 
         // The intents the dead provider left: private, and nothing secret in them.
         const onDisk = walk(intentsDir);
@@ -209,39 +324,46 @@ export function describeProviderCrash(door: InterruptedDoor): void {
           files.map((f) => f.file).filter((f) => path.dirname(f) === stackDir);
         const intentFiles = ofStack(onDisk.files).filter((f) => f.endsWith(".json"));
         expect(intentFiles.length, "an intent per create on the wire").toBeGreaterThanOrEqual(
-          held + heldWorkspaces,
+          Math.max(moment.intents, heldKeys + heldWorkspaces),
         );
+        const intentsAtKill = intentFiles.map(intentSummary);
         for (const { file, mode } of onDisk.files) expect(mode, file).toBe(0o600);
         for (const { dir, mode } of onDisk.dirs) expect(mode, dir).toBe(0o700);
         const keysNow = await listKeys(emulator);
         scan.secrets(...keysNow.map((k) => k.key));
         for (const { file } of onDisk.files)
-          scan.text(`${stackName}: intent`, fs.readFileSync(file, "utf8"), "file");
+          scan.text(`${moment.name}: intent`, fs.readFileSync(file, "utf8"), "file");
         expect(scan.leaks(), "no secret in an intent").toEqual([]);
 
-        await controls.clearFaults();
         await controls.clearRateLimit();
         const converge = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
-        scan.text(`${stackName}: converging up`, converge.stdout + converge.stderr, "cli output");
+        scan.text(`${moment.name}: converging up`, converge.stdout + converge.stderr, "cli output");
         await project.run(["preview", "--expect-no-changes", "--stack", stackName]);
 
-        const view = await stackView(await project.stack(stackName));
-        scan.secrets(...Object.values(view.keyValues), ...Object.values(view.privateKeys));
-        expect(Object.keys(view.keyIds)).toHaveLength(KEYS);
+        const view = await storedView(project, stackName, emulator);
+        expect(Object.keys(view.keyIds)).toHaveLength(spec.keys.length);
         const { duplicates, orphans } = await duplicatesAndOrphans(emulator, view.keyIds, spec);
         figures.push({
           door: door.name,
           moment: moment.name,
-          heldKeys: held,
+          heldKeys,
           heldWorkspaces,
           orphansAfterCrash: afterCrash.orphans,
           intents: intentFiles.length,
           duplicates,
           orphans,
         });
+        // Issue #48: a duplicate seen once under load could not be reproduced; say what made it.
+        const evidence =
+          duplicates + orphans === 0
+            ? ""
+            : [
+                duplicateEvidence(await listKeys(emulator), view.keyIds, spec, intentsAtKill),
+                ...converge.stdout.split("\n").filter((line) => /interrupted/iu.test(line)),
+              ].join("\n");
+        expect({ duplicates, orphans }, evidence).toEqual({ duplicates: 0, orphans: 0 });
         await expectDeclaredState(emulator, spec, view, (id) => controls.publicKeyOf(id));
-        expect({ duplicates, orphans }).toEqual({ duplicates: 0, orphans: 0 });
-        expect(await listWorkspaces(emulator)).toHaveLength(2);
+        expect(await listWorkspaces(emulator)).toHaveLength(spec.workspaces.length);
         expect(ofStack(walk(intentsDir).files), "no intent (or half-written one) left behind").toEqual([]);
       }, 400_000);
     }
@@ -249,6 +371,8 @@ export function describeProviderCrash(door: InterruptedDoor): void {
 
   describe("after every crash", () => {
     it("leaves no credential in state, backups, history, CLI output or intents", async () => {
+      // The private keys are encrypted in the state: one command decrypts every cycle's, for the scan.
+      scan.secrets(...(await privateKeysOf(project, stackName)));
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
       expect(scan.unread([...CLI_TEST_SOURCES, "file"]), "sources the scan read nothing from").toEqual([]);
       expect(scan.leaks()).toEqual([]);

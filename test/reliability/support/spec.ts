@@ -76,3 +76,37 @@ export function numberedKeysSpec(keys: number): Spec {
     pairs: [{ key: "svc-00", rotationTriggers: { quarter: "2026-Q4" } }],
   };
 }
+
+/**
+ * Cycle `cycle`'s additions to a stack that grows by one cycle per test (one stack per door, see
+ * `one-stack.ts`): a workspace nested under `platform`, `keys` keys named `c<cycle>-00`, … (every
+ * fifth an ACCOUNT key, each with a path of its own, every other one also receiving `payments/*`) and
+ * a pair on `c<cycle>-00`. Cycle 0 also declares the top-level `platform` workspace.
+ */
+export function cycleAdditions(cycle: number, keys: number): Spec {
+  const prefix = `c${cycle}`;
+  return {
+    workspaces: [
+      ...(cycle === 0 ? [{ name: "platform" }] : []),
+      { name: `${prefix}-orders`, parent: "platform" },
+    ],
+    keys: Array.from({ length: keys }, (_, i) => ({
+      name: `${prefix}-${String(i).padStart(2, "0")}`,
+      type: i % 5 === 4 ? ("ACCOUNT" as const) : ("SERVICE" as const),
+      permissions: { send: [`${prefix}/orders/${i}`], receive: i % 2 === 0 ? ["payments/*"] : [] },
+    })),
+    pairs: [{ key: `${prefix}-00`, rotationTriggers: { quarter: "2026-Q4" } }],
+  };
+}
+
+/** Everything cycles `0` to `last` declare together: what the stack declares after cycle `last`. */
+export function cyclesSpec(last: number, keys: number): Spec {
+  const spec: Spec = { workspaces: [], keys: [], pairs: [] };
+  for (let cycle = 0; cycle <= last; cycle++) {
+    const added = cycleAdditions(cycle, keys);
+    spec.workspaces.push(...added.workspaces);
+    spec.keys.push(...added.keys);
+    spec.pairs.push(...added.pairs);
+  }
+  return spec;
+}

@@ -1,0 +1,122 @@
+/**
+ * One stack per door, driven with as few CLI commands as the point of each test allows: every
+ * `pulumi` command costs seconds (the CLI starts, then the language host and the providers), so what
+ * the engine *stored* is read from the file backend's checkpoint, and a change of the declared state
+ * is an edit of the stack's config file, as a user edits it. The commands whose behaviour is the
+ * subject (`up`, `preview`, `broker-config recover`) still run for real.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseDocument } from "yaml";
+import type { PulumiProject, StackConfig } from "../../../harness/pulumi-project.mts";
+import { listKeys } from "./broker-api";
+import type { StackView } from "./declared-state";
+import type { Spec } from "./spec";
+
+/** A resource of a checkpoint, as the engine stores it. */
+export interface StoredResource {
+  urn: string;
+  type: string;
+  id?: string;
+  delete?: boolean;
+  outputs?: Record<string, unknown>;
+}
+
+/** The `latest` deployment of a checkpoint: what `pulumi stack export` prints as `deployment`. */
+export interface StoredDeployment {
+  resources?: StoredResource[];
+  pending_operations?: unknown[];
+}
+
+/**
+ * Creates stack `name` and sets all of `config` with two commands (`stack init`, then one
+ * `config set-all`), where one `config set` per key would start the CLI once per key.
+ */
+export async function initStack(project: PulumiProject, name: string, config: StackConfig): Promise<void> {
+  await project.cli(["stack", "init", name]);
+  const pairs = Object.entries(config).flatMap(([key, { value, secret }]) => [
+    secret === true ? "--secret" : "--plaintext",
+    `${key}=${value}`,
+  ]);
+  await project.cli(["config", "set-all", "--stack", name, ...pairs]);
+}
+
+/**
+ * Declares `spec` for the next command on stack `name`: rewrites the `<project>:spec` value of
+ * `Pulumi.<name>.yaml` in place (the file `config set` writes; encrypted values stay as they are).
+ */
+export function declareSpec(project: PulumiProject, name: string, spec: Spec): void {
+  const file = path.join(project.dir, `Pulumi.${name}.yaml`);
+  const document = parseDocument(fs.readFileSync(file, "utf8"));
+  const config = document.get("config") as { items: { key: { value: unknown } }[] } | undefined;
+  const key = config?.items.map((item) => String(item.key.value)).find((k) => k.endsWith(":spec"));
+  if (key === undefined) throw new Error(`${file} declares no spec: set it with initStack first`);
+  document.setIn(["config", key], JSON.stringify(spec));
+  fs.writeFileSync(file, document.toString());
+}
+
+/** The deployment the engine last stored for stack `name` (its checkpoint in the file backend). */
+export function storedDeployment(project: PulumiProject, name: string): StoredDeployment {
+  const text = fs.readFileSync(project.stateFile(name), "utf8");
+  const parsed = JSON.parse(text) as { checkpoint?: { latest?: StoredDeployment } };
+  return parsed.checkpoint?.latest ?? {};
+}
+
+/** The pending operations the engine stored for stack `name`. */
+export function storedPendingOperations(project: PulumiProject, name: string): unknown[] {
+  return storedDeployment(project, name).pending_operations ?? [];
+}
+
+/**
+ * The ids of the access keys the stack's checkpoint records (either door), by resource name: what the
+ * engine wrote, whether or not the program reached its stack outputs.
+ */
+export function storedKeyIds(project: PulumiProject, name: string): Record<string, number> {
+  const keys = (storedDeployment(project, name).resources ?? []).filter(
+    (r) =>
+      /(?:^broker:index|dynamic\/\w+):AccessKey$/u.test(r.type) && r.id !== undefined && r.delete !== true,
+  );
+  return Object.fromEntries(keys.map((r) => [r.urn.split("::").pop() ?? r.urn, Number(r.id)]));
+}
+
+/**
+ * The program's plain stack outputs as the checkpoint stores them, and the key values as the broker
+ * lists them (the stored ones are encrypted): every field of a {@link StackView} but the private
+ * keys, which only `pulumi stack output --show-secrets` can decrypt (see {@link privateKeysOf}).
+ */
+export async function storedView(
+  project: PulumiProject,
+  name: string,
+  broker: { url: string; adminKey: string },
+): Promise<StackView> {
+  const root = (storedDeployment(project, name).resources ?? []).find(
+    (r) => r.type === "pulumi:pulumi:Stack",
+  );
+  const outputs = root?.outputs ?? {};
+  const plain = (output: string): Record<string, never> => {
+    const value = outputs[output];
+    return (typeof value === "object" && value !== null ? value : {}) as Record<string, never>;
+  };
+  const keyIds = plain("keyIds") as Record<string, number>;
+  const byId = new Map((await listKeys(broker)).map((k) => [k.id, k.key]));
+  const keyValues = Object.fromEntries(
+    Object.entries(keyIds).map(([keyName, id]) => [keyName, byId.get(id) ?? ""]),
+  );
+  return {
+    keyIds,
+    workspaceIds: plain("workspaceIds"),
+    publicKeys: plain("publicKeys"),
+    keyValues,
+    privateKeys: {},
+  };
+}
+
+/**
+ * The private keys the stack exports, decrypted through the Automation API (`stack output
+ * --show-secrets`), whose output stays out of the project's transcript: the transcript is scanned for
+ * exactly these secrets.
+ */
+export async function privateKeysOf(project: PulumiProject, name: string): Promise<string[]> {
+  const outputs = await (await project.stack(name)).outputs();
+  return Object.values((outputs["privateKeys"]?.value ?? {}) as Record<string, string>);
+}
