@@ -1,10 +1,10 @@
-import * as fs from "node:fs";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { coreCase } from "../../harness/engine-matrix.mts";
 import type { EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { apiOf } from "../support/emulator";
+import { stateResources } from "../support/state";
 import {
   emulatorConfig,
   type OrdersSpec,
@@ -181,10 +181,7 @@ describe("a stack's life through the Pulumi CLI", { timeout: 240_000 }, () => {
       expect(permissionsOf(keys, name)).toEqual({ send: [], receive: [], resources: {} });
     }
     // The checkpoint itself (what `stack export` prints), read without a CLI start.
-    const state = JSON.parse(fs.readFileSync(project.stateFile("dev"), "utf8")) as {
-      checkpoint: { latest?: { resources?: unknown[] } };
-    };
-    expect(state.checkpoint.latest?.resources ?? []).toHaveLength(0);
+    expect(stateResources(project, "dev")).toHaveLength(0);
     const text = project.producedText() + destroy.stdout + destroy.stderr;
     for (const secret of secrets) expect(text).not.toContain(secret);
   });

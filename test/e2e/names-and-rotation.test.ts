@@ -1,4 +1,3 @@
-import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
@@ -7,7 +6,8 @@ import type { EmulatorHandle } from "../../src/emulator";
 import { cliCase } from "../../harness/engine-matrix.mts";
 import * as broker from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { emulatorConfig, startProgram, type StateResource, tearDown } from "../support/projects";
+import { emulatorConfig, startProgram, tearDown } from "../support/projects";
+import { stateOutputs } from "../support/state";
 
 // Autonaming and key rotation end to end through the real Pulumi CLI (every leg of the engine
 // matrix: CLI 3.259 and 3.274 both send the engine's `pulumi:autonaming` proposal to providers that
@@ -47,10 +47,7 @@ interface Names {
 /** The stack's outputs as its checkpoint holds them now (none is secret); `undefined` mid-write. */
 function stackOutputsInState(): Record<string, unknown> | undefined {
   try {
-    const state = JSON.parse(fs.readFileSync(project.stateFile(STACK), "utf8")) as {
-      checkpoint: { latest?: { resources?: StateResource[] } };
-    };
-    return state.checkpoint.latest?.resources?.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs;
+    return stateOutputs(project, STACK);
   } catch {
     return undefined; // read between the engine's writes: the next sample reads it whole
   }

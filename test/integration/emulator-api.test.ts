@@ -15,29 +15,13 @@ import {
   useCheckedEmulator,
   type CheckedEmulator,
   type CreatedKeyBody,
+  type KeyRecord,
+  type WorkspaceRecord,
 } from "../support/emulator";
 
 let checked: CheckedEmulator;
 let api: ApiCaller;
 let controls: EmulatorControls;
-
-interface KeyRecord {
-  id: number;
-  name: string;
-  key: string;
-  type: string;
-  permissions: { send: string[]; receive: string[]; resources: Record<string, unknown> };
-  createdAt: string;
-}
-
-interface WorkspaceRecord {
-  id: number;
-  name: string;
-  path: string;
-  parentId: number;
-  createdAt: string;
-  children: WorkspaceRecord[];
-}
 
 interface Page<T> {
   resultsLength: number;
@@ -272,8 +256,8 @@ describe("workspaces", () => {
     expect(all.map((workspace) => workspace.path)).toEqual(["/a", "/a/b", "/a/b/c"]);
     const top = all[0];
     expect(top?.children).toHaveLength(1);
-    expect(top?.children[0]).toMatchObject({ name: "b", path: "/a/b", parentId: a.id });
-    expect(top?.children[0]?.children[0]).toMatchObject({
+    expect(top?.children?.[0]).toMatchObject({ name: "b", path: "/a/b", parentId: a.id });
+    expect(top?.children?.[0]?.children?.[0]).toMatchObject({
       name: "c",
       path: "/a/b/c",
       parentId: b.id,

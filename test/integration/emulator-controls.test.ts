@@ -13,17 +13,12 @@ import {
   useCheckedEmulator,
   type CheckedEmulator,
   type CreatedKeyBody,
+  type WorkspaceRecord,
 } from "../support/emulator";
 
 let checked: CheckedEmulator;
 let api: ApiCaller;
 let controls: EmulatorControls;
-
-interface WorkspaceRecord {
-  id: number;
-  name: string;
-  path: string;
-}
 
 async function createKey(type: "ACCOUNT" | "SERVICE", permissions: object = {}): Promise<CreatedKeyBody> {
   const response = await api.post("/access-key", { name: `${type}-key`, type, permissions });

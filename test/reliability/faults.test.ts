@@ -5,8 +5,8 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { ProviderHost } from "../../harness/provider-host.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { expectDeclaredState, expectRevoked, type StackView } from "./support/declared-state";
-import { deploymentOf, viewOf } from "./support/stack-reads";
+import { type StackView, expectDeclaredState, expectRevoked, viewOf } from "./support/declared-state";
+import { latestDeployment } from "../support/state";
 import { apiOf, type CreatedKeyBody } from "../support/emulator";
 import { injectFaultMix } from "./support/faults";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
@@ -211,7 +211,7 @@ describe("with 10% and with 30% of requests failing", () => {
         leg.emulator,
         changed(initial).keys.map((k) => k.name),
       );
-      expect(deploymentOf(leg.project, "dev").resources ?? [], `${leg.percent}%`).toHaveLength(0);
+      expect(latestDeployment(leg.project, "dev").resources ?? [], `${leg.percent}%`).toHaveLength(0);
       // The faults really struck, about the leg's rate of the requests its cycle sent (a few dozen: loose bounds).
       const rate = leg.percent / 100;
       expect(leg.struck, `${leg.percent}%`).toBeGreaterThan(0);

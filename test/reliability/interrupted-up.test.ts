@@ -5,8 +5,8 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { NO_BROKER_ENV, PROGRAMS_DIR, testProject } from "../support/projects";
 import { listKeys, listWorkspaces } from "./support/broker-api";
-import { expectDeclaredState } from "./support/declared-state";
-import { deploymentOf, viewOf } from "./support/stack-reads";
+import { expectDeclaredState, viewOf } from "./support/declared-state";
+import { latestDeployment, type PendingOperation } from "../support/state";
 import { killHard, processesIn, waitFor } from "./support/processes";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { brokerConfig, resourceCount, specConfig, type Spec } from "./support/spec";
@@ -89,8 +89,8 @@ async function upUntilCommitted(keys: number, workspaces: number): Promise<{ fai
 }
 
 /** The operations the stack's checkpoint holds as begun and never finished (read without a CLI start). */
-function pendingOperations(): { type: string; resource: { urn: string } }[] {
-  return deploymentOf(project, "dev").pending_operations ?? [];
+function pendingOperations(): PendingOperation[] {
+  return latestDeployment(project, "dev").pending_operations ?? [];
 }
 
 /** `pulumi refresh` of the stack as one CLI run (the Automation API adds a `stack history` no step reads). */

@@ -3,8 +3,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
-import { expectDeclaredState, type StackView } from "./support/declared-state";
-import { viewOf } from "./support/stack-reads";
+import { type StackView, expectDeclaredState, viewOf } from "./support/declared-state";
 import { injectFaultMix, SERVER_FAULTS } from "./support/faults";
 import { brokerConfig, resourceCount, specConfig, type KeySpec, type Spec } from "./support/spec";
 

@@ -21,6 +21,27 @@ export interface ApiResponse {
   text: string;
 }
 
+/** An access key record as the API lists it. */
+export interface KeyRecord {
+  id: number;
+  name: string;
+  key: string;
+  type: string;
+  permissions: { send: string[]; receive: string[]; resources: Record<string, unknown> };
+  /** When the broker made it, ISO 8601. */
+  createdAt: string;
+}
+
+/** A workspace record as the API lists it: a list nests each one's children. */
+export interface WorkspaceRecord {
+  id: number;
+  name: string;
+  parentId: number;
+  path: string;
+  createdAt: string;
+  children?: WorkspaceRecord[];
+}
+
 /** The body of a `POST /access-key` answer: the new key, and its key pair for a SERVICE key. */
 export interface CreatedKeyBody {
   accessKey: string;

@@ -233,6 +233,8 @@ export interface StateResource {
   provider?: string;
   /** Why a create or update failed half-way, kept with a resource the engine still records. */
   initErrors?: string[];
+  /** Set on a resource a create-before-delete replacement left to delete. */
+  delete?: boolean;
 }
 
 /** An access key the `broker` program declares. */

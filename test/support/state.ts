@@ -5,25 +5,42 @@
  */
 import * as fs from "node:fs";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { StateResource } from "./projects";
+
+export type { StateResource };
 
 /** The signature key the engine marks a secret value with in the state. */
 export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 /** The signature value that means "secret" (beside a `ciphertext`). */
 export const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
 
-/** A resource of a checkpoint, as far as the tests read it. */
-export interface StateResource {
+/** An operation the engine began and never finished, as the checkpoint records it. */
+export interface PendingOperation {
   readonly type: string;
-  readonly urn: string;
-  readonly outputs?: Record<string, unknown>;
+  readonly resource: { readonly urn: string };
+}
+
+/** The `latest` deployment of a checkpoint: what `pulumi stack export` prints as `deployment`. */
+export interface StoredDeployment {
+  readonly resources?: StateResource[];
+  readonly pending_operations?: PendingOperation[];
+}
+
+/**
+ * The deployment the engine last stored for `stack`, read from its checkpoint in the file backend
+ * (empty before the first update). A killed CLI's checkpoint holds what it had written when it died,
+ * its pending operations included.
+ */
+export function latestDeployment(project: PulumiProject, stack: string): StoredDeployment {
+  const state = JSON.parse(fs.readFileSync(project.stateFile(stack), "utf8")) as {
+    checkpoint?: { latest?: StoredDeployment };
+  };
+  return state.checkpoint?.latest ?? {};
 }
 
 /** The resources in the current checkpoint of `stack` (none once it is destroyed). */
 export function stateResources(project: PulumiProject, stack: string): StateResource[] {
-  const state = JSON.parse(fs.readFileSync(project.stateFile(stack), "utf8")) as {
-    checkpoint: { latest?: { resources?: StateResource[] } };
-  };
-  return state.checkpoint.latest?.resources ?? [];
+  return latestDeployment(project, stack).resources ?? [];
 }
 
 /**

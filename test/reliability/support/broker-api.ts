@@ -1,25 +1,7 @@
 /** Reads the broker's state over its API (the tests' API caller: nothing of the product), for assertions. */
-import { apiOf } from "../../support/emulator";
+import { apiOf, type KeyRecord, type WorkspaceRecord } from "../../support/emulator";
 
-/** An access key record as the API lists it. */
-export interface KeyRecord {
-  id: number;
-  name: string;
-  key: string;
-  type: string;
-  permissions: { send: string[]; receive: string[]; resources: Record<string, unknown> };
-  /** When the broker made it, ISO 8601. */
-  createdAt: string;
-}
-
-/** A workspace record as the API lists it. */
-export interface WorkspaceRecord {
-  id: number;
-  name: string;
-  parentId: number;
-  path: string;
-  children?: WorkspaceRecord[];
-}
+export type { KeyRecord, WorkspaceRecord };
 
 /** Every access key, the bootstrap admin key included. */
 export function listKeys(target: { url: string; adminKey: string }): Promise<KeyRecord[]> {

@@ -2,7 +2,7 @@
  * The assertion every reliability test ends with: the broker holds exactly what the stack declares,
  * with nothing duplicated and nothing lost, and the stack tracks exactly those objects.
  */
-import type { Stack } from "@pulumi/pulumi/automation";
+import type { OutputMap, Stack } from "@pulumi/pulumi/automation";
 import { expect } from "vitest";
 import { listKeys, listWorkspaces } from "./broker-api";
 import type { Spec } from "./spec";
@@ -19,7 +19,15 @@ export interface StackView {
 
 /** The program's outputs (secret ones in plain text: in memory only, never printed). */
 export async function stackView(stack: Stack): Promise<StackView> {
-  const outputs = await stack.outputs();
+  return viewOf(await stack.outputs());
+}
+
+/**
+ * The {@link StackView} of outputs a command already read: the Automation API's `up` reads them
+ * (secrets in plain text, in memory only) after the update, so {@link stackView} would read them again
+ * at the cost of a CLI start.
+ */
+export function viewOf(outputs: OutputMap): StackView {
   const value = (name: string): Record<string, never> =>
     (outputs[name]?.value ?? {}) as Record<string, never>;
   return {

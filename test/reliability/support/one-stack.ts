@@ -11,22 +11,8 @@ import { parseDocument } from "yaml";
 import type { PulumiProject, StackConfig } from "../../../harness/pulumi-project.mts";
 import { listKeys } from "./broker-api";
 import type { StackView } from "./declared-state";
+import { latestDeployment } from "../../support/state";
 import type { Spec } from "./spec";
-
-/** A resource of a checkpoint, as the engine stores it. */
-export interface StoredResource {
-  urn: string;
-  type: string;
-  id?: string;
-  delete?: boolean;
-  outputs?: Record<string, unknown>;
-}
-
-/** The `latest` deployment of a checkpoint: what `pulumi stack export` prints as `deployment`. */
-export interface StoredDeployment {
-  resources?: StoredResource[];
-  pending_operations?: unknown[];
-}
 
 /**
  * Creates stack `name` and sets all of `config` with two commands (`stack init`, then one
@@ -55,16 +41,9 @@ export function declareSpec(project: PulumiProject, name: string, spec: Spec): v
   fs.writeFileSync(file, document.toString());
 }
 
-/** The deployment the engine last stored for stack `name` (its checkpoint in the file backend). */
-export function storedDeployment(project: PulumiProject, name: string): StoredDeployment {
-  const text = fs.readFileSync(project.stateFile(name), "utf8");
-  const parsed = JSON.parse(text) as { checkpoint?: { latest?: StoredDeployment } };
-  return parsed.checkpoint?.latest ?? {};
-}
-
 /** The pending operations the engine stored for stack `name`. */
 export function storedPendingOperations(project: PulumiProject, name: string): unknown[] {
-  return storedDeployment(project, name).pending_operations ?? [];
+  return latestDeployment(project, name).pending_operations ?? [];
 }
 
 /**
@@ -72,7 +51,7 @@ export function storedPendingOperations(project: PulumiProject, name: string): u
  * engine wrote, whether or not the program reached its stack outputs.
  */
 export function storedKeyIds(project: PulumiProject, name: string): Record<string, number> {
-  const keys = (storedDeployment(project, name).resources ?? []).filter(
+  const keys = (latestDeployment(project, name).resources ?? []).filter(
     (r) =>
       /(?:^broker:index|dynamic\/\w+):AccessKey$/u.test(r.type) && r.id !== undefined && r.delete !== true,
   );
@@ -89,7 +68,7 @@ export async function storedView(
   name: string,
   broker: { url: string; adminKey: string },
 ): Promise<StackView> {
-  const root = (storedDeployment(project, name).resources ?? []).find(
+  const root = (latestDeployment(project, name).resources ?? []).find(
     (r) => r.type === "pulumi:pulumi:Stack",
   );
   const outputs = root?.outputs ?? {};
