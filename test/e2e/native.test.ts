@@ -8,6 +8,7 @@ import * as broker from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { waitFor } from "../reliability/support/processes";
 import { emulatorConfig, ordersSpec, specConfig, tearDown, testProject } from "../support/projects";
+import { expectSecretHolding, exportedKeyOutputs } from "../support/state";
 
 // End-to-end through the real Pulumi CLI: a JavaScript program using the native SDK
 // (`pulumi-broker-config/native`), run by the `broker` plugin that `broker-config plugin install`
@@ -314,17 +315,8 @@ describe("a stack of native resources through the Pulumi CLI", { timeout: 240_00
     );
     await project.run(["preview", "--expect-no-changes", "--stack", "dev"]);
 
-    // The imported key's value is in the state as a secret (the Automation API exports with
-    // --show-secrets, so its plaintext shows here); the backend's files hold only its ciphertext.
-    const exported = (await stack.exportStack()).deployment as {
-      resources: { type: string; id?: string; outputs?: Record<string, unknown> }[];
-    };
-    const imported = exported.resources.find(
-      (r) => r.type === "broker:index:AccessKey" && r.id === String(key["id"]),
-    );
-    const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
-    expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
-    expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
+    // The imported key's value is in the state as a secret; the backend's files hold only its ciphertext.
+    expectSecretHolding((await exportedKeyOutputs(stack, key["id"]))?.["accessKey"], key["key"]);
     expectNoSecretsIn();
   });
 

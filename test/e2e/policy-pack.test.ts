@@ -7,6 +7,7 @@ import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { brokerSettingsArgs, PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
+import type { Spec as ProgramSpec } from "../programs/policy-native-ts";
 
 // Issue #35: the broker policy pack through the real Pulumi CLI, offline, as a pull-request check
 // runs it: `pulumi preview --policy-pack node_modules/pulumi-broker-config/policy-pack` (the pack
@@ -26,19 +27,8 @@ import { brokerSettingsArgs, PROGRAMS_DIR, testProject, venvPath } from "../supp
 /** The pack as users pass it: a path inside the installed package. */
 const PACK = path.join("node_modules", "pulumi-broker-config", "policy-pack");
 
-interface KeySpec {
-  resource: string;
-  name: string;
-  type: "SERVICE" | "ACCOUNT";
-  send?: string[];
-  receive?: string[];
-  workspace?: string;
-}
-
-interface Spec {
-  workspaces: { resource: string; name: string }[];
-  keys: KeySpec[];
-}
+/** A scenario: the program's spec, every part given. */
+type Spec = Required<ProgramSpec>;
 
 /** Every advisory rule but keys-per-workspace (its default maxKeys is 20) has a case here. */
 const ADVISORY: Spec = {

@@ -10,6 +10,7 @@ import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 import { emulatorConfig, numberOutput, testProject, venvPath } from "../support/projects";
+import { expectSecretHolding, exportedKeyOutputs } from "../support/state";
 
 // End-to-end through the real Pulumi CLI, offline, against the emulator: the README's Python
 // quickstart (test/programs/python-native), written with the generated Python SDK `pulumi_broker`
@@ -145,18 +146,10 @@ describe("the Python quickstart with the generated SDK, through the Pulumi CLI",
         "--stack",
         "dev",
       ]);
-      // The Automation API exports with --show-secrets: the plaintext shows here, under the secret
-      // signature; the backend's files hold only its ciphertext (the scan below).
-      const exported = (await stack.exportStack()).deployment as {
-        resources: { type: string; id?: string; outputs?: Record<string, unknown> }[];
-      };
-      const imported = exported.resources.find(
-        (r) => r.type === "broker:index:AccessKey" && r.id === String(key["id"]),
-      );
-      const accessKey = imported?.outputs?.["accessKey"] as Record<string, unknown> | undefined;
-      expect(accessKey?.["4dabf18193072939515e22adb298388d"]).toBe("1b47061264138c4ac30d75fd1eb44270");
-      expect(accessKey?.["plaintext"]).toBe(JSON.stringify(key["key"]));
-      expect(imported?.outputs?.["permissions"]).toMatchObject({ receive: ["legacy/*"] });
+      // A secret in the state; the backend's files hold only its ciphertext (the scan below).
+      const imported = await exportedKeyOutputs(stack, key["id"]);
+      expectSecretHolding(imported?.["accessKey"], key["key"]);
+      expect(imported?.["permissions"]).toMatchObject({ receive: ["legacy/*"] });
       importedId = key["id"] as number;
     },
   );

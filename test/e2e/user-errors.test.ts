@@ -85,6 +85,13 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
     throw new Error(`pulumi ${args.join(" ")} in mode ${mode} succeeded, but it should have failed`);
   }
 
+  /** A preview of `mode`'s look-up of a path that does not exist fails, naming the path and the base URL. */
+  async function expectLookupMiss(mode: string): Promise<void> {
+    const output = await failure(mode, ["preview"]);
+    expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
+    expectPlainError(output);
+  }
+
   /** Sets the stack's broker settings: the emulator's URL and `apiKey` (a secret). */
   async function settings(apiKey: string): Promise<void> {
     await project.run(["config", "set-all", "--stack", STACK, ...brokerSettingsArgs(emulator, apiKey)]);
@@ -118,9 +125,7 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
     "a look-up that finds nothing (Output form): the path and the base URL, as a message",
     async () => {
       await settings(emulator.adminKey);
-      const output = await failure("lookup", ["preview"]);
-      expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
-      expectPlainError(output);
+      await expectLookupMiss("lookup");
     },
     CASE_TIMEOUT_MS,
   );
@@ -128,9 +133,7 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
   it(
     "a look-up that finds nothing (plain form, awaited): the same message",
     async () => {
-      const output = await failure("lookup-plain", ["preview"]);
-      expect(output).toContain(`no workspace with path "/nowhere/at-all" at ${emulator.url}`);
-      expectPlainError(output);
+      await expectLookupMiss("lookup-plain");
     },
     CASE_TIMEOUT_MS,
   );

@@ -4,6 +4,8 @@
  * the checkpoint those commands print from, secrets in it as the engine encrypts them.
  */
 import * as fs from "node:fs";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { expect } from "vitest";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import type { StateResource } from "./projects";
 
@@ -57,4 +59,24 @@ export function isEncryptedSecret(value: unknown): boolean {
   if (value === null || typeof value !== "object") return false;
   const envelope = value as Record<string, unknown>;
   return envelope[SECRET_SIG_KEY] === SECRET_SIG_VALUE && typeof envelope["ciphertext"] === "string";
+}
+
+/**
+ * The outputs of the native access key of id `id` as `stack`'s export holds them. The Automation API
+ * exports with `--show-secrets`, so a secret output holds its plaintext here under the engine's secret
+ * signature (the backend's files hold only its ciphertext).
+ */
+export async function exportedKeyOutputs(
+  stack: Stack,
+  id: unknown,
+): Promise<Record<string, unknown> | undefined> {
+  const exported = (await stack.exportStack()).deployment as { resources: StateResource[] };
+  return exported.resources.find((r) => r.type === "broker:index:AccessKey" && r.id === String(id))?.outputs;
+}
+
+/** Asserts that `output` (of {@link exportedKeyOutputs}) is a secret whose plaintext is `value`. */
+export function expectSecretHolding(output: unknown, value: unknown): void {
+  const envelope = output as Record<string, unknown> | undefined;
+  expect(envelope?.[SECRET_SIG_KEY]).toBe(SECRET_SIG_VALUE);
+  expect(envelope?.["plaintext"]).toBe(JSON.stringify(value));
 }

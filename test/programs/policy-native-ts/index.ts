@@ -5,7 +5,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as broker from "pulumi-broker-config/native";
 
-interface KeySpec {
+/** A key the scenario declares (the policy-pack test's specs are of this type). */
+export interface KeySpec {
   resource: string;
   name: string;
   type: "SERVICE" | "ACCOUNT";
@@ -14,7 +15,8 @@ interface KeySpec {
   workspace?: string;
 }
 
-interface Spec {
+/** What a scenario declares, as the stack config `spec` holds it. */
+export interface Spec {
   workspaces?: { resource: string; name: string }[];
   keys?: KeySpec[];
 }
