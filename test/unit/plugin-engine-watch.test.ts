@@ -59,24 +59,29 @@ function watch(address: string, aliveChecks: number) {
   return { alive, gone, outcomes, goneYet: () => isGone };
 }
 
+/**
+ * Starts an engine (with or without the health service), watches it with `checks` checks until it is
+ * seen alive (and not gone), then stops it.
+ */
+async function watchUntilStopped(health: boolean, checks: number) {
+  const engine = await startEngine(health);
+  const watched = watch(engine.address, checks);
+  await watched.alive;
+  expect(watched.goneYet()).toBe(false);
+  engine.stop();
+  return { engine, watched };
+}
+
 describe("watchEngine", () => {
   it("stays quiet while the engine answers, and reports it gone once it stops", async () => {
-    const engine = await startEngine(true);
-    const watched = watch(engine.address, 4);
-    await watched.alive;
-    expect(watched.goneYet()).toBe(false);
-    engine.stop();
+    const { engine, watched } = await watchUntilStopped(true, 4);
     expect(await watched.gone).toContain(`the engine at ${engine.address} stopped answering`);
     // Two failed checks in a row, not one: a moment's hiccup is not a dead engine.
     expect(watched.outcomes.slice(-2)).toEqual([false, false]);
   });
 
   it("takes an engine without the health service (UNIMPLEMENTED) for alive", async () => {
-    const engine = await startEngine(false);
-    const watched = watch(engine.address, 3);
-    await watched.alive;
-    expect(watched.goneYet()).toBe(false);
-    engine.stop();
+    const { watched } = await watchUntilStopped(false, 3);
     await watched.gone;
   });
 
