@@ -6,7 +6,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { configChanges } from "../support/stack-config";
+import { configSteps } from "../support/stack-config";
 
 // End-to-end through the real Pulumi CLI (issue #21): the messages a user meets about settings name
 // the fix that applies to the provider that produced them. For the default provider that is stack
@@ -14,7 +14,10 @@ import { configChanges } from "../support/stack-config";
 // every language, never stack config, which does not reach it. Programs in TypeScript (the native
 // SDK) and Python (the generated SDK), one access key each; one stack per language and provider kind,
 // whose config each case changes (four engine runs a stack: three `up`s, one preview; a `pulumi
-// config` command only for what a case changes).
+// config` command only for a secret a case changes, plain values going on the run's `--config`). The default provider runs in TypeScript only: its
+// settings come from stack config, which the engine hands to the plugin whatever the program's
+// language, so a Python run of it would repeat the same messages from the same plugin (issue #50).
+// An explicit provider's settings are the program's arguments, passed by each language's SDK: both run.
 
 const WRONG_KEY = "bka_wrong_key_for_the_messages_test";
 
@@ -25,7 +28,9 @@ const projects: PulumiProject[] = [];
 
 beforeAll(async () => {
   first = await startEmulator();
-  second = await startEmulator();
+  // The same admin key at both ends, so moving the endpoint is one plaintext setting, passed on the
+  // preview that must refuse it rather than by a `pulumi config` command of its own.
+  second = await startEmulator({ adminKey: first.adminKey });
   venvRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-messages-"));
 }, 120_000);
 
@@ -136,77 +141,79 @@ describe.each(["typescript", "python"] as const)("messages about settings, %s pr
   // One stack per provider kind, its config changed between cases (CLI runs are the file's cost:
   // issue #50). The cases run in order: each failed `up` leaves nothing in state, and the last
   // case's own `up` is the stack's first resource.
-  describe.each(KINDS)("$kind provider", (kind) => {
-    const stackName = kind.kind;
+  describe.each(KINDS.filter(({ kind }) => language === "typescript" || kind === "explicit"))(
+    "$kind provider",
+    (kind) => {
+      const stackName = kind.kind;
 
-    /** The stack's config now. */
-    let current: StackConfig = {};
+      /** The stack's config now. */
+      let current: StackConfig = {};
 
-    beforeAll(async () => {
-      await project.run(["stack", "init", stackName]);
-    }, 120_000);
+      beforeAll(async () => {
+        await project.run(["stack", "init", stackName]);
+      }, 120_000);
 
-    /**
-     * Gives the stack `config`: one `pulumi config rm-all` of the keys it lacks and one `pulumi
-     * config set-all` of those it changes, each only when there are any.
-     */
-    async function setConfig(config: StackConfig): Promise<void> {
-      const { remove, set } = configChanges(current, config);
-      if (remove.length > 0) await project.run(["config", "rm-all", "--stack", stackName, ...remove]);
-      const pairs = Object.entries(set).flatMap(([key, { value, secret }]) => [
-        secret === true ? "--secret" : "--plaintext",
-        `${key}=${value}`,
-      ]);
-      if (pairs.length > 0) await project.run(["config", "set-all", "--stack", stackName, ...pairs]);
-      current = config;
-    }
+      /**
+       * `pulumi <args>` on the stack with `config`: a `pulumi config` command first only for what
+       * must be encrypted or removed; the plain values go on the run's own `--config`, which saves them.
+       */
+      async function withConfig(config: StackConfig, args: readonly string[]): Promise<string[]> {
+        const { commands, flags } = configSteps(current, config, stackName);
+        for (const command of commands) await project.run(command);
+        current = config;
+        return [...args, "--stack", stackName, ...flags];
+      }
 
-    /** Sets `config`; `up` must then fail: its output. */
-    async function failedUp(config: StackConfig): Promise<string> {
-      await setConfig(config);
-      return failure(project, ["up", "--yes", "--skip-preview", "--stack", stackName]);
-    }
+      /** `up` with `config` must fail: its output. */
+      async function failedUp(config: StackConfig): Promise<string> {
+        return failure(project, await withConfig(config, ["up", "--yes", "--skip-preview"]));
+      }
 
-    // Both settings missing in one `up` (one message names where to set each: issue #50); which
-    // headline a single missing setting gets is the wording's, test/unit/connection.test.ts (stack
-    // config) and test/unit/settings-wording.test.ts (a provider's arguments).
-    it("names where to set a missing base URL, and a missing API key", async () => {
-      const output = await failedUp(kind.config(undefined, undefined));
-      expect(output).toMatch(/No broker API base URL and no API key: set the base URL with /u);
-      expect(output).toMatch(kind.setBaseUrl);
-      expect(output).toMatch(/, and an ACCOUNT access key with /u);
-      expect(output).toMatch(kind.setApiKey);
-      expect(output).not.toContain("<nil>");
-      if (kind.kind === "explicit") expect(output).not.toContain("pulumi config set");
-    }, 120_000);
+      // Both settings missing in one `up` (one message names where to set each: issue #50); which
+      // headline a single missing setting gets is the wording's, test/unit/connection.test.ts (stack
+      // config) and test/unit/settings-wording.test.ts (a provider's arguments).
+      it("names where to set a missing base URL, and a missing API key", async () => {
+        const output = await failedUp(kind.config(undefined, undefined));
+        expect(output).toMatch(/No broker API base URL and no API key: set the base URL with /u);
+        expect(output).toMatch(kind.setBaseUrl);
+        expect(output).toMatch(/, and an ACCOUNT access key with /u);
+        expect(output).toMatch(kind.setApiKey);
+        expect(output).not.toContain("<nil>");
+        if (kind.kind === "explicit") expect(output).not.toContain("pulumi config set");
+      }, 120_000);
 
-    it("names where the API key the broker refused came from", async () => {
-      const output = await failedUp(kind.config(first.url, WRONG_KEY));
-      expect(output).toMatch(/401/u);
-      expect(output).toMatch(
-        new RegExp(`check that ${kind.apiKeyPlace.source} holds an ACCOUNT access key`, "u"),
-      );
-      expect(output).not.toContain(WRONG_KEY);
-      expect(output).not.toContain("<nil>");
-    }, 120_000);
+      it("names where the API key the broker refused came from", async () => {
+        const output = await failedUp(kind.config(first.url, WRONG_KEY));
+        expect(output).toMatch(/401/u);
+        expect(output).toMatch(
+          new RegExp(`check that ${kind.apiKeyPlace.source} holds an ACCOUNT access key`, "u"),
+        );
+        expect(output).not.toContain(WRONG_KEY);
+        expect(output).not.toContain("<nil>");
+      }, 120_000);
 
-    it("fails a preview whose endpoint moved on the resource, naming this provider's setting and every spelling", async () => {
-      await setConfig(kind.config(first.url, first.adminKey));
-      await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
-      await setConfig(kind.config(second.url, second.adminKey));
-      const output = await failure(project, ["preview", "--stack", stackName]);
-      expect(output).toMatch(
-        /broker:index:AccessKey resource 'messages-key' has a problem: this resource lives at /u,
-      );
-      expect(output).toContain(first.url);
-      expect(output).toMatch(
-        new RegExp(`${kind.baseUrlPlace.source} now points to ${second.url.replace(/[.]/gu, "\\.")}`, "u"),
-      );
-      expect(output).toContain(
-        "`allowEndpointChange` (`allow_endpoint_change` in Python, `AllowEndpointChange` in Go and .NET)",
-      );
-      expect(output).not.toContain("<nil>");
-      if (kind.kind === "explicit") expect(output).not.toContain("broker:baseUrl");
-    }, 180_000);
-  });
+      it("fails a preview whose endpoint moved on the resource, naming this provider's setting and every spelling", async () => {
+        await project.run(
+          await withConfig(kind.config(first.url, first.adminKey), ["up", "--yes", "--skip-preview"]),
+        );
+        // The same admin key at the second broker: only the URL moves, on the preview's own `--config`.
+        const output = await failure(
+          project,
+          await withConfig(kind.config(second.url, first.adminKey), ["preview"]),
+        );
+        expect(output).toMatch(
+          /broker:index:AccessKey resource 'messages-key' has a problem: this resource lives at /u,
+        );
+        expect(output).toContain(first.url);
+        expect(output).toMatch(
+          new RegExp(`${kind.baseUrlPlace.source} now points to ${second.url.replace(/[.]/gu, "\\.")}`, "u"),
+        );
+        expect(output).toContain(
+          "`allowEndpointChange` (`allow_endpoint_change` in Python, `AllowEndpointChange` in Go and .NET)",
+        );
+        expect(output).not.toContain("<nil>");
+        if (kind.kind === "explicit") expect(output).not.toContain("broker:baseUrl");
+      }, 180_000);
+    },
+  );
 });
