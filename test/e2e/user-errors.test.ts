@@ -62,9 +62,8 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
       pulumiBin: inject("pulumiBin"),
     });
     if (door.plugin) installBrokerPlugin(project);
-    // One stack per door (CLI runs are the file's cost: issue #50); each case sets its `mode`.
+    // One stack per door (CLI runs are the file's cost: issue #50); each case's run sets `door` and `mode`.
     await project.run(["stack", "init", STACK]);
-    await project.run(["config", "set", "--stack", STACK, "door", door.door]);
   }, 120_000);
 
   afterAll(() => {
@@ -72,12 +71,20 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
   });
 
   /**
-   * Runs `pulumi <args>` on the door's stack with `mode` (set by the command's own `--config`, which
-   * saves it); it must fail: its output.
+   * Runs `pulumi <args>` on the door's stack with `door` and `mode` (set by the command's own
+   * `--config`, which saves them: no `pulumi config` command of their own); it must fail: its output.
    */
   async function failure(mode: string, args: readonly string[]): Promise<string> {
     try {
-      await project.run([...args, "--config", `mode=${mode}`, "--stack", STACK]);
+      await project.run([
+        ...args,
+        "--config",
+        `door=${door.door}`,
+        "--config",
+        `mode=${mode}`,
+        "--stack",
+        STACK,
+      ]);
     } catch (error) {
       if (error instanceof CliError) return `${error.stdout}\n${error.stderr}`;
       throw error;
@@ -97,7 +104,8 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
     await project.run(["config", "set-all", "--stack", STACK, ...brokerSettingsArgs(emulator, apiKey)]);
   }
 
-  // The cases without settings first; then each sets what it needs. A failed run leaves nothing in state.
+  // The cases without settings first, then the one with a wrong key, then those with the admin key:
+  // each `pulumi config` command is a CLI run (issue #50). A failed run leaves nothing in state.
   it(
     "a look-up in a preview without settings: the missing settings, as a message",
     async () => {
@@ -122,6 +130,18 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
   );
 
   it(
+    "a create the API refuses with 401: the status and where the key came from, as a message",
+    async () => {
+      await settings(WRONG_KEY);
+      const output = await failure("create", ["up", "--yes", "--skip-preview"]);
+      expect(output).toMatch(/401/u);
+      expect(output).toMatch(/check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key/u);
+      expectPlainError(output);
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
     "a look-up that finds nothing (Output form): the path and the base URL, as a message",
     async () => {
       await settings(emulator.adminKey);
@@ -139,21 +159,8 @@ describe.each(DOORS)("errors a user meets, $name", (door) => {
   );
 
   it(
-    "a create the API refuses with 401: the status and where the key came from, as a message",
-    async () => {
-      await settings(WRONG_KEY);
-      const output = await failure("create", ["up", "--yes", "--skip-preview"]);
-      expect(output).toMatch(/401/u);
-      expect(output).toMatch(/check that broker:apiKey \(or BROKER_API_KEY\) holds an ACCOUNT access key/u);
-      expectPlainError(output);
-    },
-    CASE_TIMEOUT_MS,
-  );
-
-  it(
     "a create that fails: the API's reason, as a message",
     async () => {
-      await settings(emulator.adminKey);
       const output = await failure("create", ["up", "--yes", "--skip-preview"]);
       expect(output).toMatch(/Workspace \(orphan\):/u);
       expect(output).toContain(
