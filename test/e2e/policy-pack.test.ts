@@ -6,15 +6,16 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import { CliError, type PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { brokerSettingsArgs, PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
+import { PROGRAMS_DIR, testProject, venvPath } from "../support/projects";
 import type { Spec as ProgramSpec } from "../programs/policy-native-ts";
 
 // Issue #35: the broker policy pack through the real Pulumi CLI, offline, as a pull-request check
 // runs it: `pulumi preview --policy-pack node_modules/pulumi-broker-config/policy-pack` (the pack
 // the package ships, from the packed package installed as users get it), with no broker settings at
 // all: a preview that sent a request, or needed credentials, would fail with the provider's missing
-// setting error. The compliant scenario then runs with an emulator's URL and key in the stack
-// config, and the emulator must have received no request. One program per door and language (a TypeScript program with the native SDK, a
+// setting error. The compliant scenario then runs with an emulator's URL and key in the CLI's
+// environment (`BROKER_BASE_URL`, `BROKER_API_KEY`: no `pulumi config` command before it, issue #50),
+// and the emulator must have received no request. One program per door and language (a TypeScript program with the native SDK, a
 // dynamic-door program, a Python program), each one project whose stack config `spec` says what it
 // declares; CLI runs are kept few, each scenario a single preview:
 //
@@ -96,9 +97,15 @@ interface Preview {
 
 /**
  * Previews with the pack (and `configFile`, when given), the stack's `spec` set by the preview's own
- * `--config` (which saves it to the stack config): one CLI run, not a `config set` before it.
+ * `--config` (which saves it to the stack config): one CLI run, not a `config set` before it. `env`
+ * is added to the CLI's environment.
  */
-async function preview(project: PulumiProject, spec: Spec, configFile?: string): Promise<Preview> {
+async function preview(
+  project: PulumiProject,
+  spec: Spec,
+  configFile?: string,
+  env: Record<string, string> = {},
+): Promise<Preview> {
   const args = [
     "preview",
     "--config",
@@ -108,7 +115,7 @@ async function preview(project: PulumiProject, spec: Spec, configFile?: string):
     ...(configFile === undefined ? [] : ["--policy-pack-config", configFile]),
   ];
   try {
-    const run = await project.run(args);
+    const run = await project.run(args, env);
     return { passed: true, output: run.stdout + run.stderr };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
@@ -126,7 +133,10 @@ interface Door {
   program: string;
   /** The type token the analyzer sees for `kind`. */
   type: (kind: "Workspace" | "AccessKey") => string;
-  /** Which scenarios this door runs (every door: violating, advisory; see the file's head). */
+  /**
+   * Which scenarios this door runs (every door: violating, advisory; see the file's head). The
+   * policy config file is read by the engine and the pack, whatever the door: one door runs it.
+   */
   scenarios: readonly ("configured" | "compliant")[];
   /** Prepares the project (the plugin, a Python venv) and returns what its commands need. */
   env?: () => Record<string, string>;
@@ -159,7 +169,7 @@ const DOORS: readonly Door[] = [
     name: "a dynamic-door program",
     program: "policy-dynamic",
     type: (kind) => `pulumi-nodejs:dynamic/broker:${kind}`,
-    scenarios: ["configured", "compliant"],
+    scenarios: ["compliant"],
     native: false,
   },
   {
@@ -248,9 +258,11 @@ describe.each(DOORS)("the broker policy pack previewing $name", (door) => {
   it.runIf(door.scenarios.includes("compliant"))(
     "passes a compliant program with no violation, sending no request to the API it is configured with",
     async () => {
-      await project.run(["config", "set-all", ...brokerSettingsArgs(emulator)]);
       await emulator.controls!.clearRequests();
-      const { passed, output } = await preview(project, COMPLIANT);
+      const { passed, output } = await preview(project, COMPLIANT, undefined, {
+        BROKER_BASE_URL: emulator.url,
+        BROKER_API_KEY: emulator.adminKey,
+      });
       expect(await emulator.controls!.requests()).toEqual([]);
       expect(passed, output).toBe(true);
       expect(output).not.toMatch(/\[(mandatory|advisory)\]/u);
