@@ -23,6 +23,7 @@ import {
   testProject,
 } from "../support/projects";
 import { EXPORT_SOURCE_WORKSPACE_PATHS } from "../support/client";
+import { stateResources } from "../support/state";
 
 // Issue #36: the `broker:index:Environment` component, served by the plugin's Construct, deploys the
 // document `broker-config export` wrote from one broker to a second one, from a Pulumi YAML program
@@ -156,11 +157,9 @@ describe("a YAML program of one Environment, through the Pulumi CLI", { timeout:
       (await allWorkspaces(target)).map((w) => w["id"]).sort(),
     );
 
-    // In the state the component's key values are ciphertext (the CLI's export, without --show-secrets).
-    const state = JSON.parse((await project.cli(["stack", "export", "--stack", "dev"])).stdout) as {
-      deployment: { resources: { type: string; outputs?: Record<string, unknown> }[] };
-    };
-    const component = state.deployment.resources.find((r) => r.type === "broker:index:Environment");
+    // In the state the component's key values are ciphertext (what the CLI's export, without
+    // --show-secrets, prints: read from the checkpoint, not through a CLI start).
+    const component = stateResources(project, "dev").find((r) => r.type === "broker:index:Environment");
     expect(component?.outputs?.["accessKeyValues"]).toEqual({
       "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
       ciphertext: expect.any(String) as string,
@@ -376,12 +375,7 @@ describe.each(LANGUAGES)("a $language program of one Environment, through the Pu
     });
     expect(Object.keys(outputs["workspaces"]?.value as object)).toHaveLength(6);
     expectPrivateKeys(outputs["privateKeys"], keys);
-    if (language.checkState !== undefined) {
-      const state = JSON.parse((await languageProject.cli(["stack", "export", "--stack", "dev"])).stdout) as {
-        deployment: { resources: StateResource[] };
-      };
-      language.checkState(state.deployment.resources);
-    }
+    if (language.checkState !== undefined) language.checkState(stateResources(languageProject, "dev"));
     expect((await languageStack.preview()).changeSummary).toEqual({ same: language.resources });
     scan.text(`${language.language}: every CLI run`, languageProject.producedText(), "cli output");
     scan.project(`environment-${language.language}`, languageProject);
