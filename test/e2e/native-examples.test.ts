@@ -8,6 +8,7 @@ import { allKeys, allWorkspaces, installBrokerPlugin, keyById } from "../../harn
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { REPO_ROOT } from "../../harness/repo.mts";
 import {
+  destroyWithCli,
   emulatorConfig,
   ensureYamlHost,
   goSdkProject,
@@ -16,13 +17,15 @@ import {
   pythonSdkProject,
   tearDown,
   testProject,
+  upWithCli,
 } from "../support/projects";
 
 // Issue #34: the example projects of the native provider, one per language (examples/native-<language>),
 // each through the real Pulumi CLI, offline, against the emulator, as a user runs it: preview with no
 // credentials, up, destroy. Each declares the same workspace tree, SERVICE key and key pair; the
 // `broker` plugin is the one `broker-config plugin install` puts into the project's Pulumi home.
-// Three CLI runs per language, no more; two where the destroy would repeat TypeScript's (issue #50).
+// Three CLI runs per language, no more; two where the destroy would repeat TypeScript's; the CLI's
+// `up` and `destroy`, whose printed summaries the Automation API's would read again (issue #50).
 
 const examplesDir = path.join(REPO_ROOT, "examples");
 
@@ -97,9 +100,8 @@ describe.each(LANGUAGES)(
 
     it("up creates them on the broker; the key and the private key are secret outputs", async () => {
       await stack.setAllConfig(emulatorConfig(emulator));
-      const up = await stack.up();
-      expect(up.summary.resourceChanges).toEqual({ create: 5 });
-      const out = up.outputs; // `up` read them
+      const up = await upWithCli(project, stack, "+ 5 created");
+      const out = up.outputs;
       expect(out["ordersPath"]?.value).toBe("/platform/orders");
       expect((await allWorkspaces(emulator)).map((w) => w["name"]).sort()).toEqual(["orders", "platform"]);
       const key = keyById(await allKeys(emulator), numberOutput(out, "ordersServiceId"));
@@ -119,8 +121,7 @@ describe.each(LANGUAGES)(
     // Registered only where it runs (Language.destroys says why), not skipped elsewhere.
     if (destroys)
       it("destroy revokes the key and forgets the rest", async () => {
-        const destroy = await stack.destroy();
-        expect(destroy.summary.resourceChanges).toEqual({ delete: 5 });
+        await destroyWithCli(project, "dev", 5);
         const key = (await allKeys(emulator)).find((k) => k["name"] === "orders-service");
         expect(key?.["permissions"]).toMatchObject({ send: [], receive: [] });
       });

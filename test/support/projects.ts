@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Stack } from "@pulumi/pulumi/automation";
+import type { OutputMap, Stack } from "@pulumi/pulumi/automation";
 import { expect, inject } from "vitest";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
@@ -220,6 +220,39 @@ export async function expectDestroyed(stack: Stack, deletes: number): Promise<vo
   expect(result.summary.result).toBe("succeeded");
   expect(result.summary.resourceChanges).toEqual({ delete: deletes });
   expect(await stack.outputs()).toEqual({});
+}
+
+/**
+ * Runs `pulumi up` of `stack` with the CLI and checks the summary it printed: `changes` (such as
+ * `+ 5 created`) and no other line. Resolves with its output and the stack's outputs as the
+ * Automation API's `up` reports them (values, and which are secret: `stack.outputs()`). Two CLI
+ * starts after the update where the Automation API's `up` makes three: it also runs `stack history`
+ * for a summary the CLI has already printed (issue #50).
+ */
+export async function upWithCli(
+  project: PulumiProject,
+  stack: Stack,
+  changes: string,
+): Promise<{ stdout: string; stderr: string; outputs: OutputMap }> {
+  const up = await project.cli(["up", "--yes", "--skip-preview", "--stack", stack.name]);
+  const escaped = changes.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
+  expect(up.stdout).toMatch(new RegExp(`^Resources:\\n {4}${escaped}\\n\\n`, "mu"));
+  return { ...up, outputs: await stack.outputs() };
+}
+
+/**
+ * Destroys `stack` with the CLI's `pulumi destroy` (the Automation API's runs `stack history` after
+ * it to read the summary the CLI prints: one CLI start more, issue #50) and checks what it printed:
+ * `deletes` resources deleted and no other change. Resolves with its output.
+ */
+export async function destroyWithCli(
+  project: PulumiProject,
+  stack: string,
+  deletes: number,
+): Promise<{ stdout: string; stderr: string }> {
+  const destroy = await project.cli(["destroy", "--yes", "--skip-preview", "--stack", stack]);
+  expect(destroy.stdout).toMatch(new RegExp(`^Resources:\\n {4}- ${deletes} deleted\\n\\n`, "mu"));
+  return destroy;
 }
 
 /** A resource of a stack's state as `pulumi stack export` writes it: the fields the tests read. */
