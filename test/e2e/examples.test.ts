@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
+import { destroyWithCli, upWithCli } from "../support/projects";
 
 // Every example of the dynamic resources in examples/ is a standalone Pulumi project users copy. Each
 // is previewed through the real CLI with no broker credentials (as a pull-request check does);
@@ -16,6 +17,12 @@ const examples = fs
   .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(examplesDir, entry.name, "Pulumi.yaml")))
   .filter((entry) => !entry.name.startsWith("native-"))
   .map((entry) => entry.name);
+
+/**
+ * A bound against a hang for a case's CLI runs, not a speed figure: with every core busy the
+ * default 60 s cut an `up` short (issue #50), leaving its CLI running.
+ */
+const CASE_TIMEOUT_MS = 300_000;
 
 /** The examples deployed against the emulator below: each has the one stack `dev`. */
 const DEPLOYED = ["quickstart", "config-as-data"];
@@ -65,6 +72,7 @@ describe("examples", () => {
         project.remove();
       }
     },
+    CASE_TIMEOUT_MS,
   );
 });
 
@@ -102,27 +110,29 @@ describe.each([
     await emulator.close();
   });
 
-  it("previews with no credentials, deploys, shows no changes on a second preview, and destroys without leaking a secret", async () => {
-    expect(stacksOf(example)).toEqual(["dev"]);
-    const stack = await project.stack("dev");
-    expect((await stack.preview()).changeSummary["create"]).toBeGreaterThan(1);
-    await stack.setAllConfig({
-      "broker:baseUrl": { value: emulator.url },
-      "broker:apiKey": { value: emulator.adminKey, secret: true },
-    });
-    const up = await stack.up();
-    expect(up.summary.resourceChanges).toEqual({ create: resources });
-    const outputs = up.outputs; // `up` read them
-    for (const [name, value] of Object.entries(expected)) expect(outputs[name]?.value).toEqual(value);
-    for (const name of secrets) expect(outputs[name]?.secret).toBe(true);
-    expect((await stack.preview()).changeSummary).toEqual({ same: resources });
-    const destroy = await stack.destroy();
-    expect(destroy.summary.resourceChanges).toEqual({ delete: resources });
-    const text = project.producedText() + up.stdout + destroy.stdout;
-    const values = [emulator.adminKey, ...secrets.flatMap((name) => flatValues(outputs[name]?.value))];
-    expect(values.length).toBeGreaterThan(secrets.length);
-    for (const secret of values) expect(text).not.toContain(secret);
-  });
+  it(
+    "previews with no credentials, deploys, shows no changes on a second preview, and destroys without leaking a secret",
+    async () => {
+      expect(stacksOf(example)).toEqual(["dev"]);
+      const stack = await project.stack("dev");
+      expect((await stack.preview()).changeSummary["create"]).toBeGreaterThan(1);
+      await stack.setAllConfig({
+        "broker:baseUrl": { value: emulator.url },
+        "broker:apiKey": { value: emulator.adminKey, secret: true },
+      });
+      const up = await upWithCli(project, stack, `+ ${resources} created`);
+      const outputs = up.outputs;
+      for (const [name, value] of Object.entries(expected)) expect(outputs[name]?.value).toEqual(value);
+      for (const name of secrets) expect(outputs[name]?.secret).toBe(true);
+      expect((await stack.preview()).changeSummary).toEqual({ same: resources });
+      const destroy = await destroyWithCli(project, "dev", resources);
+      const text = project.producedText() + up.stdout + destroy.stdout;
+      const values = [emulator.adminKey, ...secrets.flatMap((name) => flatValues(outputs[name]?.value))];
+      expect(values.length).toBeGreaterThan(secrets.length);
+      for (const secret of values) expect(text).not.toContain(secret);
+    },
+    CASE_TIMEOUT_MS,
+  );
 });
 
 /** Every string inside an output value (a string, or a map of them). */
