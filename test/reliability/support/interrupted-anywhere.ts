@@ -1,21 +1,16 @@
-import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startEmulator, type EmulatorHandle } from "../../../src/emulator";
-import { brokerConfigCli, installBrokerPlugin } from "../../../harness/broker-native.mts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EmulatorHandle } from "../../../src/emulator";
+import { brokerConfigCli } from "../../../harness/broker-native.mts";
 import { CliError, PulumiProject } from "../../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys } from "./broker-api";
 import { expectDeclaredState } from "./declared-state";
-import {
-  declareSpec,
-  initStack,
-  privateKeysOf,
-  storedKeyIds,
-  storedPendingOperations,
-  storedView,
-} from "./one-stack";
+import { endCycle, openCycleStack, type InterruptedDoor } from "./cycle-stack";
+import { declareSpec, privateKeysOf, storedKeyIds, storedPendingOperations, storedView } from "./one-stack";
 import { killHard, processesIn, waitFor } from "./processes";
-import { brokerConfig, cycleAdditions, cyclesSpec, resourceCount, specConfig, type Spec } from "./spec";
+import { cycleAdditions, cycleSpec, droppedAt, resourceCount, type Spec } from "./spec";
+
+export type { InterruptedDoor } from "./cycle-stack";
 
 // Issue #20's acceptance, through the real CLI: an `up` of 6 new keys, a key pair and a nested
 // workspace, interrupted at three moments, by SIGTERM (a cancelled CI job's first signal) or by
@@ -31,10 +26,11 @@ import { brokerConfig, cycleAdditions, cyclesSpec, resourceCount, specConfig, ty
 // and the recorded pair is the key's current one.
 //
 // One stack and one broker per door: each case is a cycle that declares new names (cycleAdditions)
-// on top of the converged stack of the cases before, so no case pays for a stack of its own (a stack
-// init and its config are CLI commands of seconds each). The broker limits requests, so each moment
-// of the interrupted run can be caught; the keys of earlier cycles are `same` steps, which send it
-// nothing.
+// beside the converged names of the case before, so no case pays for a stack of its own (a stack
+// init and its config are CLI commands of seconds each); its converging `up` drops the case before
+// but for its pair (spec.ts, cycleSpec), so the stack stays two cycles big. The broker limits
+// requests, so each moment of the interrupted run can be caught; the keys of the cycle before are
+// `same` steps, which send it nothing.
 
 /** Requests per second the emulator admits while a run is interrupted: each moment stays catchable. */
 const REQUESTS_PER_SECOND = 20;
@@ -52,13 +48,6 @@ const MOMENTS = [
   { name: "about half-way", keysCreated: KEYS / 2 },
   { name: "after the last create", keysCreated: KEYS },
 ] as const;
-
-/** A door under test: its name, its program under `test/programs/`, and whether it runs the plugin. */
-export interface InterruptedDoor {
-  readonly name: string;
-  readonly program: string;
-  readonly plugin: boolean;
-}
 
 type Signal = "SIGINT" | "SIGTERM" | "SIGKILL";
 
@@ -152,24 +141,14 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
     let cycle = 0;
 
     beforeAll(async () => {
-      emulator = await startEmulator({ controls: true });
-      cleanups.push(() => emulator.close());
-      scan.secrets(emulator.adminKey);
-      project = await PulumiProject.create({
-        name: `anywhere-${door.name}`,
-        programDir: path.join(__dirname, "..", "..", "programs", door.program),
-        fixture: inject("packageFixture"),
-        pulumiBin: inject("pulumiBin"),
-      });
-      if (door.plugin) installBrokerPlugin(project);
+      ({ emulator, project } = await openCycleStack(
+        door,
+        { projectName: `anywhere-${door.name}`, stackName },
+        {},
+        scan,
+        cleanups,
+      ));
       recoverCli = brokerConfigCli(project);
-      cleanups.push(() => {
-        for (const p of processesIn(project.dir, /./u)) killHard(p.pid);
-        scan.project(`${door.name} project`, project);
-        for (const text of project.transcript) scan.text(`${door.name} transcript`, text, "cli output");
-        project.remove();
-      });
-      await initStack(project, stackName, { ...specConfig(cyclesSpec(0, 0)), ...brokerConfig(emulator) });
     });
 
     /**
@@ -180,7 +159,7 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
     async function interruptedCycle(
       until: { keysCreated: number } | { faultStruck: string },
     ): Promise<{ spec: Spec; up: ReturnType<typeof startUp>; pid: number }> {
-      const spec = cyclesSpec(cycle, KEYS);
+      const spec = cycleSpec(cycle, KEYS, "interrupted");
       cycle++;
       declareSpec(project, stackName, spec);
       const keysBefore = (await emulator.controls!.stats()).accessKeys;
@@ -207,8 +186,13 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
       return { spec, up, pid };
     }
 
-    /** One plain `up`, then `preview --expect-no-changes`, then the broker against the declared spec. */
-    async function converge(spec: Spec, label: string): Promise<{ duplicates: number; orphans: number }> {
+    /**
+     * Declares the converged spec of the cycle that ran last (the cycle before drops all but its
+     * pair), then one plain `up`, `preview --expect-no-changes`, and the broker against that spec.
+     */
+    async function converge(label: string): Promise<{ duplicates: number; orphans: number }> {
+      const spec = cycleSpec(cycle - 1, KEYS, "converged");
+      declareSpec(project, stackName, spec);
       const converged = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
       scan.text(`${label}: converging up`, converged.stdout + converged.stderr, "cli output");
       await project.run(["preview", "--expect-no-changes", "--stack", stackName]);
@@ -216,6 +200,7 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
       scan.secrets(...Object.values(view.keyValues));
       expect(Object.keys(view.keyIds)).toHaveLength(spec.keys.length);
       const found = await duplicatesAndOrphans(emulator, view.keyIds, spec);
+      await endCycle(emulator, droppedAt(cycle - 1, KEYS), scan);
       await expectDeclaredState(emulator, spec, view, (id) => emulator.controls!.publicKeyOf(id));
       return found;
     }
@@ -225,7 +210,7 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
         it(`${signal} ${moment.name}: no duplicate, no orphan, no adopt`, async () => {
           const controls = emulator.controls!;
           await controls.setRateLimit({ requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" });
-          const { spec, up, pid } = await interruptedCycle({ keysCreated: moment.keysCreated });
+          const { up, pid } = await interruptedCycle({ keysCreated: moment.keysCreated });
           const signalled = performance.now();
           if (signal === "SIGTERM") process.kill(pid, "SIGTERM");
           else process.kill(-pid, "SIGKILL");
@@ -274,7 +259,7 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
             expect(storedPendingOperations(project, stackName)).toEqual([]);
           }
 
-          const { duplicates, orphans } = await converge(spec, label);
+          const { duplicates, orphans } = await converge(label);
           figures.push({
             door: door.name,
             moment: moment.name,
@@ -327,7 +312,7 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
       );
       expect(ofCycle.length, "the keys created before the 429").toBeGreaterThanOrEqual(answered);
 
-      const { duplicates, orphans } = await converge(spec, "ctrl-c");
+      const { duplicates, orphans } = await converge("ctrl-c");
       figures.push({
         door: door.name,
         moment: "waiting on a 60 s Retry-After",
@@ -345,7 +330,8 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
 
   describe("after every interruption", () => {
     it("leaves no credential in state, backups, history, CLI output or recovery reports", async () => {
-      // The private keys are encrypted in the state: one command decrypts every cycle's, for the scan.
+      // The private keys are encrypted in the state: one command decrypts every cycle's (each cycle's
+      // pair stays declared), for the scan.
       scan.secrets(...(await privateKeysOf(project, stackName)));
       // The projects are scanned as they are removed (afterAll of this file runs the cleanups).
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

@@ -1,23 +1,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startEmulator, type EmulatorHandle } from "../../../src/emulator";
-import { installBrokerPlugin } from "../../../harness/broker-native.mts";
-import { CliError, PulumiProject } from "../../../harness/pulumi-project.mts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EmulatorHandle } from "../../../src/emulator";
+import { CliError, type PulumiProject } from "../../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys, listWorkspaces, type KeyRecord } from "./broker-api";
 import { expectDeclaredState } from "./declared-state";
-import { duplicatesAndOrphans, startUp, type InterruptedDoor } from "./interrupted-anywhere";
-import {
-  declareSpec,
-  initStack,
-  privateKeysOf,
-  storedKeyIds,
-  storedPendingOperations,
-  storedView,
-} from "./one-stack";
-import { killHard, processesIn, processesWithEnv, waitFor } from "./processes";
-import { brokerConfig, cyclesSpec, specConfig, type Spec } from "./spec";
+import { endCycle, openCycleStack, type InterruptedDoor } from "./cycle-stack";
+import { duplicatesAndOrphans, startUp } from "./interrupted-anywhere";
+import { declareSpec, privateKeysOf, storedKeyIds, storedPendingOperations, storedView } from "./one-stack";
+import { killHard, processesWithEnv, waitFor } from "./processes";
+import { cycleSpec, droppedAt, type Spec } from "./spec";
 
 // Issue #39's acceptance, and #48's "ten different moments per door", through the real CLI: an `up`
 // of new keys, a key pair and a nested workspace under a rate limit, during which only the provider
@@ -30,8 +23,9 @@ import { brokerConfig, cyclesSpec, specConfig, type Spec } from "./spec";
 // for ten minutes (a latency fault), before processing it (the create is on the wire and never
 // made) or after (the object exists and its answer never comes back), and the provider is killed
 // once that request arrived. One stack and one broker per door: each moment is a cycle that
-// declares new names (spec.ts, cycleAdditions) on top of the converged stack of the moments before,
-// so a moment costs three commands (the killed `up`, the converging `up`, the preview).
+// declares new names (spec.ts, cycleAdditions) beside the converged names of the moment before, and
+// its converging `up` drops the moment before but for its pair (spec.ts, cycleSpec), so a moment
+// costs three commands (the killed `up`, the converging `up`, the preview) on a stack two cycles big.
 
 /** Requests per second the broker admits: the issue's measurement ran under a limit of 10. */
 const REQUESTS_PER_SECOND = 10;
@@ -228,38 +222,26 @@ export function describeProviderCrash(door: InterruptedDoor): void {
     let cycle = 0;
 
     beforeAll(async () => {
-      emulator = await startEmulator({ controls: true });
-      cleanups.push(() => emulator.close());
-      scan.secrets(emulator.adminKey);
-      project = await PulumiProject.create({
-        name: projectName,
-        programDir: path.join(__dirname, "..", "..", "programs", door.program),
-        fixture: inject("packageFixture"),
-        pulumiBin: inject("pulumiBin"),
-      });
-      if (door.plugin) installBrokerPlugin(project);
+      ({ emulator, project } = await openCycleStack(
+        door,
+        { projectName, stackName },
+        {
+          // Paced just under the limit, so that no create the broker holds was refused instead; and
+          // no request times out while held, so the provider cannot learn what a held create made.
+          "broker:maxRequestsPerSecond": { value: String(REQUESTS_PER_SECOND - 1) },
+          "broker:timeoutMs": { value: String(HOLD_MS) },
+        },
+        scan,
+        cleanups,
+      ));
       intentsDir = path.join(project.homeDir, "broker-config", "intents");
-      cleanups.push(() => {
-        for (const p of processesIn(project.dir, /./u)) killHard(p.pid);
-        scan.project(`${door.name} project`, project);
-        for (const text of project.transcript) scan.text(`${door.name} transcript`, text, "cli output");
-        project.remove();
-      });
-      await initStack(project, stackName, {
-        ...specConfig(cyclesSpec(0, 0)),
-        ...brokerConfig(emulator),
-        // Paced just under the limit, so that no create the broker holds was refused instead; and no
-        // request times out while held, so the provider cannot learn what a held create made.
-        "broker:maxRequestsPerSecond": { value: String(REQUESTS_PER_SECOND - 1) },
-        "broker:timeoutMs": { value: String(HOLD_MS) },
-      });
     });
 
     for (const moment of MOMENTS) {
       it(`${moment.name}: a plain up repairs it, one key per name, no orphan, no intent left`, async () => {
         const controls = emulator.controls!;
-        const spec = cyclesSpec(cycle, KEYS);
-        cycle++;
+        const current = cycle++;
+        const spec = cycleSpec(current, KEYS, "interrupted");
         declareSpec(project, stackName, spec);
         await controls.setRateLimit({ requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" });
         await controls.clearRequests();
@@ -336,13 +318,16 @@ export function describeProviderCrash(door: InterruptedDoor): void {
         expect(scan.leaks(), "no secret in an intent").toEqual([]);
 
         await controls.clearRateLimit();
+        // The cycle before was checked when it ran: the converging up lets it go but for its pair.
+        const converged = cycleSpec(current, KEYS, "converged");
+        declareSpec(project, stackName, converged);
         const converge = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
         scan.text(`${moment.name}: converging up`, converge.stdout + converge.stderr, "cli output");
         await project.run(["preview", "--expect-no-changes", "--stack", stackName]);
 
         const view = await storedView(project, stackName, emulator);
-        expect(Object.keys(view.keyIds)).toHaveLength(spec.keys.length);
-        const { duplicates, orphans } = await duplicatesAndOrphans(emulator, view.keyIds, spec);
+        expect(Object.keys(view.keyIds)).toHaveLength(converged.keys.length);
+        const { duplicates, orphans } = await duplicatesAndOrphans(emulator, view.keyIds, converged);
         figures.push({
           door: door.name,
           moment: moment.name,
@@ -358,12 +343,13 @@ export function describeProviderCrash(door: InterruptedDoor): void {
           duplicates + orphans === 0
             ? ""
             : [
-                duplicateEvidence(await listKeys(emulator), view.keyIds, spec, intentsAtKill),
+                duplicateEvidence(await listKeys(emulator), view.keyIds, converged, intentsAtKill),
                 ...converge.stdout.split("\n").filter((line) => /interrupted/iu.test(line)),
               ].join("\n");
         expect({ duplicates, orphans }, evidence).toEqual({ duplicates: 0, orphans: 0 });
-        await expectDeclaredState(emulator, spec, view, (id) => controls.publicKeyOf(id));
-        expect(await listWorkspaces(emulator)).toHaveLength(spec.workspaces.length);
+        await endCycle(emulator, droppedAt(current, KEYS), scan);
+        await expectDeclaredState(emulator, converged, view, (id) => controls.publicKeyOf(id));
+        expect(await listWorkspaces(emulator)).toHaveLength(converged.workspaces.length);
         expect(ofStack(walk(intentsDir).files), "no intent (or half-written one) left behind").toEqual([]);
       }, 400_000);
     }
@@ -371,7 +357,8 @@ export function describeProviderCrash(door: InterruptedDoor): void {
 
   describe("after every crash", () => {
     it("leaves no credential in state, backups, history, CLI output or intents", async () => {
-      // The private keys are encrypted in the state: one command decrypts every cycle's, for the scan.
+      // The private keys are encrypted in the state: one command decrypts every cycle's (each cycle's
+      // pair stays declared), for the scan.
       scan.secrets(...(await privateKeysOf(project, stackName)));
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
       expect(scan.unread([...CLI_TEST_SOURCES, "file"]), "sources the scan read nothing from").toEqual([]);

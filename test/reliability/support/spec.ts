@@ -110,3 +110,48 @@ export function cyclesSpec(last: number, keys: number): Spec {
   }
   return spec;
 }
+
+/** A cycle's pair and the key it belongs to: what stays declared after the cycle was checked. */
+function keptOf(cycle: number, keys: number): Spec {
+  const added = cycleAdditions(cycle, keys);
+  const pairKey = added.keys[0];
+  return {
+    workspaces: cycle === 0 ? [{ name: "platform" }] : [],
+    keys: pairKey === undefined ? [] : [pairKey],
+    pairs: added.pairs,
+  };
+}
+
+/**
+ * What the stack declares in cycle `cycle` of a file whose cases are cycles of one stack: while the
+ * cycle's run is interrupted (`"interrupted"`), the cycle's new names ({@link cycleAdditions}) beside
+ * the whole of the cycle before, converged and checked; from the converging `up` on (`"converged"`),
+ * the cycle before keeps only its pair and the pair's key. The rest of a cycle is dropped once it was
+ * checked, so each command walks two cycles and the pairs rather than every cycle so far (issue #50);
+ * every pair stays, so one `stack output` at the end still decrypts every private key the stack made.
+ */
+export function cycleSpec(cycle: number, keys: number, phase: "interrupted" | "converged"): Spec {
+  const spec: Spec = { workspaces: [], keys: [], pairs: [] };
+  for (let c = 0; c <= cycle; c++) {
+    const whole = c === cycle || (phase === "interrupted" && c === cycle - 1);
+    const part = whole ? cycleAdditions(c, keys) : keptOf(c, keys);
+    spec.workspaces.push(...part.workspaces);
+    spec.keys.push(...part.keys);
+    spec.pairs.push(...part.pairs);
+  }
+  return spec;
+}
+
+/** The key and workspace names cycle `cycle`'s converging `up` drops: the cycle before, but its pair's key. */
+export function droppedAt(cycle: number, keys: number): { keys: string[]; workspaces: string[] } {
+  const names = (spec: Spec): { keys: string[]; workspaces: string[] } => ({
+    keys: spec.keys.map((k) => k.name),
+    workspaces: spec.workspaces.map((w) => w.name),
+  });
+  const before = names(cycleSpec(cycle, keys, "interrupted"));
+  const after = names(cycleSpec(cycle, keys, "converged"));
+  return {
+    keys: before.keys.filter((k) => !after.keys.includes(k)),
+    workspaces: before.workspaces.filter((w) => !after.workspaces.includes(w)),
+  };
+}
