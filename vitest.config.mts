@@ -14,11 +14,13 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Tests start real servers and child processes; forks keep them isolated per file.
     pool: "forks",
-    // One file per core. Vitest's default leaves a core free (one worker on 2 cores), but most of
-    // the suite's time is spent in the processes the tests start (the CLI, language hosts, plugins),
-    // which the worker only waits for; a second file beside it uses that time. Tests must pass with
-    // every core busy (docs/offline-engine.md, "Timing").
-    maxWorkers: Math.max(2, os.availableParallelism()),
+    // One file more than there are cores. Vitest's default leaves a core free (one worker on 2
+    // cores), but most of the suite's time is spent in the processes the tests start (the CLI,
+    // language hosts, plugins), which the worker only waits for, and those processes wait on each
+    // other (the engine's calls to the language host and the provider): with one file per core, 2
+    // cores were idle 15% of a run (docs/offline-engine.md, "Where the time goes"). Tests must pass
+    // with every core busy (docs/offline-engine.md, "Timing").
+    maxWorkers: os.availableParallelism() + 1,
     // The longest files first, whatever their leg: the run ends when its last file does.
     sequence: { sequencer: LongestFirstSequencer },
     projects: ENGINE_LEGS.map((leg) => ({
