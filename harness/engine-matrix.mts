@@ -21,9 +21,10 @@
  * Per file, what the lowest SDK's leg skips and where the same path still runs in that leg:
  * - `native.test.ts`: Ctrl-C during a rate-limit wait (the CLI's `Cancel`; the plugin's answer is
  *   our code) and `packages:` (the CLI finding the plugin): every other case, Handshake included.
- * - `names-and-rotation.test.ts`: a replacement's new name and new-first order, and rotation (the
- *   engine orders creates and deletes): replacements through the old stubs and the old dynamic host
- *   run in `lifecycle.test.ts` (step 6) and `native.test.ts` (`replaceOnChanges`) of that leg.
+ * - `names-and-rotation.test.ts`: the replacements' new names and new-first order (one `up` that
+ *   replaces a key for a new type and keys for a new rotation trigger: the engine orders creates
+ *   and deletes): replacements through the old stubs and the old dynamic host run in
+ *   `lifecycle.test.ts` (step 6) and `native.test.ts` (`replaceOnChanges`) of that leg.
  * - `migrate.test.ts`: `pulumi import --file` (a CLI command): the plugin's `Read` without state
  *   through the old stubs runs in `native.test.ts`'s import case of that leg.
  * - `lifecycle.test.ts`: nothing; every step is a call of the dynamic-provider host, which the SDK brings.

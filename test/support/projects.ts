@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { OutputMap, Stack } from "@pulumi/pulumi/automation";
+import type { OutputMap, PreviewResult, Stack } from "@pulumi/pulumi/automation";
 import { expect, inject } from "vitest";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
@@ -253,6 +253,20 @@ export async function destroyWithCli(
   const destroy = await project.cli(["destroy", "--yes", "--skip-preview", "--stack", stack]);
   expect(destroy.stdout).toMatch(new RegExp(`^Resources:\\n {4}- ${deletes} deleted\\n\\n`, "mu"));
   return destroy;
+}
+
+/**
+ * Previews `stack` (a new one, whose config holds no credentials), checks that no request reached
+ * `emulator` meanwhile (its request log is cleared first), and gives the preview's change summary.
+ */
+export async function previewWithoutRequests(
+  stack: Stack,
+  emulator: EmulatorHandle,
+): Promise<PreviewResult["changeSummary"]> {
+  await emulator.controls!.clearRequests();
+  const preview = await stack.preview();
+  expect(await emulator.controls!.requests()).toEqual([]);
+  return preview.changeSummary;
 }
 
 /** A resource of a stack's state as `pulumi stack export` writes it: the fields the tests read. */
