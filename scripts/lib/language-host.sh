@@ -19,6 +19,14 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config"
 host_cache="$cache_root/language-hosts/$host_kind-$host_sdk_version"
 log() { echo "ensure-$host_name: $*" >&2; }
 
+# Test files running side by side ask for the same host at once, on a new machine while it is still
+# to be built: the build writes to fixed temporary names (`$host_cache/module`, `*.tmp`), so two
+# builds at once fail on each other's files. Callers of one host take turns: the first builds it, the
+# others find it built. The lock is held until the script exits.
+mkdir -p "$(dirname "$host_cache")"
+exec 9>"$host_cache.lock"
+flock 9
+
 if [ ! -x "$bin_dir/pulumi" ]; then
   log "no Pulumi CLI in $bin_dir: run scripts/ensure-pulumi-cli.sh first"
   exit 1

@@ -1,27 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-
-/**
- * The files that take longest, longest first, as the summary at the end of `npm test` lists them
- * (test/support/summary-reporter.ts). They only decide the order files start in; a file missing
- * here, or listed in the wrong place, costs time and nothing else.
- */
-const LONGEST_FILES = [
-  "test/e2e/release.test.ts",
-  "test/reliability/interrupted-anywhere-dynamic.test.ts",
-  "test/reliability/interrupted-anywhere-native.test.ts",
-  "test/e2e/lookups.test.ts",
-  "test/e2e/starting-points.test.ts",
-  "test/e2e/lifecycle.test.ts",
-  "test/e2e/native-examples.test.ts",
-  "test/e2e/environment.test.ts",
-  "test/e2e/policy-pack.test.ts",
-  "test/e2e/native.test.ts",
-  "test/e2e/provider-messages.test.ts",
-  "test/e2e/examples.test.ts",
-  "test/e2e/user-errors.test.ts",
-] as const;
+import { LONGEST_FILES } from "./longest-files.ts";
 
 /** Folders whose files start the Pulumi CLI or other processes, and so take seconds to minutes each. */
 const SLOW_FOLDERS = ["test/e2e/", "test/reliability/", "test/integration/", "test/host/"] as const;

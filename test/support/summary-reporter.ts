@@ -1,4 +1,5 @@
 import type { Reporter, TestModule } from "vitest/node" with { "resolution-mode": "import" };
+import { LISTED_FROM_SECONDS, LONGEST_FILES } from "./longest-files";
 
 /** How many of the slowest test files the summary lists. */
 const SLOWEST_SHOWN = 15;
@@ -40,7 +41,7 @@ export default class SummaryReporter implements Reporter {
     }
     const times = fileTimes(testModules);
     process.stdout.write(`\n${slowestFiles(times)}`);
-    const warnings = budgetWarnings(times);
+    const warnings = [...budgetWarnings(times), ...unlistedWarnings(times)];
     if (warnings.length > 0) process.stdout.write(`\n${warnings.join("\n")}\n`);
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }
@@ -89,5 +90,28 @@ export function budgetWarnings(
     .map(
       (row) =>
         `WARNING: ${row.file} (${row.leg}) took ${row.seconds.toFixed(1)} s, over the ${budget} s budget for one test file: share its work across cases or split it`,
+    );
+}
+
+/**
+ * One line per file that took longer than `from` seconds but is not among `listed`, the files the
+ * sequencer starts first: on a fresh clone (no earlier run's durations) it would start by its size
+ * and could run alone at the end of the run. Each file once, whatever its legs.
+ */
+export function unlistedWarnings(
+  times: readonly FileTime[],
+  listed: readonly string[] = LONGEST_FILES,
+  from: number = LISTED_FROM_SECONDS,
+): string[] {
+  const slowest = new Map<string, number>();
+  for (const row of times) {
+    if (row.seconds > from && !listed.includes(row.file))
+      slowest.set(row.file, Math.max(row.seconds, slowest.get(row.file) ?? 0));
+  }
+  return [...slowest]
+    .sort((a, b) => b[1] - a[1])
+    .map(
+      ([file, seconds]) =>
+        `WARNING: ${file} took ${seconds.toFixed(1)} s but is not in LONGEST_FILES (test/support/longest-files.ts): on a fresh clone it may start last and run alone; list it by its time`,
     );
 }

@@ -4,6 +4,7 @@ import SummaryReporter, {
   budgetWarnings,
   FILE_TIME_BUDGET_SECONDS,
   slowestFiles,
+  unlistedWarnings,
 } from "../support/summary-reporter";
 
 /** The little of a vitest TestModule the reporter reads: its tests' states, its times, its leg and path. */
@@ -42,6 +43,18 @@ describe("the test-time budget", () => {
       "WARNING: test/e2e/over.test.ts (main) took 181.0 s, over the 180 s budget for one test file: share its work across cases or split it",
     ]);
     expect(budgetWarnings(times.slice(0, 1))).toEqual([]);
+  });
+
+  it("warns once for a long file the sequencer does not start first, and for none it lists or under the bound", () => {
+    const times = [
+      { seconds: 61, leg: "main", file: "test/e2e/unlisted.test.ts" },
+      { seconds: 75, leg: "cli-3.143", file: "test/e2e/unlisted.test.ts" },
+      { seconds: 60, leg: "main", file: "test/e2e/at-bound.test.ts" },
+      { seconds: 200, leg: "main", file: "test/e2e/listed.test.ts" },
+    ];
+    expect(unlistedWarnings(times, ["test/e2e/listed.test.ts"], 60)).toEqual([
+      "WARNING: test/e2e/unlisted.test.ts took 75.0 s but is not in LONGEST_FILES (test/support/longest-files.ts): on a fresh clone it may start last and run alone; list it by its time",
+    ]);
   });
 
   it("lists the slowest files with the sum over all of them", () => {

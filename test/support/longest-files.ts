@@ -1,0 +1,35 @@
+/**
+ * The test files the sequencer starts first (longest-first-sequencer.mts), in one place the
+ * summary reporter can check after a run (summary-reporter.ts).
+ */
+
+/** A file that takes longer than this, in seconds, belongs in {@link LONGEST_FILES}. */
+export const LISTED_FROM_SECONDS = 60;
+
+/**
+ * The files that take longest, longest first, as the summary at the end of `npm test` lists them
+ * (test/support/summary-reporter.ts). They only decide the order files start in; a file missing
+ * here, or listed in the wrong place, costs time and nothing else: `npm test` warns about a file
+ * that took longer than {@link LISTED_FROM_SECONDS} and is missing here (summary-reporter.ts).
+ */
+export const LONGEST_FILES = [
+  // The interrupted-run files are four lines each (their cases live in test/reliability/support/):
+  // ordered by size, they started last on a fresh clone and ran alone for minutes at the end.
+  "test/reliability/provider-crash-dynamic.test.ts",
+  "test/reliability/interrupted-anywhere-dynamic.test.ts",
+  "test/reliability/provider-crash-native.test.ts",
+  "test/reliability/interrupted-anywhere-native.test.ts",
+  "test/e2e/release.test.ts",
+  "test/e2e/starting-points.test.ts",
+  "test/e2e/environment.test.ts",
+  "test/e2e/native.test.ts",
+  "test/e2e/lifecycle.test.ts",
+  "test/e2e/provider-messages.test.ts",
+  "test/e2e/examples.test.ts",
+  "test/e2e/lookups.test.ts",
+  "test/e2e/policy-pack.test.ts",
+  "test/e2e/access-review.test.ts",
+  "test/e2e/native-examples.test.ts",
+  "test/e2e/account-keys.test.ts",
+  "test/e2e/user-errors.test.ts",
+] as const;
