@@ -32,4 +32,9 @@ export const LONGEST_FILES = [
   "test/e2e/native-examples.test.ts",
   "test/e2e/account-keys.test.ts",
   "test/e2e/user-errors.test.ts",
+  "test/integration/schema-examples.test.ts",
+  "test/e2e/names-and-rotation.test.ts",
+  "test/reliability/faults.test.ts",
+  "test/e2e/config-as-data.test.ts",
+  "test/reliability/interrupted-up.test.ts",
 ] as const;
