@@ -1,19 +1,21 @@
 /**
  * The one stack and one broker per door that the interrupted-run files (`interrupted-anywhere-*`,
  * `provider-crash-*`) run their cases on, one cycle per case (spec.ts, `cycleSpec`): how the stack is
- * opened and removed (scanned for secrets as it goes), and how a cycle ends once it was checked.
+ * opened and removed (scanned for secrets as it goes), how a cycle ends once it was checked, and how
+ * the broker is brought back to what a passed cycle leaves after every cycle, passed or failed.
  */
 import * as path from "node:path";
-import { expect, inject } from "vitest";
+import { afterEach, expect, inject } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../../src/emulator";
-import { installBrokerPlugin } from "../../../harness/broker-native.mts";
+import { brokerConfigCli, installBrokerPlugin } from "../../../harness/broker-native.mts";
 import { PulumiProject, type StackConfig } from "../../../harness/pulumi-project.mts";
 import type { SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys, listWorkspaces } from "./broker-api";
+import { debrisOf } from "./debris";
 import { expectRevoked } from "./declared-state";
-import { initStack } from "./one-stack";
-import { killHard, processesIn } from "./processes";
-import { brokerConfig, cyclesSpec, specConfig } from "./spec";
+import { initStack, storedKeyIds, storedPendingOperations, storedWorkspaceIds } from "./one-stack";
+import { killHard, processesIn, processesWithEnv } from "./processes";
+import { brokerConfig, cyclesSpec, specConfig, type Spec } from "./spec";
 
 /** A door under test: its name, its program under `test/programs/`, and whether it runs the plugin. */
 export interface InterruptedDoor {
@@ -26,6 +28,7 @@ export interface InterruptedDoor {
 export interface CycleStack {
   readonly emulator: EmulatorHandle;
   readonly project: PulumiProject;
+  readonly stackName: string;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function openCycleStack(
     ...brokerConfig(emulator),
     ...config,
   });
-  return { emulator, project };
+  return { emulator, project, stackName: names.stackName };
 }
 
 /**
@@ -85,4 +88,72 @@ export async function endCycle(
   const workspaces = (await listWorkspaces(emulator)).filter((w) => dropped.workspaces.includes(w.name));
   expect(workspaces, "each dropped workspace was made once").toHaveLength(dropped.workspaces.length);
   for (const workspace of workspaces) await controls.removeWorkspace(workspace.id);
+}
+
+/**
+ * Brings `stack`'s broker back to what a passed cycle leaves, whatever the cycle did: the next cycle
+ * then starts from a known broker, and one failed cycle fails alone instead of every later cycle of
+ * its file failing `expectDeclaredState` on the objects it left (issue #50). After a passed cycle
+ * (its own checks and `endCycle` saw to the broker) this finds nothing to remove; after a failed one:
+ *
+ * - the cycle's processes still running (its `up`, the providers, the language host) are ended, and
+ *   if they were, or the checkpoint holds pending operations, `broker-config recover --cancel` frees
+ *   the stack's lock and records what the dead run made, as the documented recovery does;
+ * - the broker's faults and rate limit are cleared (a held request would hold the next cycle);
+ * - every key value on the broker goes to `scan` first, then every key and workspace that `declared`
+ *   does not name, or that the stack does not track, is removed behind the API's back (debris.ts,
+ *   `debrisOf`). The stack forgets what was removed on its next `up`: a revoke of a missing key and
+ *   a workspace's delete succeed.
+ *
+ * `declared` is what the cycle's converging `up` declares (`cycleSpec(cycle, keys, "converged")`),
+ * not what the stack's config holds: a cycle that failed before its converging `up` still declares
+ * the whole cycle before, which the next cycle would then drop and leave revoked on the broker.
+ */
+export async function settleCycle(
+  stack: CycleStack,
+  declared: Spec,
+  scan: SecretScan,
+  failed: boolean,
+): Promise<void> {
+  const { emulator, project, stackName } = stack;
+  const controls = emulator.controls!;
+  await controls.clearFaults();
+  await controls.clearRateLimit();
+  if (failed) {
+    const running = [
+      ...processesIn(project.dir, /./u),
+      ...processesWithEnv("PULUMI_HOME", project.homeDir, /./u),
+    ];
+    for (const p of running) killHard(p.pid);
+    if (running.length > 0 || storedPendingOperations(project, stackName).length > 0) {
+      const recovered = await project.exec(process.execPath, [
+        brokerConfigCli(project),
+        "recover",
+        "--cancel",
+        "--stack",
+        stackName,
+      ]);
+      scan.text("settling a failed cycle: recover", recovered.output, "cli output");
+      if (recovered.code !== 0) throw new Error(`recover after a failed cycle: ${recovered.output}`);
+    }
+  }
+  const keys = (await listKeys(emulator)).filter((k) => k.key !== emulator.adminKey);
+  scan.secrets(...keys.map((k) => k.key));
+  const debris = debrisOf({ keys, workspaces: await listWorkspaces(emulator) }, declared, {
+    keys: storedKeyIds(project, stackName),
+    workspaces: storedWorkspaceIds(project, stackName),
+  });
+  for (const id of debris.keys) await controls.removeAccessKey(id);
+  for (const id of debris.workspaces) await controls.removeWorkspace(id);
+}
+
+/**
+ * Settles every cycle of the calling suite after its test, passed or failed ({@link settleCycle}):
+ * `stack` and `declared` are read then, so they name the stack the suite opened and the cycle that
+ * ran last.
+ */
+export function settleEachCycle(stack: () => CycleStack, declared: () => Spec, scan: SecretScan): void {
+  afterEach(async ({ task }) => {
+    await settleCycle(stack(), declared(), scan, task.result?.state === "fail");
+  }, 180_000);
 }

@@ -5,7 +5,7 @@ import { CliError, PulumiProject } from "../../../harness/pulumi-project.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys } from "./broker-api";
 import { expectDeclaredState } from "./declared-state";
-import { endCycle, openCycleStack, type InterruptedDoor } from "./cycle-stack";
+import { endCycle, openCycleStack, settleEachCycle, type InterruptedDoor } from "./cycle-stack";
 import { declareSpec, privateKeysOf, storedKeyIds, storedPendingOperations, storedView } from "./one-stack";
 import { killHard, processesIn, waitFor } from "./processes";
 import { cycleAdditions, cycleSpec, droppedAt, resourceCount, type Spec } from "./spec";
@@ -150,6 +150,12 @@ export function describeInterruptedAnywhere(door: InterruptedDoor): void {
       ));
       recoverCli = brokerConfigCli(project);
     });
+    // Whatever a cycle did, the next one starts from the broker a passed cycle leaves.
+    settleEachCycle(
+      () => ({ emulator, project, stackName }),
+      () => cycleSpec(cycle - 1, KEYS, "converged"),
+      scan,
+    );
 
     /**
      * Declares the next cycle's names, starts the `up` and resolves once the broker holds

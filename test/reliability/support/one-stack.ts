@@ -51,11 +51,25 @@ export function storedPendingOperations(project: PulumiProject, name: string): u
  * engine wrote, whether or not the program reached its stack outputs.
  */
 export function storedKeyIds(project: PulumiProject, name: string): Record<string, number> {
-  const keys = (latestDeployment(project, name).resources ?? []).filter(
-    (r) =>
-      /(?:^broker:index|dynamic\/\w+):AccessKey$/u.test(r.type) && r.id !== undefined && r.delete !== true,
+  return storedIds(project, name, "AccessKey");
+}
+
+/** The ids of the workspaces the stack's checkpoint records (either door), by resource name. */
+export function storedWorkspaceIds(project: PulumiProject, name: string): Record<string, number> {
+  return storedIds(project, name, "Workspace");
+}
+
+/** The ids of the live resources of `kind` (the native type's or the dynamic class's name) in the checkpoint. */
+function storedIds(
+  project: PulumiProject,
+  name: string,
+  kind: "AccessKey" | "Workspace",
+): Record<string, number> {
+  const type = new RegExp(`(?:^broker:index|dynamic/\\w+):${kind}$`, "u");
+  const live = (latestDeployment(project, name).resources ?? []).filter(
+    (r) => type.test(r.type) && r.id !== undefined && r.delete !== true,
   );
-  return Object.fromEntries(keys.map((r) => [r.urn.split("::").pop() ?? r.urn, Number(r.id)]));
+  return Object.fromEntries(live.map((r) => [r.urn.split("::").pop() ?? r.urn, Number(r.id)]));
 }
 
 /**

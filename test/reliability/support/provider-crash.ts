@@ -6,7 +6,7 @@ import { CliError, type PulumiProject } from "../../../harness/pulumi-project.mt
 import { CLI_TEST_SOURCES, SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys, listWorkspaces, type KeyRecord } from "./broker-api";
 import { expectDeclaredState } from "./declared-state";
-import { endCycle, openCycleStack, type InterruptedDoor } from "./cycle-stack";
+import { endCycle, openCycleStack, settleEachCycle, type InterruptedDoor } from "./cycle-stack";
 import { duplicatesAndOrphans, startUp } from "./interrupted-anywhere";
 import { declareSpec, privateKeysOf, storedKeyIds, storedPendingOperations, storedView } from "./one-stack";
 import { killHard, processesWithEnv, waitFor } from "./processes";
@@ -236,6 +236,12 @@ export function describeProviderCrash(door: InterruptedDoor): void {
       ));
       intentsDir = path.join(project.homeDir, "broker-config", "intents");
     });
+    // Whatever a cycle did, the next one starts from the broker a passed cycle leaves.
+    settleEachCycle(
+      () => ({ emulator, project, stackName }),
+      () => cycleSpec(cycle - 1, KEYS, "converged"),
+      scan,
+    );
 
     for (const moment of MOMENTS) {
       it(`${moment.name}: a plain up repairs it, one key per name, no orphan, no intent left`, async () => {
