@@ -9,7 +9,7 @@ import LongestFirstSequencer from "./test/support/longest-first-sequencer.mts";
 // the package with its SDK and makes its CLI ready. One leg alone: `npx vitest run --project main`.
 export default defineConfig({
   test: {
-    reporters: ["default", "./test/support/summary-reporter.ts"],
+    reporters: ["default", "./test/support/summary-reporter.mts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests start real servers and child processes; forks keep them isolated per file.

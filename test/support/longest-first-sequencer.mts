@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { LONGEST_FILES } from "./longest-files.ts";
+import { LONGEST_FILES } from "./longest-files.mts";
 
 /** Folders whose files start the Pulumi CLI or other processes, and so take seconds to minutes each. */
 const SLOW_FOLDERS = ["test/e2e/", "test/reliability/", "test/integration/", "test/host/"] as const;

@@ -5,7 +5,7 @@ import SummaryReporter, {
   FILE_TIME_BUDGET_SECONDS,
   slowestFiles,
   unlistedWarnings,
-} from "../support/summary-reporter";
+} from "../support/summary-reporter.mts";
 
 /** The little of a vitest TestModule the reporter reads: its tests' states, its times, its leg and path. */
 function fakeModule(file: string, seconds: number, states: readonly string[]): TestModule {
@@ -53,7 +53,7 @@ describe("the test-time budget", () => {
       { seconds: 200, leg: "main", file: "test/e2e/listed.test.ts" },
     ];
     expect(unlistedWarnings(times, ["test/e2e/listed.test.ts"], 60)).toEqual([
-      "WARNING: test/e2e/unlisted.test.ts took 75.0 s but is not in LONGEST_FILES (test/support/longest-files.ts): on a fresh clone it may start last and run alone; list it by its time",
+      "WARNING: test/e2e/unlisted.test.ts took 75.0 s but is not in LONGEST_FILES (test/support/longest-files.mts): on a fresh clone it may start last and run alone; list it by its time",
     ]);
   });
 
@@ -85,7 +85,7 @@ describe("the test-time budget", () => {
     const warnings = lines.filter((line) => line.startsWith("WARNING:"));
     expect(warnings).toEqual([
       "WARNING: test/e2e/slow.test.ts (main) took 200.0 s, over the 180 s budget for one test file: share its work across cases or split it",
-      "WARNING: test/e2e/slow.test.ts took 200.0 s but is not in LONGEST_FILES (test/support/longest-files.ts): on a fresh clone it may start last and run alone; list it by its time",
+      "WARNING: test/e2e/slow.test.ts took 200.0 s but is not in LONGEST_FILES (test/support/longest-files.mts): on a fresh clone it may start last and run alone; list it by its time",
     ]);
   });
 });

@@ -1,5 +1,5 @@
-import type { Reporter, TestModule } from "vitest/node" with { "resolution-mode": "import" };
-import { LISTED_FROM_SECONDS, LONGEST_FILES } from "./longest-files";
+import type { Reporter, TestModule } from "vitest/node";
+import { LISTED_FROM_SECONDS, LONGEST_FILES } from "./longest-files.mts";
 
 /** How many of the slowest test files the summary lists. */
 const SLOWEST_SHOWN = 15;
@@ -112,6 +112,6 @@ export function unlistedWarnings(
     .sort((a, b) => b[1] - a[1])
     .map(
       ([file, seconds]) =>
-        `WARNING: ${file} took ${seconds.toFixed(1)} s but is not in LONGEST_FILES (test/support/longest-files.ts): on a fresh clone it may start last and run alone; list it by its time`,
+        `WARNING: ${file} took ${seconds.toFixed(1)} s but is not in LONGEST_FILES (test/support/longest-files.mts): on a fresh clone it may start last and run alone; list it by its time`,
     );
 }

@@ -1,6 +1,6 @@
 /**
  * The test files the sequencer starts first (longest-first-sequencer.mts), in one place the
- * summary reporter can check after a run (summary-reporter.ts).
+ * summary reporter can check after a run (summary-reporter.mts).
  */
 
 /** A file that takes longer than this, in seconds, belongs in {@link LONGEST_FILES}. */
@@ -8,9 +8,9 @@ export const LISTED_FROM_SECONDS = 60;
 
 /**
  * The files that take longest, longest first, as the summary at the end of `npm test` lists them
- * (test/support/summary-reporter.ts). They only decide the order files start in; a file missing
+ * (test/support/summary-reporter.mts). They only decide the order files start in; a file missing
  * here, or listed in the wrong place, costs time and nothing else: `npm test` warns about a file
- * that took longer than {@link LISTED_FROM_SECONDS} and is missing here (summary-reporter.ts).
+ * that took longer than {@link LISTED_FROM_SECONDS} and is missing here (summary-reporter.mts).
  */
 export const LONGEST_FILES = [
   // The interrupted-run files are four lines each (their cases live in test/reliability/support/):
