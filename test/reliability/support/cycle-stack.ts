@@ -13,7 +13,13 @@ import type { SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys, listWorkspaces } from "./broker-api";
 import { debrisOf } from "./debris";
 import { expectRevoked } from "./declared-state";
-import { initStack, storedKeyIds, storedPendingOperations, storedWorkspaceIds } from "./one-stack";
+import {
+  declareSpec,
+  initStack,
+  storedKeyIds,
+  storedPendingOperations,
+  storedWorkspaceIds,
+} from "./one-stack";
 import { killHard, processesIn, processesWithEnv } from "./processes";
 import { brokerConfig, cyclesSpec, specConfig, type Spec } from "./spec";
 
@@ -91,23 +97,30 @@ export async function endCycle(
 }
 
 /**
- * Brings `stack`'s broker back to what a passed cycle leaves, whatever the cycle did: the next cycle
- * then starts from a known broker, and one failed cycle fails alone instead of every later cycle of
- * its file failing `expectDeclaredState` on the objects it left (issue #50). After a passed cycle
- * (its own checks and `endCycle` saw to the broker) this finds nothing to remove; after a failed one:
+ * Brings `stack` and its broker back to what a passed cycle leaves, whatever the cycle did: the next
+ * cycle then starts from a known broker, and one failed cycle fails alone instead of every later
+ * cycle of its file failing `expectDeclaredState` on the objects it left (issue #50). After a passed
+ * cycle (its own checks and `endCycle` saw to the broker) this finds nothing to remove; after a
+ * failed one:
  *
- * - the cycle's processes still running (its `up`, the providers, the language host) are ended, and
- *   if they were, or the checkpoint holds pending operations, `broker-config recover --cancel` frees
- *   the stack's lock and records what the dead run made, as the documented recovery does;
- * - the broker's faults and rate limit are cleared (a held request would hold the next cycle);
+ * - the cycle's processes still running (its `up`, the providers, the language host) are ended;
+ * - the broker's faults and rate limit are cleared (a held request would hold the next cycle), as
+ *   they are after a passed cycle (where there are none);
+ * - if processes were ended, or the checkpoint holds pending operations, `broker-config recover
+ *   --cancel` frees the stack's lock and records what the dead run made, as the documented recovery
+ *   does;
+ * - `declared` is declared and one `up` converges the stack to it, as the cycle's own converging `up`
+ *   would have (it makes what the cycle did not, and takes over through its intents what a killed
+ *   provider made);
  * - every key value on the broker goes to `scan` first, then every key and workspace that `declared`
  *   does not name, or that the stack does not track, is removed behind the API's back (debris.ts,
  *   `debrisOf`). The stack forgets what was removed on its next `up`: a revoke of a missing key and
  *   a workspace's delete succeed.
  *
  * `declared` is what the cycle's converging `up` declares (`cycleSpec(cycle, keys, "converged")`),
- * not what the stack's config holds: a cycle that failed before its converging `up` still declares
- * the whole cycle before, which the next cycle would then drop and leave revoked on the broker.
+ * not what the stack's config held when the cycle failed: before its converging `up`, that is still
+ * the whole cycle before, which the next cycle would then drop and leave revoked on the broker, and
+ * the next cycle's `endCycle` expects every object of this cycle to exist.
  */
 export async function settleCycle(
   stack: CycleStack,
@@ -117,26 +130,14 @@ export async function settleCycle(
 ): Promise<void> {
   const { emulator, project, stackName } = stack;
   const controls = emulator.controls!;
+  // The processes go first: a run still going would carry on once its held request is let go.
+  const running = failed
+    ? [...processesIn(project.dir, /./u), ...processesWithEnv("PULUMI_HOME", project.homeDir, /./u)]
+    : [];
+  for (const p of running) killHard(p.pid);
   await controls.clearFaults();
   await controls.clearRateLimit();
-  if (failed) {
-    const running = [
-      ...processesIn(project.dir, /./u),
-      ...processesWithEnv("PULUMI_HOME", project.homeDir, /./u),
-    ];
-    for (const p of running) killHard(p.pid);
-    if (running.length > 0 || storedPendingOperations(project, stackName).length > 0) {
-      const recovered = await project.exec(process.execPath, [
-        brokerConfigCli(project),
-        "recover",
-        "--cancel",
-        "--stack",
-        stackName,
-      ]);
-      scan.text("settling a failed cycle: recover", recovered.output, "cli output");
-      if (recovered.code !== 0) throw new Error(`recover after a failed cycle: ${recovered.output}`);
-    }
-  }
+  if (failed) await convergeFailedCycle(stack, declared, scan, running.length > 0);
   const keys = (await listKeys(emulator)).filter((k) => k.key !== emulator.adminKey);
   scan.secrets(...keys.map((k) => k.key));
   const debris = debrisOf({ keys, workspaces: await listWorkspaces(emulator) }, declared, {
@@ -145,6 +146,34 @@ export async function settleCycle(
   });
   for (const id of debris.keys) await controls.removeAccessKey(id);
   for (const id of debris.workspaces) await controls.removeWorkspace(id);
+}
+
+/**
+ * Converges the stack of a failed cycle to `declared` with one `up`, as the cycle's own converging
+ * `up` would have: the next cycle's checks take the cycle before as converged (its objects made, the
+ * one before it dropped). A run that was `killed` (or pending operations in the checkpoint) is first
+ * recovered as the documented recovery does. Output joins the project's transcript (scanned when the
+ * file ends) and `scan`.
+ */
+async function convergeFailedCycle(
+  { project, stackName }: CycleStack,
+  declared: Spec,
+  scan: SecretScan,
+  killed: boolean,
+): Promise<void> {
+  if (killed || storedPendingOperations(project, stackName).length > 0) {
+    const recovered = await project.exec(process.execPath, [
+      brokerConfigCli(project),
+      "recover",
+      "--cancel",
+      "--stack",
+      stackName,
+    ]);
+    scan.text("settling a failed cycle: recover", recovered.output, "cli output");
+    if (recovered.code !== 0) throw new Error(`recover after a failed cycle: ${recovered.output}`);
+  }
+  declareSpec(project, stackName, declared);
+  await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
 }
 
 /**
