@@ -274,6 +274,17 @@ function limitGoals(results: Figures): Goal[] {
       });
     }
   }
+  // Issue #50: a program that imports the package to declare resources loads no library it needs
+  // only to make requests, read YAML or check a schema (src/on-demand.ts).
+  const importCost = results["importCost"] as
+    { onDemandLoadedAtImport: string[]; beyondSdkCpuMs: number; onDemandCpuMs: number } | undefined;
+  if (importCost !== undefined) {
+    goals.push({
+      goal: "importCost: no on-demand library loaded by importing the package",
+      met: importCost.onDemandLoadedAtImport.length === 0,
+      detail: `${importCost.onDemandLoadedAtImport.join(", ") || "none"} loaded; the package adds ${importCost.beyondSdkCpuMs} ms of CPU to @pulumi/pulumi's (loading them would add ${importCost.onDemandCpuMs} ms)`,
+    });
+  }
   const review = results["review"] as { keys: number; totalMs: number; peakMiB: number | null }[] | undefined;
   const small = review?.find((run) => run.keys === 1_000);
   const large = review?.find((run) => run.keys === 10_000);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures what issues #6, #11, #38 and #47 ask for, prints a table and writes bench/results.json.
+ * `npm run bench`: measures what issues #6, #11, #38, #47 and #50 ask for, prints a table and writes bench/results.json.
  * BENCHMARKS.md explains every figure. Needs a build (`npm run bench` builds first) and the Pulumi CLI
  * (scripts/ensure-pulumi-cli.sh builds it offline on a machine's first run).
  *
@@ -22,6 +22,7 @@ import { measureClient } from "./sections/client.mts";
 import { measureCoalescedReads } from "./sections/coalesced-reads.mts";
 import { measureCliRequests } from "./sections/cli-requests.mts";
 import { measureHost } from "./sections/host.mts";
+import { measureImportCost } from "./sections/import-cost.mts";
 import { measureNative } from "./sections/native.mts";
 import { measurePlugin } from "./sections/plugin.mts";
 import { measureProviderBytes } from "./sections/provider-bytes.mts";
@@ -47,6 +48,7 @@ const SECTIONS = [
   "previewRefresh",
   "sharedQuota",
   "review",
+  "importCost",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -140,6 +142,10 @@ try {
   }
   if (wanted("review")) {
     results["review"] = measureReview(ctx);
+  }
+  if (wanted("importCost")) {
+    log("importCost: CPU time of requiring the package in a fresh process, as every program run does");
+    results["importCost"] = measureImportCost(ctx);
   }
 } catch (error) {
   // Failures of the CLI carry its output: it goes through the secret scan like everything else.

@@ -205,6 +205,20 @@ export function formatReport(results: Record<string, unknown>, goals: readonly G
       ),
     );
   }
+  const importCost = results["importCost"] as
+    { sdkCpuMs: number; packageCpuMs: number; beyondSdkCpuMs: number; onDemandCpuMs: number } | undefined;
+  if (importCost !== undefined) {
+    parts.push(
+      table("Importing the package in a fresh process, CPU (median of 7)", [
+        ["@pulumi/pulumi alone", `${importCost.sdkCpuMs} ms`],
+        [
+          "pulumi-broker-config (with @pulumi/pulumi)",
+          `${importCost.packageCpuMs} ms (+${importCost.beyondSdkCpuMs} ms)`,
+        ],
+        ["its on-demand libraries, if loaded on import", `+${importCost.onDemandCpuMs} ms`],
+      ]),
+    );
+  }
   parts.push(
     table(
       "Goals",

@@ -1,9 +1,10 @@
 /** The broker API client: one undici `Pool` per client, every call through `request()`. */
 import { createHash } from "node:crypto";
 
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import type { CreateRequested } from "../model/created-by";
 
+import { loadUndici } from "../on-demand";
 import { normalizeBaseUrl } from "./base-url";
 import { CallQueue } from "./call-queue";
 import { Cancellation } from "./cancellation";
@@ -208,6 +209,7 @@ export class BrokerClient {
     } = resolveCounts(options);
     const quota = counts.maxRequestsPerSecond;
     const url = new URL(this.baseUrl);
+    const { Pool } = loadUndici();
     this.#pool = new Pool(url.origin, {
       connections,
       connect: { timeout: timeoutMs },

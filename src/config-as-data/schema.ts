@@ -3,8 +3,9 @@
  * value against it with ajv. The schema file ships in the package as
  * `pulumi-broker-config/broker-config.schema.json` for editors and users' own tooling.
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020";
 import { describeValue } from "../model";
+import { loadAjv2020 } from "../on-demand";
 import schemaJson from "./broker-config.schema.json";
 import { pointerSegments, type PathSegment } from "./paths";
 
@@ -31,6 +32,7 @@ let compiled: ValidateFunction | undefined;
 function validator(): ValidateFunction {
   if (compiled === undefined) {
     // allErrors: report every problem at once; verbose: gives `data` and `parentSchema` for messages.
+    const Ajv2020 = loadAjv2020();
     const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true });
     ajv.addKeyword(MESSAGES_KEYWORD);
     compiled = ajv.compile(BROKER_CONFIG_SCHEMA);

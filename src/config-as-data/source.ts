@@ -2,7 +2,8 @@
  * Parses the text of a document (YAML or JSON) and maps paths back to lines and columns, so that a
  * problem found in the parsed value can name the line of the mistake in the file.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from "yaml";
+import type { Node } from "yaml";
+import { loadYaml } from "../on-demand";
 import type { PathSegment } from "./paths";
 import type { BrokerConfigProblem, BrokerConfigSource } from "./types";
 
@@ -34,6 +35,7 @@ const MAX_ALIAS_COUNT = 100;
  * get positions; a `.json` file is also checked with `JSON.parse`, so YAML-only syntax in it is an error.
  */
 export function parseSource(source: BrokerConfigSource): ParsedSource {
+  const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   // prettyErrors off: messages stay one line; positions come from the line counter instead.
   const doc = parseDocument(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -115,6 +117,7 @@ function unexpectedTokenOffset(text: string): number | undefined {
 
 /** The text offset of the node at `segments`, or of the deepest existing node on the way. */
 function offsetOf(root: Node | null, segments: readonly PathSegment[], atKey: boolean): number | undefined {
+  const { isMap, isPair, isScalar, isSeq } = loadYaml();
   let node: Node | null = root;
   let offset = node?.range?.[0];
   for (const [index, segment] of segments.entries()) {

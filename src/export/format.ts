@@ -1,6 +1,6 @@
 /** Writes a document as YAML or JSON text, deterministically: equal documents give equal bytes. */
-import { Document } from "yaml";
 import type { BrokerConfigDocument } from "../config-as-data/types";
+import { loadYaml } from "../on-demand";
 
 /** The output formats of {@link formatBrokerConfig}. */
 export type BrokerConfigFormat = "yaml" | "json";
@@ -27,6 +27,7 @@ const YAML_HEADER = [
  */
 export function formatBrokerConfig(document: BrokerConfigDocument, format: BrokerConfigFormat): string {
   if (format === "json") return `${JSON.stringify(document, null, 2)}\n`;
+  const { Document } = loadYaml();
   const yaml = new Document(document);
   yaml.commentBefore = YAML_HEADER;
   // lineWidth 0: never fold long names or paths over two lines.

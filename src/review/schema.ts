@@ -4,7 +4,8 @@
  * schema file ships in the package as `pulumi-broker-config/access-review.schema.json` for users'
  * own tooling (a policy over the review, a dashboard); `docs/access-review-format.md` describes it.
  */
-import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import type { ValidateFunction } from "ajv/dist/2020";
+import { loadAjv2020 } from "../on-demand";
 import schemaJson from "./access-review.schema.json";
 
 /** The JSON Schema of the access review (draft 2020-12), as published. */
@@ -14,7 +15,7 @@ let compiled: ValidateFunction | undefined;
 
 /** Compiled once per process, on first use. */
 function validator(): ValidateFunction {
-  compiled ??= new Ajv2020({ allErrors: true, strict: true }).compile(ACCESS_REVIEW_SCHEMA);
+  compiled ??= new (loadAjv2020())({ allErrors: true, strict: true }).compile(ACCESS_REVIEW_SCHEMA);
   return compiled;
 }
 
