@@ -32,16 +32,16 @@ export function goSdkModule(): string {
  * The environment of every Go build a test makes of a program against the generated SDK: the Go
  * language host's `go build` (which inherits the CLI's environment), and the `go build`/`go vet` the
  * tests run themselves. Go's build cache reuses a compiled package only under the same build flags,
- * so one set for all of them lets the Pulumi Go SDK and its dependencies compile once per machine
- * rather than once per flag set (docs/offline-engine.md, "Go builds on a new machine"):
- * - `CGO_ENABLED=0`, as every Go build of ours (the CLI, the hosts, the generators): the programs are
- *   pure Go, and with the default (cgo on where a C compiler is found) the same packages compiled
- *   again.
+ * so these are the flags of every Go build of the scripts (`scripts/lib/go-build-env.sh`: the CLI,
+ * the hosts, the generators, the generated SDK's check), and the standard library, the Pulumi Go SDK
+ * and its dependencies compile once per machine rather than once per flag set
+ * (docs/offline-engine.md, "Go builds on a new machine"):
+ * - `CGO_ENABLED=0`: the programs are pure Go, and with the default (cgo on where a C compiler is
+ *   found) the same packages compiled again.
  * - `-trimpath` keeps each package's directory out of the cache keys, so a test with a module cache
  *   of its own (the release test) finds what the others compiled.
  * - `-mod=mod`: the module graph may need go.sum entries the committed ones lack (another Go
  *   version), which are fetched.
- * `scripts/gen-sdk.sh` builds and vets the generated SDK with the same `CGO_ENABLED` and `-trimpath`.
  */
 export const GO_BUILD_ENV: Readonly<Record<"CGO_ENABLED" | "GOFLAGS", string>> = {
   CGO_ENABLED: "0",
