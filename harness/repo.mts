@@ -29,6 +29,26 @@ export function goSdkModule(): string {
 }
 
 /**
+ * The environment of every Go build a test makes of a program against the generated SDK: the Go
+ * language host's `go build` (which inherits the CLI's environment), and the `go build`/`go vet` the
+ * tests run themselves. Go's build cache reuses a compiled package only under the same build flags,
+ * so these are the flags of every Go build of the scripts (`scripts/lib/go-build-env.sh`: the CLI,
+ * the hosts, the generators, the generated SDK's check), and the standard library, the Pulumi Go SDK
+ * and its dependencies compile once per machine rather than once per flag set
+ * (docs/offline-engine.md, "Go builds on a new machine"):
+ * - `CGO_ENABLED=0`: the programs are pure Go, and with the default (cgo on where a C compiler is
+ *   found) the same packages compiled again.
+ * - `-trimpath` keeps each package's directory out of the cache keys, so a test with a module cache
+ *   of its own (the release test) finds what the others compiled.
+ * - `-mod=mod`: the module graph may need go.sum entries the committed ones lack (another Go
+ *   version), which are fetched.
+ */
+export const GO_BUILD_ENV: Readonly<Record<"CGO_ENABLED" | "GOFLAGS", string>> = {
+  CGO_ENABLED: "0",
+  GOFLAGS: "-mod=mod -trimpath",
+};
+
+/**
  * The version of the `@pulumi/pulumi` devDependency: the version the Pulumi CLI, its language hosts
  * and the Python SDK are built or installed at.
  */

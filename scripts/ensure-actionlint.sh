@@ -23,6 +23,8 @@ fi
 
 log "building actionlint $version with $(go version) into $cache_dir (once per machine)"
 mkdir -p "$cache_dir"
-GOBIN="$cache_dir" GOFLAGS=-mod=mod CGO_ENABLED=0 \
+# shellcheck source=lib/go-build-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/go-build-env.sh"
+GOBIN="$cache_dir" GOFLAGS="-mod=mod $go_build_flags" \
   go install "github.com/rhysd/actionlint/cmd/actionlint@$version" >&2
 echo "$binary"

@@ -104,7 +104,9 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
-export CGO_ENABLED=0 GOFLAGS=-mod=mod
+# shellcheck source=lib/go-build-env.sh
+source "$repo/scripts/lib/go-build-env.sh"
+export GOFLAGS="-mod=mod $go_build_flags"
 ldflags="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version"
 
 if [ ! -x "$cache_dir/cli/pulumi" ]; then

@@ -31,7 +31,9 @@ if [ ! -x "$host_cache/pulumi-language-yaml" ]; then
   fi
   log "building pulumi-language-yaml $host_sdk_version (once per machine)"
   mkdir -p "$host_cache"
-  GOFLAGS=-mod=mod CGO_ENABLED=0 GOBIN="$host_cache/bin.tmp" \
+  # shellcheck source=lib/go-build-env.sh
+  source "$repo/scripts/lib/go-build-env.sh"
+  GOFLAGS="-mod=mod $go_build_flags" GOBIN="$host_cache/bin.tmp" \
     go install "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$host_sdk_version"
   mv "$host_cache/bin.tmp/pulumi-language-yaml" "$host_cache/pulumi-language-yaml"
   rm -rf "$host_cache/bin.tmp"

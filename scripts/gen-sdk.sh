@@ -97,5 +97,9 @@ if [ "$problems" -ne 0 ]; then
 fi
 log "sdk/python and sdk/go/$go_module match schema.json"
 
-(cd "$out/go/$go_module" && GOFLAGS=-mod=readonly go build ./... && GOFLAGS=-mod=readonly go vet ./...)
+# With the flags of all our Go builds (scripts/lib/go-build-env.sh, sourced by lib/go-program.sh), so
+# this build reuses what the CLI compiled before it, and a test's program of the same module graph
+# (the starting points' Go program) what this one compiled.
+(cd "$out/go/$go_module" && GOFLAGS="-mod=readonly $go_build_flags" go build ./... &&
+  GOFLAGS="-mod=readonly $go_build_flags" go vet ./...)
 log "the Go SDK builds and passes go vet"

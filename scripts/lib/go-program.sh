@@ -10,8 +10,10 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
-# Pure-Go builds: the programs, and the Go SDK the generators check by building it, need no C toolchain.
-export CGO_ENABLED=0
+# The flags of all our Go builds (CGO_ENABLED=0 exported, `go_build_flags`), for the programs and the
+# Go SDK that scripts/gen-sdk.sh checks by building it.
+# shellcheck source=go-build-env.sh
+source "$repo/scripts/lib/go-build-env.sh"
 
 # This package's version, which the SDKs and the docs carry.
 version=$(cd "$repo" && node -p 'require("./package.json").version')
@@ -33,7 +35,7 @@ build_go_program() {
     mkdir -p "$(dirname "$go_program")"
     # Built under a temporary name and renamed, so an interrupted build never leaves a binary that
     # the check above would take for a finished one.
-    (cd "$src" && env GOFLAGS=-mod=readonly "$@" go build -o "$go_program.tmp" .)
+    (cd "$src" && env GOFLAGS="-mod=readonly $go_build_flags" "$@" go build -o "$go_program.tmp" .)
     mv "$go_program.tmp" "$go_program"
   fi
 }

@@ -82,7 +82,9 @@ build_host_from_sdk() {
   printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$package" >"$work/tools.go"
   (
     cd "$work"
-    export CGO_ENABLED=0 GOFLAGS=-mod=mod
+    # shellcheck source=go-build-env.sh
+    source "$repo/scripts/lib/go-build-env.sh"
+    export GOFLAGS="-mod=mod $go_build_flags"
     go mod tidy
     go build -o "$host_cache/$binary.tmp" "$package"
   )

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { PULUMI_VERSION } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, PULUMI_VERSION } from "../../harness/repo.mts";
 import { expectDestroyed, runRepoScript, testProject } from "../support/projects";
 
 // End-to-end: a Go Pulumi program runs through the real CLI offline, with the Go language host that
@@ -20,7 +20,7 @@ let stack: Stack;
 describe("a Go program through the Pulumi CLI", () => {
   beforeAll(async () => {
     runRepoScript("ensure-go-host.sh");
-    project = await testProject("go-host", programDir);
+    project = await testProject("go-host", programDir, { ...GO_BUILD_ENV });
     stack = await project.stack("dev", {
       "go-host:who": { value: "go" },
       "go-host:token": { value: token, secret: true },

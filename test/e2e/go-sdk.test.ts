@@ -14,7 +14,7 @@ import {
 } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import { PACKAGE_VERSION } from "../../harness/release.mts";
-import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 import { numberOutput, tearDown, testProject } from "../support/projects";
 
@@ -43,8 +43,7 @@ beforeAll(async () => {
   });
   emulator = await startEmulator({ controls: true });
   scan.secrets(emulator.adminKey);
-  // The module graph may need entries the committed go.sum lacks (another Go version): fetch them.
-  project = await testProject("broker-go", programDir, { GOFLAGS: "-mod=mod" });
+  project = await testProject("broker-go", programDir, { ...GO_BUILD_ENV });
   // The SDK's module is not published: the program takes it from this checkout, as README says.
   fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${sdkModule} => ${GO_SDK_DIR}\n`);
 });

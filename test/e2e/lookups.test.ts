@@ -9,7 +9,7 @@ import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.mts";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { CLI_TEST_SOURCES, errorText, SecretScan } from "../../harness/secret-scan.mts";
 import { ensureYamlHost } from "../support/projects";
 import { isEncryptedSecret, stateOutputs } from "../support/state";
@@ -192,8 +192,7 @@ describe.each(DOORS)("look-ups in a $name", (door) => {
       fixture: inject("packageFixture"),
       pulumiBin,
       ...(door.python === true ? { env: { PATH: pythonPath(pulumiBin) } } : {}),
-      // The module graph may need entries the committed go.sum lacks (another Go version): fetch them.
-      ...(door.go === true ? { env: { GOFLAGS: "-mod=mod" } } : {}),
+      ...(door.go === true ? { env: { ...GO_BUILD_ENV } } : {}),
     });
     if (door.go === true) {
       execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-go-host.sh"), inject("pulumiVersion")], {

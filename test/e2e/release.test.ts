@@ -17,7 +17,7 @@ import {
   serveDirectory,
   type FileServer,
 } from "../../harness/release.mts";
-import { childPath, REPO_ROOT } from "../../harness/repo.mts";
+import { childPath, GO_BUILD_ENV, REPO_ROOT } from "../../harness/repo.mts";
 import { sourceDateEpoch } from "../../scripts/release/reproducible.mts";
 import { CLI_TEST_SOURCES, SecretScan } from "../../harness/secret-scan.mts";
 import { ensureYamlHost } from "../support/projects";
@@ -500,10 +500,13 @@ describe(
             goEnv("GOPROXY"),
           ].join(","),
           GOMODCACHE: path.join(scratch, "gomodcache"),
-          // -trimpath keeps each package's directory out of Go's build-cache keys: without it every
-          // run's new module cache made the Pulumi Go SDK and its dependencies compile again (150 s
-          // of the preview below); with it they come from the machine's build cache, keyed by content.
-          GOFLAGS: "-mod=mod -modcacherw -trimpath",
+          // The flags of every test's Go build (GO_BUILD_ENV), whose -trimpath keeps each package's
+          // directory out of Go's build-cache keys: without it every run's new module cache made the
+          // Pulumi Go SDK and its dependencies compile again (150 s of the preview below); with it
+          // they come from the machine's build cache, keyed by content, compiled by whichever test
+          // built a Go program first. -modcacherw lets the test remove its module cache.
+          ...GO_BUILD_ENV,
+          GOFLAGS: `${GO_BUILD_ENV.GOFLAGS} -modcacherw`,
           GONOSUMDB: sdkModule,
           PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false",
         },

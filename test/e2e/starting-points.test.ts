@@ -10,7 +10,7 @@ import { allWorkspaces, installBrokerPlugin } from "../../harness/broker-native.
 import { fixtureTarball, npmInstallCached } from "../../harness/package-fixture.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { GO_SDK_DIR, goSdkModule, PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, GO_SDK_DIR, goSdkModule, PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 import { brokerSettingsArgs, ensureYamlHost } from "../support/projects";
 import { isEncryptedSecret, stateOutputs, stateResources } from "../support/state";
 
@@ -357,7 +357,8 @@ ${program.slice(end)}`,
       ])
         execFileSync("go", args, { cwd: project.dir, stdio: ["ignore", "ignore", "inherit"] });
       installPluginWithNpx(project);
-      return {};
+      // The Go host's `go build` of the program, with the flags of the SDK's own build.
+      return { ...GO_BUILD_ENV };
     },
   },
   {

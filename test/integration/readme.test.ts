@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { GO_SDK_DIR, goSdkModule } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, GO_SDK_DIR, goSdkModule } from "../../harness/repo.mts";
 import { validateBrokerConfig } from "../../src/config-as-data";
 
 // Every code block of README.md and of the documentation pages users read (DOCUMENTS) is checked: TypeScript is type-checked against the built package
@@ -226,7 +226,7 @@ describe("README and docs code blocks", () => {
         }
         execFileSync("go", ["build", "./..."], {
           cwd: dir,
-          env: { ...process.env, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" },
+          env: { ...process.env, ...GO_BUILD_ENV },
           stdio: ["ignore", "ignore", "inherit"],
         });
       } finally {

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import {
   comparable,
   expectedRun,
@@ -217,7 +217,7 @@ describe("the Example Usage programs of schema.json", () => {
         path.join(REPO_ROOT, "test", "fixtures", "run-with-mocks.go"),
         path.join(mocked, "mocks.go"),
       );
-      const env = { ...process.env, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" };
+      const env = { ...process.env, ...GO_BUILD_ENV };
       checks = {
         // vet type-checks every program as users copy it; the build compiles and links the mocked.
         vet: attempt("go", ["vet", "./..."], module, env),

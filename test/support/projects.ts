@@ -10,7 +10,7 @@ import type { OutputMap, PreviewResult, Stack } from "@pulumi/pulumi/automation"
 import { expect, inject } from "vitest";
 import { PulumiProject, type StackConfig } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
-import { GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, GO_SDK_DIR, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { BrokerClient } from "../../src/client";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { createExportSource } from "./client";
@@ -191,9 +191,8 @@ export function pythonSdkProject(
 /**
  * {@link testProject} for a Go program with the generated SDK: the Go language host built, and the
  * SDK's unpublished module taken from this checkout (a `replace` appended to the program's go.mod),
- * as a clone's user does. `GOFLAGS=-mod=mod`: the module graph may need entries the committed go.sum
- * lacks (another Go version), which are fetched. A program's first run on a machine compiles it and
- * the Pulumi Go SDK: minutes, not seconds.
+ * as a clone's user does, built with {@link GO_BUILD_ENV}. A program's first run on a machine compiles it
+ * and the Pulumi Go SDK: minutes, not seconds.
  */
 export async function goSdkProject(
   name: string,
@@ -201,7 +200,7 @@ export async function goSdkProject(
   env: Record<string, string> = NO_BROKER_ENV,
 ): Promise<PulumiProject> {
   runRepoScript("ensure-go-host.sh");
-  const project = await testProject(name, programDir, { ...env, GOFLAGS: "-mod=mod" });
+  const project = await testProject(name, programDir, { ...env, ...GO_BUILD_ENV });
   fs.appendFileSync(path.join(project.dir, "go.mod"), `\nreplace ${goSdkModule()} => ${GO_SDK_DIR}\n`);
   return project;
 }
