@@ -12,21 +12,18 @@
  *   plugin when it runs from JavaScript) loads `@pulumi/pulumi` again: the project's commands share a
  *   V8 code cache ({@link NODE_COMPILE_CACHE_DIR}), which leaves what runs exactly as it was;
  * - the Automation API's `up` spawns the CLI three more times after the update (`stack output`
- *   masked, `stack output --show-secrets`, `stack history`), one after the other: the project's
- *   stacks run those reads side by side, and `stack()` of a stack that does not exist yet runs
- *   `stack init` alone instead of a failing `stack select` first.
+ *   masked, `stack output --show-secrets`, `stack history`, each deriving the passphrase key), and
+ *   `refresh` and `destroy` once (`stack history`): the project's stacks read the same from the file
+ *   backend instead (harness/file-backend.mts), and `stack()` of a stack that does not exist yet
+ *   runs `stack init` alone instead of a failing `stack select` first;
+ * - the Automation API's `PulumiCommand.get` runs `pulumi version`: one per CLI for the process.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import {
-  LocalWorkspace,
-  PulumiCommand,
-  type OutputMap,
-  type Stack,
-  type UpdateSummary,
-} from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { readLastUpdate, readStackOutputs } from "./file-backend.mts";
 import { childPath } from "./repo.mts";
 
 /**
@@ -41,6 +38,20 @@ export const NODE_COMPILE_CACHE_DIR =
 
 /** Stack config as `ns:key` → value; `secret` values are stored encrypted with the passphrase. */
 export type StackConfig = Record<string, { value: string; secret?: boolean }>;
+
+/** The Automation API's handle on each CLI, by its root directory: `get` runs `pulumi version`. */
+const pulumiCommands = new Map<string, Promise<PulumiCommand>>();
+
+function pulumiCommand(root: string): Promise<PulumiCommand> {
+  let command = pulumiCommands.get(root);
+  if (command === undefined) {
+    command = PulumiCommand.get({ root, skipVersionCheck: true });
+    // A failed start is not remembered: the next project tries again and reports its own error.
+    command.catch(() => pulumiCommands.delete(root));
+    pulumiCommands.set(root, command);
+  }
+  return command;
+}
 
 /** Options of {@link PulumiProject.create}. */
 export interface PulumiProjectOptions {
@@ -129,10 +140,7 @@ export class PulumiProject {
       ...options.env,
     };
     for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = value;
-    const command = await PulumiCommand.get({
-      root: path.dirname(options.pulumiBin),
-      skipVersionCheck: true,
-    });
+    const command = await pulumiCommand(path.dirname(options.pulumiBin));
     const project = new PulumiProject(root, env, command);
     fs.mkdirSync(project.backendDir, { recursive: true });
     fs.mkdirSync(project.homeDir, { recursive: true });
@@ -155,8 +163,9 @@ export class PulumiProject {
 
   /**
    * Creates or selects `stackName` through the Automation API and sets `config` on it. The stack
-   * reads what `up` reports after the update (outputs and summary) side by side rather than one
-   * CLI start after another; its results are the Automation API's own.
+   * reads its outputs and its last operation's summary (what `up`, `refresh` and `destroy` report
+   * when they end) from the file backend, as `pulumi stack output` and `pulumi stack history` print
+   * them, rather than starting the CLI for each.
    */
   async stack(stackName: string, config: StackConfig = {}): Promise<Stack> {
     const args = { stackName, workDir: this.dir };
@@ -168,7 +177,7 @@ export class PulumiProject {
             LocalWorkspace.selectStack(args, options),
           )
         : await LocalWorkspace.selectStack(args, options);
-    readSideBySide(stack);
+    readFromBackend(stack, () => this.stateFile(stackName), this.#env["PULUMI_CONFIG_PASSPHRASE"] ?? "");
     if (Object.keys(config).length > 0) await stack.setAllConfig(config);
     return stack;
   }
@@ -308,76 +317,14 @@ export class PulumiProject {
   }
 }
 
-/** The private command runner of the Automation API's `Stack`, which `up` and `history` go through. */
-type RunCommand = (args: string[], ...rest: unknown[]) => Promise<{ stdout: string; stderr: string }>;
-
 /**
- * Makes `stack` read its outputs and its last update's summary side by side after an `up`. The
- * Automation API's `up` runs the update, then `stack output` (masked), `stack output
- * --show-secrets` and `stack history`, each waiting for the one before (pulumi/pulumi#6050 was a
- * race on the stack's settings file, which a stack with its passphrase salt already written never
- * touches on a read). Here the three reads start together as soon as the update has ended, and
- * `up`'s own calls of `outputs()` and `info()` take their results; any other command first drops
- * them, so nothing is ever answered from before it. Results are built exactly as the SDK builds them.
+ * Makes `stack`'s `outputs()` and `info()` (which `up`, `refresh` and `destroy` call when they end)
+ * read the file backend instead of starting the CLI for each (harness/file-backend.mts).
  */
-function readSideBySide(stack: Stack): void {
-  const target = stack as unknown as { runPulumiCmd: RunCommand };
-  const run = target.runPulumiCmd.bind(stack);
-  const info = stack.info.bind(stack);
-  // What the last `up` left to read, each taken once; `undefined` once taken or dropped.
-  let after:
-    | { outputs: Promise<OutputMap> | undefined; summary: Promise<UpdateSummary | undefined> | undefined }
-    | undefined;
-  const readOutputs = async (): Promise<OutputMap> => {
-    const json = async (...extra: string[]): Promise<Record<string, unknown>> =>
-      JSON.parse((await run(["stack", "output", "--json", ...extra])).stdout) as Record<string, unknown>;
-    const [masked, plain] = await Promise.all([json(), json("--show-secrets")]);
-    return Object.fromEntries(
-      Object.entries(plain).map(([key, value]) => [key, { value, secret: masked[key] === "[secret]" }]),
-    );
-  };
-  const readSummary = async (): Promise<UpdateSummary | undefined> => {
-    // What `up`'s `info(undefined)` runs: the last update, with `--show-secrets` (the SDK's default).
-    const result = await run([
-      "stack",
-      "history",
-      "--json",
-      "--show-secrets",
-      "--page-size",
-      "1",
-      "--page",
-      "1",
-    ]);
-    const history = JSON.parse(result.stdout, (key: string, value: unknown) =>
-      (key === "startTime" || key === "endTime") && typeof value === "string" ? new Date(value) : value,
-    ) as UpdateSummary[] | null;
-    return history?.[0];
-  };
-  target.runPulumiCmd = async (args, ...rest) => {
-    after = undefined;
-    const result = await run(args, ...rest);
-    if (args[0] === "up") {
-      const reads = { outputs: readOutputs(), summary: readSummary() };
-      // Read or dropped later; a failure surfaces where it is read, never as an unhandled rejection.
-      reads.outputs.catch(() => undefined);
-      reads.summary.catch(() => undefined);
-      after = reads;
-    }
-    return result;
-  };
-  stack.outputs = async () => {
-    const read = after?.outputs;
-    if (read === undefined) return await readOutputs();
-    after = after === undefined ? undefined : { ...after, outputs: undefined };
-    return await read;
-  };
-  stack.info = async (showSecrets?: boolean) => {
-    const read = after?.summary;
-    // `up({ showSecrets: false })` asks for another read than the one started: run it.
-    if (read === undefined || showSecrets === false) return await info(showSecrets);
-    after = after === undefined ? undefined : { ...after, summary: undefined };
-    return await read;
-  };
+function readFromBackend(stack: Stack, stateFile: () => string, passphrase: string): void {
+  stack.outputs = async () => await readStackOutputs(stateFile(), passphrase);
+  stack.info = async (showSecrets?: boolean) =>
+    await readLastUpdate(stateFile(), passphrase, showSecrets ?? true);
 }
 
 /** The file `name` under `dir`, outside backups and history (they hold older copies of the checkpoint). */
