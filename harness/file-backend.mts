@@ -2,68 +2,23 @@
  * What `pulumi stack output --json` and `pulumi stack history --json` print, read from the file
  * backend where the engine stored it, without starting the CLI (issue #50).
  *
- * Each of those commands is a CLI start (0.3 s of CPU) that also derives the passphrase key with
- * PBKDF2-SHA256 at 1,000,000 iterations (0.35 s more), and the Automation API runs three of them
- * after every `up` (masked outputs, outputs with secrets, the last update) and one after every
- * `refresh` and `destroy`. Here the key is derived once per salt for the whole test process, and the
- * checkpoint and the update's history record are read as the CLI reads them: the checkpoint for the
- * stack's outputs, the newest history record for the last update. The format is the file backend's
+ * Each of those commands is a CLI start (0.3 s of CPU) that also derives the passphrase key (0.35 s
+ * more, harness/passphrase-crypter.mts), and the Automation API runs three of them after every `up`
+ * (masked outputs, outputs with secrets, the last update) and one after every `refresh` and
+ * `destroy`. Here the checkpoint and the operation's history record are read as the CLI reads them:
+ * the checkpoint for the stack's outputs, the newest history record for the last operation. The format is the file backend's
  * (`.pulumi/stacks/<project>/<stack>.json`, `.pulumi/history/<project>/<stack>/<stack>-<ns>.history.json`);
- * `test/integration/file-backend.test.ts` compares every read with the CLI's own output.
+ * `test/e2e/backend-reads.test.ts` compares every read with the CLI's own output.
  */
-import { createDecipheriv, pbkdf2 } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ConfigMap, OutputMap, UpdateSummary } from "@pulumi/pulumi/automation/index.js";
+import { decrypt, passphraseKey } from "./passphrase-crypter.mts";
 
 /** The key the engine marks a secret value with in the state, beside `ciphertext`. */
 const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 /** The value of {@link SECRET_SIG_KEY} that means "secret". */
 const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
-/** The passphrase secrets manager's key derivation (sdk `go/common/resource/config/crypt.go`). */
-const PBKDF2_ITERATIONS = 1_000_000;
-/** AES-256-GCM appends its 16-byte tag to the ciphertext. */
-const GCM_TAG_BYTES = 16;
-
-/** Derived keys by passphrase and salt: one derivation per salt for the whole process. */
-const derivedKeys = new Map<string, Promise<Buffer>>();
-
-/**
- * The key a passphrase stack encrypts with: PBKDF2-SHA256 of the passphrase over the salt its
- * `encryptionsalt` (or its checkpoint's secrets provider state) carries, `v1:<salt>:<check>`.
- */
-function passphraseKey(passphrase: string, encryptionSalt: string): Promise<Buffer> {
-  const [version, salt] = encryptionSalt.split(":");
-  if (version !== "v1" || salt === undefined)
-    throw new Error(`unknown encryption salt format: ${version ?? ""}`);
-  const id = `${salt}\0${passphrase}`;
-  let key = derivedKeys.get(id);
-  if (key === undefined) {
-    key = new Promise<Buffer>((resolve, reject) => {
-      pbkdf2(passphrase, Buffer.from(salt, "base64"), PBKDF2_ITERATIONS, 32, "sha256", (error, derived) => {
-        if (error === null) resolve(derived);
-        else reject(error);
-      });
-    });
-    derivedKeys.set(id, key);
-  }
-  return key;
-}
-
-/** The plain text of one `v1:<nonce>:<ciphertext>` value the passphrase crypter wrote. */
-function decrypt(key: Buffer, value: string): string {
-  const [version, nonce, sealed] = value.split(":");
-  if (version !== "v1" || nonce === undefined || sealed === undefined)
-    throw new Error(`unknown ciphertext format: ${version ?? ""}`);
-  const bytes = Buffer.from(sealed, "base64");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
-  decipher.setAuthTag(bytes.subarray(bytes.length - GCM_TAG_BYTES));
-  return Buffer.concat([
-    decipher.update(bytes.subarray(0, bytes.length - GCM_TAG_BYTES)),
-    decipher.final(),
-  ]).toString("utf8");
-}
-
 function isSecretEnvelope(value: unknown): value is { ciphertext: string } {
   return (
     value !== null &&

@@ -24,6 +24,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { readLastUpdate, readStackOutputs } from "./file-backend.mts";
+import { seedEncryptionSalt, writeStackConfig, type StackConfig } from "./stack-config-file.mts";
 import { childPath } from "./repo.mts";
 
 /**
@@ -36,8 +37,7 @@ export const NODE_COMPILE_CACHE_DIR =
   process.env["NODE_COMPILE_CACHE"] ??
   path.join(os.homedir(), ".cache", "pulumi-broker-config", "node-compile-cache");
 
-/** Stack config as `ns:key` → value; `secret` values are stored encrypted with the passphrase. */
-export type StackConfig = Record<string, { value: string; secret?: boolean }>;
+export type { StackConfig };
 
 /** The Automation API's handle on each CLI, by its root directory: `get` runs `pulumi version`. */
 const pulumiCommands = new Map<string, Promise<PulumiCommand>>();
@@ -106,6 +106,10 @@ export class PulumiProject {
   /** The stdout and stderr of every command {@link PulumiProject.run} ran, for secret scans. */
   readonly transcript: string[] = [];
   readonly #env: Record<string, string>;
+  /** The passphrase of the project's stacks (`PULUMI_CONFIG_PASSPHRASE`). */
+  get #passphrase(): string {
+    return this.#env["PULUMI_CONFIG_PASSPHRASE"] ?? "";
+  }
   readonly #command: PulumiCommand;
 
   private constructor(root: string, env: Record<string, string>, command: PulumiCommand) {
@@ -171,15 +175,37 @@ export class PulumiProject {
     const args = { stackName, workDir: this.dir };
     const options = { envVars: this.#env, pulumiCommand: this.#command };
     // `createOrSelectStack` tries `stack select` first, a CLI start that fails for every new stack.
-    const stack =
-      findFile(this.backendDir, `${stackName}.json`) === undefined
-        ? await LocalWorkspace.createStack(args, options).catch(() =>
-            LocalWorkspace.selectStack(args, options),
-          )
-        : await LocalWorkspace.selectStack(args, options);
-    readFromBackend(stack, () => this.stateFile(stackName), this.#env["PULUMI_CONFIG_PASSPHRASE"] ?? "");
+    const isNew = findFile(this.backendDir, `${stackName}.json`) === undefined;
+    if (isNew) await seedEncryptionSalt(this.dir, stackName, this.#passphrase);
+    const stack = isNew
+      ? await LocalWorkspace.createStack(args, options).catch(() => LocalWorkspace.selectStack(args, options))
+      : await LocalWorkspace.selectStack(args, options);
+    readFromBackend(stack, () => this.stateFile(stackName), this.#passphrase);
+    this.#writeConfigOf(stack);
     if (Object.keys(config).length > 0) await stack.setAllConfig(config);
     return stack;
+  }
+
+  /**
+   * Sets `config` on stack `stack` by writing its `Pulumi.<stack>.yaml` (harness/stack-config-file.mts),
+   * as `pulumi config set-all` would without starting the CLI.
+   */
+  async setConfig(stack: string, config: StackConfig): Promise<void> {
+    await writeStackConfig(this.dir, stack, config, this.#passphrase);
+  }
+
+  /** Makes `stack`'s `setConfig` and `setAllConfig` (without `path`) write its file, not start the CLI. */
+  #writeConfigOf(stack: Stack): void {
+    const setAllConfig = stack.setAllConfig.bind(stack);
+    const setConfig = stack.setConfig.bind(stack);
+    stack.setAllConfig = async (config, path) => {
+      if (path === true) await setAllConfig(config, path);
+      else await this.setConfig(stack.name, config);
+    };
+    stack.setConfig = async (key, value, path) => {
+      if (path === true) await setConfig(key, value, path);
+      else await this.setConfig(stack.name, { [key]: value });
+    };
   }
 
   /**
@@ -261,20 +287,11 @@ export class PulumiProject {
     });
   }
 
-  /** Creates stack `name` with the CLI and sets its config, one `pulumi config set` per key. */
+  /** Creates stack `name` with `pulumi stack init` and sets its config by writing its file ({@link setConfig}). */
   async initStack(name: string, config: StackConfig): Promise<void> {
+    await seedEncryptionSalt(this.dir, name, this.#passphrase);
     await this.run(["stack", "init", name]);
-    for (const [key, { value, secret }] of Object.entries(config)) {
-      await this.run([
-        "config",
-        "set",
-        "--stack",
-        name,
-        ...(secret === true ? ["--secret"] : []),
-        key,
-        value,
-      ]);
-    }
+    await this.setConfig(name, config);
   }
 
   /**

@@ -2,7 +2,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLastUpdate, readStackOutputs } from "../../harness/file-backend.mts";
-import type { PulumiProject } from "../../harness/pulumi-project.mts";
+import type { PulumiProject, StackConfig } from "../../harness/pulumi-project.mts";
 import { PROGRAMS_DIR, testProject } from "../support/projects";
 
 // The harness reads a stack's outputs and its last operation from the file backend instead of
@@ -63,6 +63,29 @@ beforeAll(async () => {
 
 afterAll(() => {
   project.remove();
+});
+
+describe("the harness's writes of stack config", () => {
+  it("are what the CLI reads: plain and secret, in the project's namespace or another", async () => {
+    const written: StackConfig = {
+      "backend-reads:number": { value: "42" },
+      "backend-reads:flag": { value: "true" },
+      "backend-reads:json": {
+        value: JSON.stringify({ keys: Array.from({ length: 20 }, (_, i) => `key-${i}`) }),
+      },
+      unqualified: { value: "gets the project's namespace" },
+      "other:secret": { value: "a: secret with 'quotes' and \"more\"", secret: true },
+    };
+    await project.setConfig("dev", written);
+    const { stdout } = await project.run(["config", "--json", "--show-secrets", "--stack", "dev"]);
+    const read = JSON.parse(stdout) as Record<string, { value: string; secret: boolean }>;
+    for (const [key, { value, secret }] of Object.entries(written)) {
+      const qualified = key.includes(":") ? key : `backend-reads:${key}`;
+      expect(read[qualified], qualified).toMatchObject({ value, secret: secret === true });
+    }
+    // Set by `project.stack()` (the harness's own write) and read back by the CLI, decrypted.
+    expect(read["backend-reads:token"]).toMatchObject({ value: "config secret", secret: true });
+  });
 });
 
 describe("the harness's reads of the file backend", () => {

@@ -15,16 +15,11 @@ import { latestDeployment } from "../../support/state";
 import type { Spec } from "./spec";
 
 /**
- * Creates stack `name` and sets all of `config` with two commands (`stack init`, then one
- * `config set-all`), where one `config set` per key would start the CLI once per key.
+ * Creates stack `name` with one command (`stack init`) and sets all of `config` by writing its file
+ * (`PulumiProject.initStack`), where one `config set` per key would start the CLI once per key.
  */
 export async function initStack(project: PulumiProject, name: string, config: StackConfig): Promise<void> {
-  await project.cli(["stack", "init", name]);
-  const pairs = Object.entries(config).flatMap(([key, { value, secret }]) => [
-    secret === true ? "--secret" : "--plaintext",
-    `${key}=${value}`,
-  ]);
-  await project.cli(["config", "set-all", "--stack", name, ...pairs]);
+  await project.initStack(name, config);
 }
 
 /**
