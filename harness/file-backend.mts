@@ -15,11 +15,12 @@ import * as path from "node:path";
 import type { ConfigMap, OutputMap, UpdateSummary } from "@pulumi/pulumi/automation/index.js";
 import { decrypt, passphraseKey } from "./passphrase-crypter.mts";
 
-/** The key the engine marks a secret value with in the state, beside `ciphertext`. */
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-/** The value of {@link SECRET_SIG_KEY} that means "secret". */
-const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
-function isSecretEnvelope(value: unknown): value is { ciphertext: string } {
+/** The signature key the engine marks a secret value with in the state, beside a `ciphertext`. */
+export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+/** The signature value that means "secret". */
+export const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+/** Whether `value` (a value in a checkpoint) is a secret the engine encrypted: `{ [SECRET_SIG_KEY], ciphertext }`. */
+export function isSecretEnvelope(value: unknown): value is { ciphertext: string } {
   return (
     value !== null &&
     typeof value === "object" &&

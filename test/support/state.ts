@@ -6,15 +6,13 @@
 import * as fs from "node:fs";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { expect } from "vitest";
+import { isSecretEnvelope, SECRET_SIG_KEY, SECRET_SIG_VALUE } from "../../harness/file-backend.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
 import type { StateResource } from "./projects";
 
 export type { StateResource };
 
-/** The signature key the engine marks a secret value with in the state. */
-export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-/** The signature value that means "secret" (beside a `ciphertext`). */
-export const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+export { SECRET_SIG_KEY, SECRET_SIG_VALUE };
 
 /** An operation the engine began and never finished, as the checkpoint records it. */
 export interface PendingOperation {
@@ -55,11 +53,7 @@ export function stateOutputs(project: PulumiProject, stack: string): Record<stri
 }
 
 /** Whether `value` (a value of {@link stateOutputs}) is a secret the engine encrypted. */
-export function isEncryptedSecret(value: unknown): boolean {
-  if (value === null || typeof value !== "object") return false;
-  const envelope = value as Record<string, unknown>;
-  return envelope[SECRET_SIG_KEY] === SECRET_SIG_VALUE && typeof envelope["ciphertext"] === "string";
-}
+export const isEncryptedSecret = isSecretEnvelope;
 
 /**
  * The outputs of the native access key of id `id` as `stack`'s export holds them. The Automation API
