@@ -15,7 +15,7 @@ export type { InterruptedDoor } from "./cycle-stack";
 // Issue #20's acceptance, through the real CLI: an `up` of 6 new keys, a key pair and a nested
 // workspace, interrupted at three moments, by SIGTERM (a cancelled CI job's first signal) or by
 // SIGKILL of the CLI's process group (a dead runner), for a door. No resource sets `adopt`. Each
-// door is two test files (issue #50: one was 185-260 s), each with its stack and broker: the runs the
+// door is two test files (issue #50: one was 101-260 s), each with its stack and broker: the runs the
 // CLI cancels (SIGTERM, Ctrl-C: {@link CANCELLED_RUNS}) and the runs killed outright (SIGKILL:
 // {@link KILLED_RUNS}).
 //
