@@ -1,5 +1,5 @@
 /**
- * The one stack and one broker per door that the interrupted-run files (`interrupted-anywhere-*`,
+ * The one stack and one broker per file that the interrupted-run files (`interrupted-anywhere-*`,
  * `provider-crash-*`) run their cases on, one cycle per case (spec.ts, `cycleSpec`): how the stack is
  * opened and removed (scanned for secrets as it goes), how a cycle ends once it was checked, and how
  * the broker is brought back to what a passed cycle leaves after every cycle, passed or failed.
@@ -29,6 +29,12 @@ export interface InterruptedDoor {
   readonly program: string;
   readonly plugin: boolean;
 }
+
+/** The dynamic resources' door: the `broker` program, its providers run by Pulumi's dynamic provider host. */
+export const DYNAMIC_DOOR: InterruptedDoor = { name: "dynamic", program: "broker", plugin: false };
+
+/** The native door: the `native` program, its provider the `broker` plugin. */
+export const NATIVE_DOOR: InterruptedDoor = { name: "native", program: "native", plugin: true };
 
 /** A door's broker and project, its stack created and configured. */
 export interface CycleStack {

@@ -22,7 +22,11 @@ import { cycleSpec, droppedAt, type Spec } from "./spec";
 // The moment is decided by the broker, not by a clock: the emulator holds one request of the run
 // for ten minutes (a latency fault), before processing it (the create is on the wire and never
 // made) or after (the object exists and its answer never comes back), and the provider is killed
-// once that request arrived. One stack and one broker per door: each moment is a cycle that
+// once that request arrived. Each door is two test files (issue #50: one was 164-266 s), each with
+// its stack and broker: the moments whose held request the broker never processed
+// ({@link HELD_BEFORE_PROCESSING}: the next `up` makes what it asked for, once), and those it
+// processed and never answered ({@link HELD_AFTER_PROCESSING}: the next `up` takes over what it made
+// through the intent). One stack and one broker per file: each moment is a cycle that
 // declares new names (spec.ts, cycleAdditions) beside the converged names of the moment before, and
 // its converging `up` drops the moment before but for its pair (spec.ts, cycleSpec), so a moment
 // costs three commands (the killed `up`, the converging `up`, the preview) on a stack two cycles big.
@@ -116,6 +120,33 @@ const MOMENTS: readonly Moment[] = [
   },
 ];
 
+/**
+ * Which moments one test file runs: `name` is the file's half of its door's moments, in its describe
+ * title and project name.
+ */
+export interface CrashMoments {
+  readonly name: string;
+  readonly moments: readonly Moment[];
+}
+
+/**
+ * The moments whose held request the broker never processes (phase "before"): a create never made,
+ * the workspace's id lookup, the pair's key read. Five of the ten.
+ */
+export const HELD_BEFORE_PROCESSING: CrashMoments = {
+  name: "held before processing",
+  moments: MOMENTS.filter((m) => m.hold.phase === "before"),
+};
+
+/**
+ * The moments whose held request the broker processes and never answers (phase "after"): a key,
+ * the workspace or the pair made, its answer lost. The other five of the ten.
+ */
+export const HELD_AFTER_PROCESSING: CrashMoments = {
+  name: "held after processing",
+  moments: MOMENTS.filter((m) => m.hold.phase === "after"),
+};
+
 /** The longest hold the emulator accepts: far longer than any run here. */
 const HOLD_MS = 600_000;
 
@@ -194,8 +225,13 @@ function walk(dir: string): {
   return { files, dirs };
 }
 
-/** The cases of one door, as one test file's suites. */
-export function describeProviderCrash(door: InterruptedDoor): void {
+/**
+ * The cases of one door's `crashes`, as one test file's suites: each of its moments, and the secret
+ * scan of everything the file's runs wrote. Each door's two halves are files of their own
+ * (`provider-crash-{before,after}-processing-<door>.test.ts`), on stacks and brokers of their own, so
+ * they run beside each other.
+ */
+export function describeProviderCrash(door: InterruptedDoor, crashes: CrashMoments): void {
   const figures: CaseFigures[] = [];
   const scan = new SecretScan();
   const cleanups: (() => unknown)[] = [];
@@ -214,10 +250,10 @@ export function describeProviderCrash(door: InterruptedDoor): void {
     }
   });
 
-  describe(`${door.name} door: only the provider is killed mid-up`, () => {
+  describe(`${door.name} door: only the provider is killed mid-up, the request ${crashes.name}`, () => {
     let intentsDir: string;
     // The project's name in Pulumi.yaml, and so in every URN: intents are kept per project and stack.
-    const projectName = `provider-crash-${door.name}`;
+    const projectName = `provider-crash-${crashes.name.replaceAll(" ", "-")}-${door.name}`;
     /** The cycle the next moment runs: each declares new names on top of the ones before. */
     let cycle = 0;
 
@@ -243,7 +279,7 @@ export function describeProviderCrash(door: InterruptedDoor): void {
       scan,
     );
 
-    for (const moment of MOMENTS) {
+    for (const moment of crashes.moments) {
       it(`${moment.name}: a plain up repairs it, one key per name, no orphan, no intent left`, async () => {
         const controls = emulator.controls!;
         const current = cycle++;

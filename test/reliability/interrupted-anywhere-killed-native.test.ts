@@ -1,0 +1,6 @@
+import { NATIVE_DOOR } from "./support/cycle-stack";
+import { describeInterruptedAnywhere, KILLED_RUNS } from "./support/interrupted-anywhere";
+
+// Issue #20's acceptance for the native door, the runs killed outright: SIGKILL, then recovery
+// (test/reliability/support/interrupted-anywhere.ts; SIGTERM and Ctrl-C in interrupted-anywhere-cancelled-native).
+describeInterruptedAnywhere(NATIVE_DOOR, KILLED_RUNS);
