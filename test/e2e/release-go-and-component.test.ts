@@ -4,21 +4,10 @@ import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { EXAMPLE_FILES } from "../../src/core/declarations/examples";
 import { allKeys, allWorkspaces, keyById } from "../../harness/broker-native.mts";
-import { nodeFreePath } from "../../harness/node-free-path.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { childPath, GO_BUILD_ENV, REPO_ROOT } from "../../harness/repo.mts";
-import { CLI_TEST_SOURCES } from "../../harness/secret-scan.mts";
-import { emulatorConfig, ensureYamlHost, numberOutput, PROGRAMS_DIR } from "../support/projects";
-import {
-  archiveFetches,
-  expectRequiredPluginInstalled,
-  installFromArchive,
-  PROGRAM_STEP_TIMEOUT_MS,
-  scanProject,
-  useRelease,
-  useReleaseProgram,
-  V,
-} from "./support/release";
+import { GO_BUILD_ENV, REPO_ROOT } from "../../harness/repo.mts";
+import { numberOutput, PROGRAMS_DIR } from "../support/projects";
+import { PROGRAM_STEP_TIMEOUT_MS, useRelease, useReleaseProgram, V } from "./support/release";
 
 // Issue #17's release, installed as users install it (test/e2e/support/release.ts says how): the Go
 // SDK module from the release's GOPROXY directory with the plugin the CLI downloads, and the
@@ -32,22 +21,13 @@ describe(
   "the Environment component, constructed by the single executable (its bundled SDK runtime)",
   { timeout: PROGRAM_STEP_TIMEOUT_MS },
   () => {
-    const program = useReleaseProgram(async () => {
-      ensureYamlHost();
-      const pulumiBin = inject("pulumiBin");
-      return PulumiProject.create({
-        name: "release-environment",
-        programDir: path.join(PROGRAMS_DIR, "environment-yaml"),
-        fixture: inject("packageFixture"),
-        pulumiBin,
-        parent: release.scratch,
-        env: { PATH: nodeFreePath(childPath(pulumiBin), path.join(release.scratch, "path-environment")) },
-      });
-    });
+    const program = useReleaseProgram(() =>
+      release.nodeFreeYamlProject("release-environment", "environment-yaml"),
+    );
     const documentName = "broker.yaml";
 
     it("previews the document's workspaces and key as the component's children, with no request", async () => {
-      await installFromArchive(release, program.project);
+      await release.installFromArchive(program.project);
       fs.writeFileSync(path.join(program.project.dir, documentName), EXAMPLE_FILES[documentName] ?? "");
       program.stack = await program.project.stack("dev", { documentFile: { value: documentName } });
       await program.emulator.controls!.clearRequests();
@@ -58,9 +38,7 @@ describe(
     });
 
     it("up deploys them; the key's value is a secret output; no secret in plain text", async () => {
-      await program.stack.setAllConfig(emulatorConfig(program.emulator));
-      const up = await program.stack.up();
-      program.scan.text("up", up.stdout + up.stderr, "cli output");
+      const up = await program.upWithEmulatorConfig();
       expect(up.summary.resourceChanges).toEqual({ create: 5 });
       const out = up.outputs; // `up` read them
       const workspaces = out["workspaces"]?.value as Record<string, number>;
@@ -76,9 +54,7 @@ describe(
       );
       // No destroy: the engine deletes a component's children as any resources, with the provider's
       // Delete, which the Python program's destroy runs through the same executable (release.test.ts).
-      scanProject(program.scan, "environment", program.project);
-      expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
-      expect(program.scan.leaks()).toEqual([]);
+      program.expectNoSecretInPlainText("environment");
     });
   },
 );
@@ -134,11 +110,11 @@ describe(
       { timeout: 900_000 },
       async () => {
         expect(fs.readdirSync(program.project.homeDir)).toEqual([]);
-        const before = archiveFetches(release);
+        const before = release.archiveFetches();
         // `pulumi install`: the Go host runs `go mod tidy`, which fetches the SDK's module (a host reads
         // pulumi-plugin.json only from a module on disk), then answers the program's required plugins.
-        await expectRequiredPluginInstalled(release, program.project, ["install"]);
-        expect(archiveFetches(release)).toBe(before + 1);
+        await release.expectRequiredPluginInstalled(program.project, ["install"]);
+        expect(release.archiveFetches()).toBe(before + 1);
       },
     );
 
@@ -146,13 +122,13 @@ describe(
       "previews with no credentials and no request, with the plugin installed",
       { timeout: 900_000 },
       async () => {
-        const before = archiveFetches(release);
+        const before = release.archiveFetches();
         program.stack = await program.project.stack("dev");
         await program.emulator.controls!.clearRequests();
         const preview = await program.stack.preview();
         expect(preview.changeSummary).toEqual({ create: 4 });
         expect(await program.emulator.controls!.requests()).toEqual([]);
-        expect(archiveFetches(release)).toBe(before);
+        expect(release.archiveFetches()).toBe(before);
         expect(fs.readFileSync(path.join(program.project.dir, "go.mod"), "utf8")).toContain(
           `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker v${V}`,
         );
@@ -160,9 +136,7 @@ describe(
     );
 
     it("up creates the workspaces and the key; no secret in plain text", async () => {
-      await program.stack.setAllConfig(emulatorConfig(program.emulator));
-      const up = await program.stack.up();
-      program.scan.text("up", up.stdout + up.stderr, "cli output");
+      const up = await program.upWithEmulatorConfig();
       expect(up.summary.resourceChanges).toEqual({ create: 4 });
       const out = up.outputs; // `up` read them
       const key = keyById(await allKeys(program.emulator), numberOutput(out, "ordersServiceId"));
@@ -170,9 +144,7 @@ describe(
       program.scan.secrets(String(key?.["key"]));
       // No destroy: a destroy does not run the Go program, only the executable's Delete, which the
       // Python program's destroy runs (release.test.ts).
-      scanProject(program.scan, "go", program.project);
-      expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
-      expect(program.scan.leaks()).toEqual([]);
+      program.expectNoSecretInPlainText("go");
     });
   },
 );

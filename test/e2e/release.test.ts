@@ -7,21 +7,10 @@ import { nodeFreePath } from "../../harness/node-free-path.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
 import { programsVenv, sdkVirtualenv } from "../../harness/python-sdk.mts";
 import { buildReleaseInBackground } from "../../harness/release.mts";
-import { childPath, REPO_ROOT } from "../../harness/repo.mts";
-import { CLI_TEST_SOURCES } from "../../harness/secret-scan.mts";
-import { emulatorConfig, ensureYamlHost, numberOutput, PROGRAMS_DIR } from "../support/projects";
+import { REPO_ROOT } from "../../harness/repo.mts";
+import { numberOutput, PROGRAMS_DIR } from "../support/projects";
 import { isEncryptedSecret, stateOutputs } from "../support/state";
-import {
-  ARCHIVE,
-  archiveFetches,
-  expectRequiredPluginInstalled,
-  installFromArchive,
-  PROGRAM_STEP_TIMEOUT_MS,
-  scanProject,
-  useRelease,
-  useReleaseProgram,
-  V,
-} from "./support/release";
+import { ARCHIVE, PROGRAM_STEP_TIMEOUT_MS, useRelease, useReleaseProgram, V } from "./support/release";
 
 // Issue #17's release, installed as users install it (test/e2e/support/release.ts says how): the
 // release directory, Python with only the wheel and the plugin the CLI downloads, the plugin archive
@@ -140,8 +129,8 @@ describe(
         expect(fs.readdirSync(program.project.homeDir)).toEqual([]);
         // Not `pulumi install`: the Python host built here would make a virtualenv of its own and fill
         // it from PyPI, where this wheel is not.
-        await expectRequiredPluginInstalled(release, program.project, ["plugin", "install"]);
-        expect(archiveFetches(release)).toBe(1);
+        await release.expectRequiredPluginInstalled(program.project, ["plugin", "install"]);
+        expect(release.archiveFetches()).toBe(1);
       },
     );
 
@@ -154,14 +143,12 @@ describe(
         const preview = await program.stack.preview();
         expect(preview.changeSummary).toEqual({ create: 6 });
         expect(await program.emulator.controls!.requests()).toEqual([]);
-        expect(archiveFetches(release)).toBe(1);
+        expect(release.archiveFetches()).toBe(1);
       },
     );
 
     it("up creates everything; the secret outputs are encrypted in the state", async () => {
-      await program.stack.setAllConfig(emulatorConfig(program.emulator));
-      const up = await program.stack.up();
-      program.scan.text("up", up.stdout + up.stderr, "cli output");
+      const up = await program.upWithEmulatorConfig();
       expect(up.summary.resourceChanges).toEqual({ create: 6 });
       const out = up.outputs; // `up` read them
       serviceId = numberOutput(out, "ordersServiceId");
@@ -197,10 +184,8 @@ describe(
       const destroy = await program.stack.destroy();
       program.scan.text("destroy", destroy.stdout + destroy.stderr, "cli output");
       expect(destroy.summary.resourceChanges).toEqual({ delete: 6 });
-      expect(archiveFetches(release)).toBe(1);
-      scanProject(program.scan, "python", program.project);
-      expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
-      expect(program.scan.leaks()).toEqual([]);
+      expect(release.archiveFetches()).toBe(1);
+      program.expectNoSecretInPlainText("python");
     });
   },
 );
@@ -209,23 +194,11 @@ describe(
   "the plugin archive installed with --file, and the README's YAML program, without Node.js",
   { timeout: PROGRAM_STEP_TIMEOUT_MS },
   () => {
-    const program = useReleaseProgram(async () => {
-      ensureYamlHost();
-      const pulumiBin = inject("pulumiBin");
-      const project = await PulumiProject.create({
-        name: "release-yaml",
-        programDir: path.join(PROGRAMS_DIR, "yaml-native"),
-        fixture: inject("packageFixture"),
-        pulumiBin,
-        parent: release.scratch,
-        // Automatic plugin acquisition stays off: the plugin is the one installed from the file.
-        env: { PATH: nodeFreePath(childPath(pulumiBin), path.join(release.scratch, "path-yaml")) },
-      });
-      return project;
-    });
+    // Automatic plugin acquisition stays off: the plugin is the one installed from the file.
+    const program = useReleaseProgram(() => release.nodeFreeYamlProject("release-yaml", "yaml-native"));
 
     it("pulumi plugin install --file installs it; plugin ls lists it; it serves package get-schema", async () => {
-      await installFromArchive(release, program.project);
+      await release.installFromArchive(program.project);
       const listed = JSON.parse((await program.project.cli(["plugin", "ls", "--json"])).stdout) as {
         name: string;
         kind: string;
@@ -247,7 +220,7 @@ describe(
           "broker:index:ServiceKeyPair",
         ]),
       );
-      expect(archiveFetches(release)).toBe(1); // the Python test's download; this one came from the file
+      expect(release.archiveFetches()).toBe(1); // the Python test's download; this one came from the file
     });
 
     it("answers the access review with no Node.js: pulumi plugin run --kind resource broker -- review preview.json", async () => {
@@ -294,9 +267,7 @@ describe(
     });
 
     it("up creates the resources; secret outputs show as [secret] and are encrypted in the state", async () => {
-      await program.stack.setAllConfig(emulatorConfig(program.emulator));
-      const up = await program.stack.up();
-      program.scan.text("up", up.stdout + up.stderr, "cli output");
+      const up = await program.upWithEmulatorConfig();
       expect(up.summary.resourceChanges).toEqual({ create: 5 });
       const out = up.outputs; // `up` read them
       expect(out["ordersPath"]?.value).toBe("/platform/orders");
@@ -313,9 +284,7 @@ describe(
     // No destroy: the Python program's destroys through the same executable (one Delete per resource,
     // whatever language declared it).
     it("no secret in plain text", () => {
-      scanProject(program.scan, "yaml", program.project);
-      expect(program.scan.unread(CLI_TEST_SOURCES)).toEqual([]);
-      expect(program.scan.leaks()).toEqual([]);
+      program.expectNoSecretInPlainText("yaml");
     });
   },
 );
