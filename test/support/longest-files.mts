@@ -16,9 +16,9 @@ export const LONGEST_FILES = [
   "test/e2e/environment.test.ts",
   // The halves of the starting points and the release, each one file of 181-183 s on a quiet 2-core
   // machine before issue #50 split them. Measured alone the same way as the interrupted-run files
-  // below, at load 4-6: 90 s (starting-points-nodejs) and 65 s (release) here, 50 s
-  // (release-go-and-component) and 41 s (starting-points-python-go-yaml, the Go build cached) after
-  // them.
+  // below, at load 4-6 (docs/offline-engine.md, "Where the time goes"): 92 s (starting-points-nodejs)
+  // and 66 s (release) here, 51 s (release-go-and-component) and 44 s
+  // (starting-points-python-go-yaml, the Go build cached) after them.
   "test/e2e/starting-points-nodejs.test.ts",
   "test/e2e/release.test.ts",
   // The interrupted-run files are a few lines each (their cases live in test/reliability/support/):
