@@ -40,7 +40,7 @@ export function goSdkModule(): string {
  * - `CGO_ENABLED=0`: the programs are pure Go, and with the default (cgo on where a C compiler is
  *   found) the same packages compiled again.
  * - `-trimpath` keeps each package's directory out of the cache keys, so a test with a module cache
- *   of its own (the release test) finds what the others compiled.
+ *   of its own (test/e2e/release-go-and-component.test.ts) finds what the others compiled.
  * - `-mod=mod`: the module graph may need go.sum entries the committed ones lack (another Go
  *   version), which are fetched.
  */

@@ -9,7 +9,8 @@
 # on a new machine (docs/offline-engine.md, "Go builds on a new machine").
 # - CGO_ENABLED=0: pure-Go builds, which need no C toolchain.
 # - -trimpath keeps package directories out of binaries and out of the cache keys, so a build with a
-#   module cache of its own (the release test's) finds what the others compiled.
+#   module cache of its own (test/e2e/release-go-and-component.test.ts's) finds what the others
+#   compiled.
 # Callers put `$go_build_flags` into GOFLAGS beside their `-mod` mode, which does not change the build.
 
 export CGO_ENABLED=0
