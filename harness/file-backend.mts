@@ -31,10 +31,22 @@ export function isSecretEnvelope(value: unknown): value is { ciphertext: string 
 
 /** `value` with every secret envelope in it replaced by its plain value, as `--show-secrets` prints it. */
 function reveal(key: Buffer, value: unknown): unknown {
-  if (isSecretEnvelope(value)) return reveal(key, JSON.parse(decrypt(key, value.ciphertext)));
-  if (Array.isArray(value)) return value.map((item) => reveal(key, item));
+  return revealEach(value, (item) =>
+    isSecretEnvelope(item) ? { plain: reveal(key, JSON.parse(decrypt(key, item.ciphertext))) } : undefined,
+  );
+}
+
+/**
+ * `value` with each secret in it, at any depth, replaced by what `open` gives for it; `open` answers
+ * `undefined` for a value that is not a secret, which is then walked into. The checkpoint and the
+ * history's config mark secrets in two ways ({@link reveal}, {@link revealConfig}); the walk is one.
+ */
+function revealEach(value: unknown, open: (value: unknown) => { plain: unknown } | undefined): unknown {
+  const secret = open(value);
+  if (secret !== undefined) return secret.plain;
+  if (Array.isArray(value)) return value.map((item) => revealEach(item, open));
   if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, reveal(key, item)]));
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, revealEach(item, open)]));
   return value;
 }
 
@@ -100,11 +112,7 @@ function containsSecure(value: unknown): boolean {
 
 /** A stored config value with each secret in it decrypted. */
 function revealConfig(key: Buffer, value: unknown): unknown {
-  if (isSecure(value)) return decrypt(key, value.secure);
-  if (Array.isArray(value)) return value.map((item) => revealConfig(key, item));
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, revealConfig(key, item)]));
-  return value;
+  return revealEach(value, (item) => (isSecure(item) ? { plain: decrypt(key, item.secure) } : undefined));
 }
 
 /** The `latest` deployment of the checkpoint `stateFile`. */

@@ -111,6 +111,8 @@ export class PulumiProject {
     return this.#env["PULUMI_CONFIG_PASSPHRASE"] ?? "";
   }
   readonly #command: PulumiCommand;
+  /** Each stack's checkpoint path, once {@link stateFile} found it. */
+  readonly #stateFiles = new Map<string, string>();
 
   private constructor(root: string, env: Record<string, string>, command: PulumiCommand) {
     this.dir = path.join(root, "project");
@@ -299,8 +301,13 @@ export class PulumiProject {
    * backups or history copies.
    */
   stateFile(stack: string): string {
+    // Found once per stack (a walk of the backend directory), then asked of the disk: the file
+    // backend keeps a stack's checkpoint at one path, which a removed stack leaves.
+    const known = this.#stateFiles.get(stack);
+    if (known !== undefined && fs.existsSync(known)) return known;
     const file = findFile(this.backendDir, `${stack}.json`);
     if (file === undefined) throw new Error(`no checkpoint of stack ${stack} under ${this.backendDir}`);
+    this.#stateFiles.set(stack, file);
     return file;
   }
 

@@ -13,13 +13,7 @@ import type { SecretScan } from "../../../harness/secret-scan.mts";
 import { listKeys, listWorkspaces } from "./broker-api";
 import { debrisOf } from "./debris";
 import { expectRevoked } from "./declared-state";
-import {
-  declareSpec,
-  initStack,
-  storedKeyIds,
-  storedPendingOperations,
-  storedWorkspaceIds,
-} from "./one-stack";
+import { declareSpec, storedKeyIds, storedPendingOperations, storedWorkspaceIds } from "./one-stack";
 import { killHard, processesIn, processesWithEnv } from "./processes";
 import { brokerConfig, cyclesSpec, specConfig, type Spec } from "./spec";
 
@@ -72,7 +66,7 @@ export async function openCycleStack(
     for (const text of project.transcript) scan.text(`${door.name} transcript`, text, "cli output");
     project.remove();
   });
-  await initStack(project, names.stackName, {
+  await project.initStack(names.stackName, {
     ...specConfig(cyclesSpec(0, 0)),
     ...brokerConfig(emulator),
     ...config,
@@ -178,7 +172,7 @@ async function convergeFailedCycle(
     scan.text("settling a failed cycle: recover", recovered.output, "cli output");
     if (recovered.code !== 0) throw new Error(`recover after a failed cycle: ${recovered.output}`);
   }
-  declareSpec(project, stackName, declared);
+  await declareSpec(project, stackName, declared);
   await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
 }
 

@@ -202,7 +202,7 @@ export function describeInterruptedAnywhere(door: InterruptedDoor, interruptions
     ): Promise<{ spec: Spec; up: ReturnType<typeof startUp>; pid: number }> {
       const spec = cycleSpec(cycle, KEYS, "interrupted");
       cycle++;
-      declareSpec(project, stackName, spec);
+      await declareSpec(project, stackName, spec);
       const keysBefore = (await emulator.controls!.stats()).accessKeys;
       const up = startUp(project, stackName);
       const pid = await up.pid;
@@ -233,7 +233,7 @@ export function describeInterruptedAnywhere(door: InterruptedDoor, interruptions
      */
     async function converge(label: string): Promise<{ duplicates: number; orphans: number }> {
       const spec = cycleSpec(cycle - 1, KEYS, "converged");
-      declareSpec(project, stackName, spec);
+      await declareSpec(project, stackName, spec);
       const converged = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
       scan.text(`${label}: converging up`, converged.stdout + converged.stderr, "cli output");
       await project.run(["preview", "--expect-no-changes", "--stack", stackName]);

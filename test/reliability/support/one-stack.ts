@@ -5,35 +5,19 @@
  * is an edit of the stack's config file, as a user edits it. The commands whose behaviour is the
  * subject (`up`, `preview`, `broker-config recover`) still run for real.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { parseDocument } from "yaml";
-import type { PulumiProject, StackConfig } from "../../../harness/pulumi-project.mts";
+import type { PulumiProject } from "../../../harness/pulumi-project.mts";
 import { listKeys } from "./broker-api";
 import type { StackView } from "./declared-state";
+import { specConfig } from "../../support/projects";
 import { latestDeployment } from "../../support/state";
 import type { Spec } from "./spec";
 
 /**
- * Creates stack `name` with one command (`stack init`) and sets all of `config` by writing its file
- * (`PulumiProject.initStack`), where one `config set` per key would start the CLI once per key.
+ * Declares `spec` for the next command on stack `name`: sets its `spec` config value by writing
+ * `Pulumi.<name>.yaml` as `config set` would (`PulumiProject.setConfig`), without starting the CLI.
  */
-export async function initStack(project: PulumiProject, name: string, config: StackConfig): Promise<void> {
-  await project.initStack(name, config);
-}
-
-/**
- * Declares `spec` for the next command on stack `name`: rewrites the `<project>:spec` value of
- * `Pulumi.<name>.yaml` in place (the file `config set` writes; encrypted values stay as they are).
- */
-export function declareSpec(project: PulumiProject, name: string, spec: Spec): void {
-  const file = path.join(project.dir, `Pulumi.${name}.yaml`);
-  const document = parseDocument(fs.readFileSync(file, "utf8"));
-  const config = document.get("config") as { items: { key: { value: unknown } }[] } | undefined;
-  const key = config?.items.map((item) => String(item.key.value)).find((k) => k.endsWith(":spec"));
-  if (key === undefined) throw new Error(`${file} declares no spec: set it with initStack first`);
-  document.setIn(["config", key], JSON.stringify(spec));
-  fs.writeFileSync(file, document.toString());
+export async function declareSpec(project: PulumiProject, name: string, spec: Spec): Promise<void> {
+  await project.setConfig(name, specConfig(spec));
 }
 
 /** The pending operations the engine stored for stack `name`. */

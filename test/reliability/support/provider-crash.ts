@@ -284,7 +284,7 @@ export function describeProviderCrash(door: InterruptedDoor, crashes: CrashMomen
         const controls = emulator.controls!;
         const current = cycle++;
         const spec = cycleSpec(current, KEYS, "interrupted");
-        declareSpec(project, stackName, spec);
+        await declareSpec(project, stackName, spec);
         await controls.setRateLimit({ requestsPerSecond: REQUESTS_PER_SECOND, scope: "overall" });
         await controls.clearRequests();
         const before = await controls.stats();
@@ -364,7 +364,7 @@ export function describeProviderCrash(door: InterruptedDoor, crashes: CrashMomen
 
         // The cycle before was checked when it ran: the converging up lets it go but for its pair.
         const converged = cycleSpec(current, KEYS, "converged");
-        declareSpec(project, stackName, converged);
+        await declareSpec(project, stackName, converged);
         const converge = await project.run(["up", "--yes", "--skip-preview", "--stack", stackName]);
         scan.text(`${moment.name}: converging up`, converge.stdout + converge.stderr, "cli output");
         await project.run(["preview", "--expect-no-changes", "--stack", stackName]);
