@@ -1,6 +1,6 @@
 import * as os from "node:os";
 import { defineConfig } from "vitest/config";
-import { ENGINE_LEGS, MAIN_LEG } from "./harness/engine-matrix.mts";
+import { ENGINE_LEGS } from "./harness/engine-matrix.mts";
 import LongestFirstSequencer from "./test/support/longest-first-sequencer.mts";
 
 // `npm test`: every test file with the Pulumi CLI and @pulumi/pulumi of our devDependencies (the
@@ -25,13 +25,7 @@ export default defineConfig({
     sequence: { sequencer: LongestFirstSequencer },
     projects: ENGINE_LEGS.map((leg) => ({
       extends: true,
-      test: {
-        name: leg.name,
-        include: [...leg.include],
-        globalSetup: ["test/global-setup.ts"],
-        // Another leg's CLI is prepared while the tests run; its files wait for it (test/support/leg-cli.mts).
-        setupFiles: leg.name === MAIN_LEG ? [] : ["test/support/leg-cli-ready.mts"],
-      },
+      test: { name: leg.name, include: [...leg.include], globalSetup: ["test/global-setup.ts"] },
     })),
   },
 });

@@ -9,7 +9,6 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -82,16 +81,6 @@ export function pulumiBinDir(version?: string): string {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   }).trim();
-}
-
-/**
- * Where `scripts/ensure-pulumi-cli.sh <version>` puts that CLI and its hosts (`$PULUMI_HOME`, else
- * `~/.pulumi`, then `versions/<version>/bin`), without running the script: for a caller that
- * prepares the CLI elsewhere (test/support/leg-cli.ts).
- */
-export function pulumiBinPath(version: string): string {
-  const home = process.env["PULUMI_HOME"] ?? path.join(os.homedir(), ".pulumi");
-  return path.join(home, "versions", version, "bin");
 }
 
 /** PATH for child processes: `pulumiBin` first (when given), then this Node, then the inherited PATH. */

@@ -42,12 +42,6 @@ bin_dir="$pulumi_home/versions/$version/bin"
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/pulumi-cli/v$version"
 log() { echo "ensure-pulumi-cli: $*" >&2; }
 
-# One preparation of a version at a time: a second caller (the engine matrix's two legs of one CLI,
-# whose global setups each start it; another run) waits here, then finds it built. Held until exit.
-mkdir -p "$(dirname "$cache_dir")"
-exec 8>"$cache_dir.lock"
-flock 8
-
 if [ "$sdk_version" != "$wrapper_version" ]; then
   log "the pulumi wrapper ($wrapper_version) and @pulumi/pulumi ($sdk_version) differ; keep both devDependencies at one version"
   exit 1

@@ -1,13 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import type { TestProject } from "vitest/node" with { "resolution-mode": "import" };
-import { engineLeg, MAIN_LEG } from "../harness/engine-matrix.mts";
+import { engineLeg } from "../harness/engine-matrix.mts";
 import { createPackageFixture } from "../harness/package-fixture.mts";
-import { pulumiBinDir, pulumiBinPath, REPO_ROOT } from "../harness/repo.mts";
-import { startLegCli } from "./support/leg-cli.mts";
+import { pulumiBinDir, REPO_ROOT } from "../harness/repo.mts";
 import { leftoverProcesses, RUN_MARKER } from "./support/leftover-processes";
 
 declare module "vitest" {
@@ -20,11 +18,6 @@ declare module "vitest" {
     pulumiVersion: string;
     /** What this leg is the first to run (harness/engine-matrix.mts, `EngineLeg.proves`). */
     engineLayers: ("cli" | "sdk" | "core")[];
-    /**
-     * In a leg other than the main one: the status file of the job preparing its CLI, which the
-     * leg's setup file waits for (test/support/leg-cli.mts). Empty in the main leg.
-     */
-    legCliStatus: string;
   }
 }
 
@@ -33,9 +26,7 @@ declare module "vitest" {
  * tests: packs the built package into a fixture with the leg's `@pulumi/pulumi` (tests of the
  * provider host and the CLI run against what users install, not against src/), and makes sure the
  * leg's Pulumi CLI exists (building it offline the first time on a machine, cached by version; see
- * scripts/ensure-pulumi-cli.sh). The main leg's CLI is ready before any test starts; another leg's
- * is prepared in the background while the tests run, and the leg's files wait for it
- * (test/support/leg-cli.mts).
+ * scripts/ensure-pulumi-cli.sh).
  *
  * After all tests it fails the run if any emulator, Pulumi CLI, language host or provider host the
  * tests started is still running (and stops them): every process the run starts inherits a
@@ -51,23 +42,11 @@ export default function setup(project: TestProject): () => Promise<void> {
   }
   const leg = engineLeg(project.name);
   const fixture = createPackageFixture(undefined, leg.sdkVersion);
-  let pulumiBin: string;
-  let legCli: { statusDir: string; ended: Promise<string> } | undefined;
-  project.provide("legCliStatus", "");
-  if (leg.name === MAIN_LEG) {
-    pulumiBin = pulumiBinDir(leg.cliVersion);
-    // The leg means nothing if its tests drive another CLI than it names.
-    const cliVersion = execFileSync(path.join(pulumiBin, "pulumi"), ["version"], { encoding: "utf8" }).trim();
-    if (cliVersion !== `v${leg.cliVersion}`) {
-      throw new Error(`project ${leg.name}: ${pulumiBin}/pulumi is ${cliVersion}, not v${leg.cliVersion}`);
-    }
-  } else {
-    // Checked by the leg's setup file once the job has ended (test/support/leg-cli.mts).
-    pulumiBin = pulumiBinPath(leg.cliVersion);
-    const statusDir = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-leg-cli-"));
-    const { statusFile, ended } = startLegCli(leg.cliVersion, statusDir);
-    legCli = { statusDir, ended };
-    project.provide("legCliStatus", statusFile);
+  const pulumiBin = pulumiBinDir(leg.cliVersion);
+  // The leg means nothing if its tests drive another CLI than it names.
+  const cliVersion = execFileSync(path.join(pulumiBin, "pulumi"), ["version"], { encoding: "utf8" }).trim();
+  if (cliVersion !== `v${leg.cliVersion}`) {
+    throw new Error(`project ${leg.name}: ${pulumiBin}/pulumi is ${cliVersion}, not v${leg.cliVersion}`);
   }
   project.provide("packageFixture", fixture);
   project.provide("pulumiBin", pulumiBin);
@@ -75,12 +54,6 @@ export default function setup(project: TestProject): () => Promise<void> {
   project.provide("engineLayers", [...leg.proves]);
   return async () => {
     fs.rmSync(fixture, { recursive: true, force: true });
-    if (legCli !== undefined) {
-      // A run whose filter left none of the leg's files still lets the build finish (it is cached
-      // for the next run) rather than leave a Go build running.
-      console.log(`${leg.name}: ${await legCli.ended}`);
-      fs.rmSync(legCli.statusDir, { recursive: true, force: true });
-    }
     const left = await leftoverProcesses(runId);
     for (const { pid } of left) {
       try {
