@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from "vitest";
 import { EXAMPLE_FILES } from "../../src/core/declarations/examples";
 import { allKeys, allWorkspaces, keyById } from "../../harness/broker-native.mts";
 import { PulumiProject } from "../../harness/pulumi-project.mts";
-import { GO_BUILD_ENV, REPO_ROOT } from "../../harness/repo.mts";
+import { GO_BUILD_ENV, goSdkModule, REPO_ROOT } from "../../harness/repo.mts";
 import { numberOutput, PROGRAMS_DIR } from "../support/projects";
 import { PROGRAM_STEP_TIMEOUT_MS, useRelease, useReleaseProgram, V } from "./support/release";
 
@@ -69,7 +69,7 @@ describe(
         stdio: ["ignore", "ignore", "inherit"],
       });
       const goEnv = (name: string) => execFileSync("go", ["env", name], { encoding: "utf8" }).trim();
-      const sdkModule = "github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker";
+      const sdkModule = goSdkModule();
       const project = await PulumiProject.create({
         name: "release-go",
         programDir: path.join(PROGRAMS_DIR, "go-native"),
@@ -130,7 +130,7 @@ describe(
         expect(await program.emulator.controls!.requests()).toEqual([]);
         expect(release.archiveFetches()).toBe(before);
         expect(fs.readFileSync(path.join(program.project.dir, "go.mod"), "utf8")).toContain(
-          `github.com/pulumi-broker-config/pulumi-broker-config/sdk/go/broker v${V}`,
+          `${goSdkModule()} v${V}`,
         );
       },
     );

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Sets the module versions of the tests' Go programs (test/programs/*/go.mod) to those the default
+# leg's Pulumi CLI build selects, wherever both graphs hold a module, and tidies them.
+#
+#   bash scripts/align-go-programs.sh
+#
+# Why: Go's build cache reuses a compiled package only when its version and every dependency's
+# version are the same. With the versions `go mod tidy` once gave them, the programs' graph shared
+# 409 of 732 packages with the CLI's build, so each new machine compiled the other 323 (Pulumi's Go
+# SDK and everything above gRPC) in the tests, in the three Go-building files at once. Aligned, every
+# package but the program, our SDK and three of Pulumi's SDK packages comes from the CLI's build,
+# which `.ci/run` makes before the tests (docs/offline-engine.md, "Go builds on a new machine").
+# test/integration/go-program-modules.test.ts fails when a program drifts from the CLI: run this
+# after changing the @pulumi/pulumi devDependency (the CLI's version) or a program's go.mod.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+log() { echo "align-go-programs: $*" >&2; }
+# shellcheck source=lib/go-build-env.sh
+source "$repo/scripts/lib/go-build-env.sh"
+export GOFLAGS="-mod=mod $go_build_flags"
+
+cli_module=$(bash "$repo/scripts/ensure-pulumi-cli.sh" >/dev/null &&
+  node -e 'const p=require("path"),os=require("os");console.log(p.join(process.env.XDG_CACHE_HOME||p.join(os.homedir(),".cache"),"pulumi-broker-config","pulumi-cli","v"+require(process.argv[1]+"/node_modules/@pulumi/pulumi/package.json").version,"cli-module"))' "$repo")
+if [ ! -f "$cli_module/go.mod" ]; then
+  log "no $cli_module/go.mod: the CLI on PATH was not built here, so there is no build to align with"
+  exit 1
+fi
+sdk_module=$(sed -n 's/^module //p' "$repo/sdk/go/broker/go.mod")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$cli_module" && go list -m -f '{{.Path}} {{.Version}}' all) >"$work/cli.txt"
+
+for gomod in "$repo"/test/programs/*/go.mod; do
+  program=$(dirname "$gomod")
+  copy="$work/$(basename "$program")"
+  cp -r "$program" "$copy"
+  # As the tests lay the program out: the SDK's module from this checkout.
+  (cd "$copy" && go mod edit -replace="$sdk_module=$repo/sdk/go/broker")
+  (cd "$copy" && go list -m -f '{{.Path}} {{.Version}}' all) >"$work/program.txt"
+  mapfile -t requires < <(awk 'NR == FNR { cli[$1] = $2; next }
+    ($1 in cli) && $2 != "" && cli[$1] != $2 { print "-require=" $1 "@" cli[$1] }' "$work/cli.txt" "$work/program.txt")
+  if [ "${#requires[@]}" -gt 0 ]; then
+    (cd "$copy" && go mod edit "${requires[@]}" && go mod tidy)
+  fi
+  (cd "$copy" && go mod edit -dropreplace="$sdk_module")
+  if cmp -s "$copy/go.mod" "$gomod" && cmp -s "$copy/go.sum" "$program/go.sum"; then
+    log "$(basename "$program"): already aligned"
+  else
+    cp "$copy/go.mod" "$copy/go.sum" "$program/"
+    log "$(basename "$program"): go.mod and go.sum updated"
+  fi
+done

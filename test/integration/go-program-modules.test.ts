@@ -1,0 +1,67 @@
+/**
+ * The tests' Go programs require their modules at the versions the default leg's Pulumi CLI build
+ * selects (issue #50). Go's build cache reuses a compiled package only when its version and all its
+ * dependencies' are the same, so aligned, a new machine's run compiles Pulumi's Go SDK and its
+ * dependencies once, in the CLI's build before the tests, rather than again in the tests' first Go
+ * builds, three at once (scripts/align-go-programs.sh says more).
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PULUMI_VERSION } from "../../harness/repo.mts";
+import { PROGRAMS_DIR } from "../support/projects";
+
+/** The module the CLI is built from (scripts/ensure-pulumi-cli.sh), on a machine that built it. */
+const CLI_GO_MOD = path.join(
+  process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache"),
+  "pulumi-broker-config",
+  "pulumi-cli",
+  `v${PULUMI_VERSION}`,
+  "cli-module",
+  "go.mod",
+);
+
+/** Each module a go.mod requires, with its version. */
+function requiredVersions(goMod: string): Map<string, string> {
+  const versions = new Map<string, string>();
+  let inRequireBlock = false;
+  for (const line of goMod.split("\n")) {
+    const trimmed = line.replace(/\/\/.*$/u, "").trim();
+    if (trimmed === "require (") inRequireBlock = true;
+    else if (trimmed === ")") inRequireBlock = false;
+    const requirement = inRequireBlock ? trimmed : /^require\s+(.*)$/u.exec(trimmed)?.[1];
+    const [module, version] = requirement?.split(/\s+/u) ?? [];
+    if (module !== undefined && version?.startsWith("v") === true) versions.set(module, version);
+  }
+  return versions;
+}
+
+const programs = fs
+  .readdirSync(PROGRAMS_DIR)
+  .filter((p) => fs.existsSync(path.join(PROGRAMS_DIR, p, "go.mod")));
+
+describe.skipIf(!fs.existsSync(CLI_GO_MOD))("the Go test programs' modules", () => {
+  it("are the programs with a go.mod", () => {
+    expect(programs.sort()).toEqual(["go-native", "lookups-go"]);
+  });
+
+  it.each(programs)(
+    "%s requires every module it shares with the Pulumi CLI's build at the CLI's version (run scripts/align-go-programs.sh)",
+    (program) => {
+      const cli = requiredVersions(fs.readFileSync(CLI_GO_MOD, "utf8"));
+      const own = requiredVersions(fs.readFileSync(path.join(PROGRAMS_DIR, program, "go.mod"), "utf8"));
+      const shared = [...own.keys()].filter((module) => cli.has(module));
+      // gRPC, protobuf and Pulumi's Go SDK, at least: the modules whose packages most others import.
+      expect(shared).toEqual(
+        expect.arrayContaining([
+          "google.golang.org/grpc",
+          "google.golang.org/protobuf",
+          "github.com/pulumi/pulumi/sdk/v3",
+        ]),
+      );
+      const differing = shared.filter((module) => own.get(module) !== cli.get(module));
+      expect(differing.map((module) => `${module} ${own.get(module)} (CLI: ${cli.get(module)})`)).toEqual([]);
+    },
+  );
+});
