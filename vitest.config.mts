@@ -10,6 +10,8 @@ import LongestFirstSequencer from "./test/support/longest-first-sequencer.mts";
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.mts"],
+    // Records each file's CPU time, which the summary lists beside its wall time.
+    setupFiles: ["test/support/file-cpu.mts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests start real servers and child processes; forks keep them isolated per file.

@@ -16,6 +16,11 @@ export const FILE_TIME_BUDGET_SECONDS = 180;
 export interface FileTime {
   /** Its tests, hooks and import, in seconds. */
   seconds: number;
+  /**
+   * The CPU seconds its worker and the processes it waited for spent (test/support/file-cpu.mts),
+   * where the platform tells them.
+   */
+  cpuSeconds?: number | undefined;
   /** The vitest project (leg of the engine matrix) it ran in. */
   leg: string;
   /** Its path from the repository's root. */
@@ -47,12 +52,16 @@ export default class SummaryReporter implements Reporter {
   }
 }
 
-/** Each file's time: vitest's `duration` (tests and hooks) and `collectDuration` (import). */
+/**
+ * Each file's time: vitest's `duration` (tests and hooks) and `collectDuration` (import), and the CPU
+ * time its setup file recorded.
+ */
 function fileTimes(testModules: readonly TestModule[]): FileTime[] {
   return testModules.map((module) => {
     const diagnostic = module.diagnostic();
     return {
       seconds: (diagnostic.duration + diagnostic.collectDuration) / 1000,
+      cpuSeconds: module.meta().cpuSeconds,
       leg: module.project.name,
       file: module.relativeModuleId,
     };
@@ -60,17 +69,25 @@ function fileTimes(testModules: readonly TestModule[]): FileTime[] {
 }
 
 /**
- * The {@link SLOWEST_SHOWN} slowest files, each with its leg and time, and the sum over all files:
- * files run in parallel, so the sum is more than the run's wall time.
+ * The {@link SLOWEST_SHOWN} slowest files, each with its time, its CPU time, its leg and its path,
+ * and the sums over all files: files run in parallel, so the sum of times is more than the run's wall
+ * time. The CPU time does not depend on what ran beside a file, so it ranks what a file costs the run
+ * on a busy machine (the suite is bound by the CPU); "-" where the platform does not tell it.
  */
 export function slowestFiles(times: readonly FileTime[]): string {
   const rows = [...times].sort((a, b) => b.seconds - a.seconds);
   const total = rows.reduce((sum, row) => sum + row.seconds, 0);
+  const cpuTotal = rows.reduce((sum, row) => sum + (row.cpuSeconds ?? 0), 0);
+  const cpu = (row: FileTime) =>
+    row.cpuSeconds === undefined ? "-".padStart(7) : row.cpuSeconds.toFixed(1).padStart(7);
   const lines = rows
     .slice(0, SLOWEST_SHOWN)
-    .map((row) => `  ${row.seconds.toFixed(1).padStart(7)} s  ${row.leg.padEnd(28)} ${row.file}`);
+    .map(
+      (row) =>
+        `  ${row.seconds.toFixed(1).padStart(7)} s  ${cpu(row)} s CPU  ${row.leg.padEnd(28)} ${row.file}`,
+    );
   return [
-    `Slowest ${Math.min(SLOWEST_SHOWN, rows.length)} of ${rows.length} test files (${total.toFixed(0)} s in all files):`,
+    `Slowest ${Math.min(SLOWEST_SHOWN, rows.length)} of ${rows.length} test files (${total.toFixed(0)} s in all files, ${cpuTotal.toFixed(0)} s of CPU):`,
     ...lines,
     "",
   ].join("\n");

@@ -14,6 +14,8 @@ function fakeModule(file: string, seconds: number, states: readonly string[]): T
     project: { name: "main" },
     // Split as vitest does: importing the file, then running its tests and hooks.
     diagnostic: () => ({ collectDuration: 1000, duration: seconds * 1000 - 1000 }),
+    // What test/support/file-cpu.mts records: a file here spent half its time on the CPU.
+    meta: () => ({ cpuSeconds: seconds / 2 }),
     children: {
       *allTests() {
         for (const state of states) yield { result: () => ({ state }) };
@@ -57,17 +59,31 @@ describe("the test-time budget", () => {
     ]);
   });
 
-  it("lists the slowest files with the sum over all of them", () => {
+  it("lists the slowest files with their CPU time and the sums over all of them", () => {
     const text = slowestFiles([
-      { seconds: 2, leg: "main", file: "b.test.ts" },
-      { seconds: 5.25, leg: "main", file: "a.test.ts" },
+      { seconds: 2, cpuSeconds: 3.5, leg: "main", file: "b.test.ts" },
+      { seconds: 5.25, cpuSeconds: 1.25, leg: "main", file: "a.test.ts" },
+      { seconds: 1, leg: "main", file: "c.test.ts" },
     ]);
     expect(text.split("\n")).toEqual([
-      "Slowest 2 of 2 test files (7 s in all files):",
-      `      5.3 s  ${"main".padEnd(28)} a.test.ts`,
-      `      2.0 s  ${"main".padEnd(28)} b.test.ts`,
+      "Slowest 3 of 3 test files (8 s in all files, 5 s of CPU):",
+      `      5.3 s      1.3 s CPU  ${"main".padEnd(28)} a.test.ts`,
+      `      2.0 s      3.5 s CPU  ${"main".padEnd(28)} b.test.ts`,
+      `      1.0 s        - s CPU  ${"main".padEnd(28)} c.test.ts`,
       "",
     ]);
+  });
+
+  it("reads each file's CPU time from the meta its setup file recorded", () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    new SummaryReporter().onTestRunEnd([fakeModule("test/e2e/some.test.ts", 30, ["passed"])]);
+    expect(written.join("")).toContain(
+      `     30.0 s     15.0 s CPU  ${"main".padEnd(28)} test/e2e/some.test.ts`,
+    );
   });
 
   it("ends a run with the warnings before the counts line, which stays last", () => {
