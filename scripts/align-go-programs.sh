@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets the module versions of the tests' Go programs (test/programs/*/go.mod) to those the default
-# leg's Pulumi CLI build selects, wherever both graphs hold a module, and tidies them.
+# Sets the module versions of the Go programs the tests build (test/programs/*/go.mod,
+# test/e2e/programs/*/go.mod and the examples', examples/*/go.mod) to those the default leg's Pulumi
+# CLI build selects, wherever both graphs hold a module, and tidies them.
 #
 #   bash scripts/align-go-programs.sh
 #
@@ -31,11 +32,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$cli_module" && go list -m -f '{{.Path}} {{.Version}}' all) >"$work/cli.txt"
 
-for gomod in "$repo"/test/programs/*/go.mod; do
+for gomod in "$repo"/test/programs/*/go.mod "$repo"/test/e2e/programs/*/go.mod "$repo"/examples/*/go.mod; do
   program=$(dirname "$gomod")
-  copy="$work/$(basename "$program")"
+  copy="$work/${program#"$repo"/}"
+  mkdir -p "$(dirname "$copy")"
   cp -r "$program" "$copy"
-  # As the tests lay the program out: the SDK's module from this checkout.
+  # As the tests lay the program out: the SDK's module from this checkout (for a program that does
+  # not require it, the directive changes nothing).
   (cd "$copy" && go mod edit -replace="$sdk_module=$repo/sdk/go/broker")
   (cd "$copy" && go list -m -f '{{.Path}} {{.Version}}' all) >"$work/program.txt"
   mapfile -t requires < <(awk 'NR == FNR { cli[$1] = $2; next }
@@ -45,9 +48,9 @@ for gomod in "$repo"/test/programs/*/go.mod; do
   fi
   (cd "$copy" && go mod edit -dropreplace="$sdk_module")
   if cmp -s "$copy/go.mod" "$gomod" && cmp -s "$copy/go.sum" "$program/go.sum"; then
-    log "$(basename "$program"): already aligned"
+    log "${program#"$repo"/}: already aligned"
   else
     cp "$copy/go.mod" "$copy/go.sum" "$program/"
-    log "$(basename "$program"): go.mod and go.sum updated"
+    log "${program#"$repo"/}: go.mod and go.sum updated"
   fi
 done

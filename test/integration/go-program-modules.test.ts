@@ -1,6 +1,6 @@
 /**
- * The tests' Go programs require their modules at the versions the default leg's Pulumi CLI build
- * selects (issue #50). Go's build cache reuses a compiled package only when its version and all its
+ * The Go programs the tests build (test/programs, test/e2e/programs and examples) require their
+ * modules at the versions the default leg's Pulumi CLI build selects (issue #50). Go's build cache reuses a compiled package only when its version and all its
  * dependencies' are the same, so aligned, a new machine's run compiles Pulumi's Go SDK and its
  * dependencies once, in the CLI's build before the tests, rather than again in the tests' first Go
  * builds, three at once (scripts/align-go-programs.sh says more).
@@ -9,8 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PULUMI_VERSION } from "../../harness/repo.mts";
-import { PROGRAMS_DIR } from "../support/projects";
+import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 
 /** The module the CLI is built from (scripts/ensure-pulumi-cli.sh), on a machine that built it. */
 const CLI_GO_MOD = path.join(
@@ -37,20 +36,30 @@ function requiredVersions(goMod: string): Map<string, string> {
   return versions;
 }
 
-const programs = fs
-  .readdirSync(PROGRAMS_DIR)
-  .filter((p) => fs.existsSync(path.join(PROGRAMS_DIR, p, "go.mod")));
+/** Where the tests' Go programs are, from the repository's root: each directory with a go.mod. */
+const PROGRAM_PARENTS = ["test/programs", "test/e2e/programs", "examples"];
+const programs = PROGRAM_PARENTS.flatMap((parent) =>
+  fs
+    .readdirSync(path.join(REPO_ROOT, parent))
+    .map((dir) => `${parent}/${dir}`)
+    .filter((dir) => fs.existsSync(path.join(REPO_ROOT, dir, "go.mod"))),
+);
 
 describe.skipIf(!fs.existsSync(CLI_GO_MOD))("the Go test programs' modules", () => {
   it("are the programs with a go.mod", () => {
-    expect(programs.sort()).toEqual(["go-native", "lookups-go"]);
+    expect(programs.sort()).toEqual([
+      "examples/native-go",
+      "test/e2e/programs/go-host",
+      "test/programs/go-native",
+      "test/programs/lookups-go",
+    ]);
   });
 
   it.each(programs)(
     "%s requires every module it shares with the Pulumi CLI's build at the CLI's version (run scripts/align-go-programs.sh)",
     (program) => {
       const cli = requiredVersions(fs.readFileSync(CLI_GO_MOD, "utf8"));
-      const own = requiredVersions(fs.readFileSync(path.join(PROGRAMS_DIR, program, "go.mod"), "utf8"));
+      const own = requiredVersions(fs.readFileSync(path.join(REPO_ROOT, program, "go.mod"), "utf8"));
       const shared = [...own.keys()].filter((module) => cli.has(module));
       // gRPC, protobuf and Pulumi's Go SDK, at least: the modules whose packages most others import.
       expect(shared).toEqual(
