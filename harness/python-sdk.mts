@@ -5,9 +5,8 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { REPO_ROOT } from "./repo.mts";
+import { cacheDir, REPO_ROOT } from "./repo.mts";
 
 /**
  * The wheel of sdk/python, built by pip from a copy of it (a build in place would leave `build/` and
@@ -23,11 +22,7 @@ function sdkWheel(cachedPython: string, scratch: string): string {
     if (!fs.statSync(full).isFile()) continue;
     hash.update(`${file}\0`).update(fs.readFileSync(full)).update("\0");
   }
-  const cacheRoot = path.join(
-    process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache"),
-    "pulumi-broker-config",
-  );
-  const wheelDir = path.join(cacheRoot, "python", "pulumi-broker-sdk", hash.digest("hex").slice(0, 16));
+  const wheelDir = cacheDir("python", "pulumi-broker-sdk", hash.digest("hex").slice(0, 16));
   const wheelIn = (dir: string): string | undefined => {
     const wheel = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith(".whl")) : undefined;
     return wheel === undefined ? undefined : path.join(dir, wheel);

@@ -9,11 +9,22 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The project's cache directory outside the repository, `$XDG_CACHE_HOME/pulumi-broker-config`
+ * (`~/.cache/pulumi-broker-config` without it), the root the scripts cache their builds under too
+ * (`scripts/ensure-pulumi-cli.sh` and `scripts/lib/language-host.sh`). With `parts`, a path inside it.
+ */
+export function cacheDir(...parts: string[]): string {
+  const root = process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache");
+  return path.join(root, "pulumi-broker-config", ...parts);
+}
 
 /**
  * The generated Go SDK's module directory. Its root is the package (`broker`), so that the Go

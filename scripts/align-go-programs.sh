@@ -21,8 +21,10 @@ log() { echo "align-go-programs: $*" >&2; }
 source "$repo/scripts/lib/go-build-env.sh"
 export GOFLAGS="-mod=mod $go_build_flags"
 
-cli_module=$(bash "$repo/scripts/ensure-pulumi-cli.sh" >/dev/null &&
-  node -e 'const p=require("path"),os=require("os");console.log(p.join(process.env.XDG_CACHE_HOME||p.join(os.homedir(),".cache"),"pulumi-broker-config","pulumi-cli","v"+require(process.argv[1]+"/node_modules/@pulumi/pulumi/package.json").version,"cli-module"))' "$repo")
+bash "$repo/scripts/ensure-pulumi-cli.sh" >/dev/null
+# Where that script builds the default CLI: its cache directory for the devDependency's version.
+cli_version=$(cd "$repo" && node -p 'require("@pulumi/pulumi/package.json").version')
+cli_module="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-broker-config/pulumi-cli/v$cli_version/cli-module"
 if [ ! -f "$cli_module/go.mod" ]; then
   log "no $cli_module/go.mod: the CLI on PATH was not built here, so there is no build to align with"
   exit 1

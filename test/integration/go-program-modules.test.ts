@@ -1,25 +1,18 @@
 /**
  * The Go programs the tests build (test/programs, test/e2e/programs and examples) require their
- * modules at the versions the default leg's Pulumi CLI build selects (issue #50). Go's build cache reuses a compiled package only when its version and all its
- * dependencies' are the same, so aligned, a new machine's run compiles Pulumi's Go SDK and its
- * dependencies once, in the CLI's build before the tests, rather than again in the tests' first Go
- * builds, three at once (scripts/align-go-programs.sh says more).
+ * modules at the versions the default leg's Pulumi CLI build selects (issue #50). Go's build cache
+ * reuses a compiled package only when its version and all its dependencies' are the same, so
+ * aligned, a new machine's run compiles Pulumi's Go SDK and its dependencies once, in the CLI's
+ * build before the tests, rather than again in the tests' first Go builds, three at once
+ * (scripts/align-go-programs.sh says more).
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
+import { cacheDir, PULUMI_VERSION, REPO_ROOT } from "../../harness/repo.mts";
 
 /** The module the CLI is built from (scripts/ensure-pulumi-cli.sh), on a machine that built it. */
-const CLI_GO_MOD = path.join(
-  process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache"),
-  "pulumi-broker-config",
-  "pulumi-cli",
-  `v${PULUMI_VERSION}`,
-  "cli-module",
-  "go.mod",
-);
+const CLI_GO_MOD = cacheDir("pulumi-cli", `v${PULUMI_VERSION}`, "cli-module", "go.mod");
 
 /** Each module a go.mod requires, with its version. */
 function requiredVersions(goMod: string): Map<string, string> {
@@ -46,6 +39,9 @@ const programs = PROGRAM_PARENTS.flatMap((parent) =>
 );
 
 describe.skipIf(!fs.existsSync(CLI_GO_MOD))("the Go test programs' modules", () => {
+  const cli = fs.existsSync(CLI_GO_MOD)
+    ? requiredVersions(fs.readFileSync(CLI_GO_MOD, "utf8"))
+    : new Map<string, string>();
   it("are the programs with a go.mod", () => {
     expect(programs.sort()).toEqual([
       "examples/native-go",
@@ -58,7 +54,6 @@ describe.skipIf(!fs.existsSync(CLI_GO_MOD))("the Go test programs' modules", () 
   it.each(programs)(
     "%s requires every module it shares with the Pulumi CLI's build at the CLI's version (run scripts/align-go-programs.sh)",
     (program) => {
-      const cli = requiredVersions(fs.readFileSync(CLI_GO_MOD, "utf8"));
       const own = requiredVersions(fs.readFileSync(path.join(REPO_ROOT, program, "go.mod"), "utf8"));
       const shared = [...own.keys()].filter((module) => cli.has(module));
       // gRPC, protobuf and Pulumi's Go SDK, at least: the modules whose packages most others import.
