@@ -28,10 +28,10 @@ export interface FileTime {
 }
 
 /**
- * Ends a run with the slowest test files (per leg of the engine matrix), a warning line for each
- * file over {@link FILE_TIME_BUDGET_SECONDS}, then one plain line, `N passed, N failed, N skipped`,
- * that CI systems and people can read without parsing vitest's colourful summary. That line stays
- * the last one.
+ * Ends a run with the slowest test files (per leg of the engine matrix), those that spent the most
+ * CPU, a warning line for each file over {@link FILE_TIME_BUDGET_SECONDS}, then one plain line,
+ * `N passed, N failed, N skipped`, that CI systems and people can read without parsing vitest's
+ * colourful summary. That line stays the last one.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: readonly TestModule[]): void {
@@ -46,6 +46,8 @@ export default class SummaryReporter implements Reporter {
     }
     const times = fileTimes(testModules);
     process.stdout.write(`\n${slowestFiles(times)}`);
+    const costliest = costliestFiles(times);
+    if (costliest !== "") process.stdout.write(`\n${costliest}`);
     const warnings = [...budgetWarnings(times), ...unlistedWarnings(times)];
     if (warnings.length > 0) process.stdout.write(`\n${warnings.join("\n")}\n`);
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
@@ -68,6 +70,12 @@ function fileTimes(testModules: readonly TestModule[]): FileTime[] {
   });
 }
 
+/** A file's line in the summary's lists: its time, its CPU time ("-" where unknown), its leg and path. */
+function fileLine(row: FileTime): string {
+  const cpu = row.cpuSeconds === undefined ? "-" : row.cpuSeconds.toFixed(1);
+  return `  ${row.seconds.toFixed(1).padStart(7)} s  ${cpu.padStart(7)} s CPU  ${row.leg.padEnd(28)} ${row.file}`;
+}
+
 /**
  * The {@link SLOWEST_SHOWN} slowest files, each with its time, its CPU time, its leg and its path,
  * and the sums over all files: files run in parallel, so the sum of times is more than the run's wall
@@ -78,17 +86,31 @@ export function slowestFiles(times: readonly FileTime[]): string {
   const rows = [...times].sort((a, b) => b.seconds - a.seconds);
   const total = rows.reduce((sum, row) => sum + row.seconds, 0);
   const cpuTotal = rows.reduce((sum, row) => sum + (row.cpuSeconds ?? 0), 0);
-  const cpu = (row: FileTime) =>
-    row.cpuSeconds === undefined ? "-".padStart(7) : row.cpuSeconds.toFixed(1).padStart(7);
-  const lines = rows
-    .slice(0, SLOWEST_SHOWN)
-    .map(
-      (row) =>
-        `  ${row.seconds.toFixed(1).padStart(7)} s  ${cpu(row)} s CPU  ${row.leg.padEnd(28)} ${row.file}`,
-    );
   return [
     `Slowest ${Math.min(SLOWEST_SHOWN, rows.length)} of ${rows.length} test files (${total.toFixed(0)} s in all files, ${cpuTotal.toFixed(0)} s of CPU):`,
-    ...lines,
+    ...rows.slice(0, SLOWEST_SHOWN).map(fileLine),
+    "",
+  ].join("\n");
+}
+
+/**
+ * The {@link SLOWEST_SHOWN} files that spent the most CPU, most first, with the share of all files'
+ * CPU they hold together: where fewer engine commands would make the whole run shorter, whatever ran
+ * beside them (a file that waits, on a rate limit or a killed process, is slow and cheap). Empty when
+ * the platform tells no file's CPU time.
+ */
+export function costliestFiles(times: readonly FileTime[]): string {
+  const rows = times
+    .filter((row) => row.cpuSeconds !== undefined)
+    .sort((a, b) => (b.cpuSeconds ?? 0) - (a.cpuSeconds ?? 0));
+  if (rows.length === 0) return "";
+  const cpuTotal = rows.reduce((sum, row) => sum + (row.cpuSeconds ?? 0), 0);
+  const shown = rows.slice(0, SLOWEST_SHOWN);
+  const shownCpu = shown.reduce((sum, row) => sum + (row.cpuSeconds ?? 0), 0);
+  const share = cpuTotal > 0 ? Math.round((100 * shownCpu) / cpuTotal) : 0;
+  return [
+    `Most CPU: ${shown.length} test files spent ${shownCpu.toFixed(0)} s of CPU, ${share}% of all files' ${cpuTotal.toFixed(0)} s:`,
+    ...shown.map(fileLine),
     "",
   ].join("\n");
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { TestModule } from "vitest/node" with { "resolution-mode": "import" };
 import SummaryReporter, {
   budgetWarnings,
+  costliestFiles,
   FILE_TIME_BUDGET_SECONDS,
   slowestFiles,
   unlistedWarnings,
@@ -72,6 +73,31 @@ describe("the test-time budget", () => {
       `      1.0 s        - s CPU  ${"main".padEnd(28)} c.test.ts`,
       "",
     ]);
+  });
+
+  it("lists the files that spent the most CPU, most first, with their share of all files' CPU", () => {
+    const text = costliestFiles([
+      { seconds: 9, cpuSeconds: 1, leg: "main", file: "waits.test.ts" },
+      { seconds: 2, cpuSeconds: 3, leg: "main", file: "busy.test.ts" },
+      { seconds: 1, leg: "main", file: "unknown.test.ts" },
+    ]);
+    expect(text.split("\n")).toEqual([
+      "Most CPU: 2 test files spent 4 s of CPU, 100% of all files' 4 s:",
+      `      2.0 s      3.0 s CPU  ${"main".padEnd(28)} busy.test.ts`,
+      `      9.0 s      1.0 s CPU  ${"main".padEnd(28)} waits.test.ts`,
+      "",
+    ]);
+    // Of 20 files of 1 s each, the 15 shown hold 75%.
+    const many = Array.from({ length: 20 }, (_, i) => ({
+      seconds: 1,
+      cpuSeconds: 1,
+      leg: "main",
+      file: `${i}`,
+    }));
+    expect(costliestFiles(many).split("\n")[0]).toBe(
+      "Most CPU: 15 test files spent 15 s of CPU, 75% of all files' 20 s:",
+    );
+    expect(costliestFiles([{ seconds: 1, leg: "main", file: "a.test.ts" }])).toBe("");
   });
 
   it("reads each file's CPU time from the meta its setup file recorded", () => {
