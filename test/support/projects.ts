@@ -38,15 +38,15 @@ export async function startProgram(
 
 /**
  * Ends what a CLI test file set up, for its `afterAll`: closes its emulators, removes its Pulumi
- * project (stacks, state and plugins) and deletes its scratch folders.
+ * project (stacks, state and plugins), when it has one of its own, and deletes its scratch folders.
  */
 export async function tearDown(setUp: {
   readonly emulators: readonly { close(): Promise<void> }[];
-  readonly project: PulumiProject;
+  readonly project?: PulumiProject;
   readonly scratch?: readonly string[];
 }): Promise<void> {
   for (const emulator of setUp.emulators) await emulator.close();
-  setUp.project.remove();
+  setUp.project?.remove();
   for (const dir of setUp.scratch ?? []) fs.rmSync(dir, { recursive: true, force: true });
 }
 
