@@ -1,12 +1,19 @@
 import * as os from "node:os";
 import { defineConfig } from "vitest/config";
 import { ENGINE_LEGS } from "./harness/engine-matrix.mts";
+import { cacheDir } from "./harness/repo.mts";
 import LongestFirstSequencer from "./test/support/longest-first-sequencer.mts";
 
 // `npm test`: every test file with the Pulumi CLI and @pulumi/pulumi of our devDependencies (the
 // project "main"), and the end-to-end files of the engine matrix again with each other CLI and SDK
 // version (harness/engine-matrix.mts; docs/offline-engine.md). Each project's global setup packs
 // the package with its SDK and makes its CLI ready. One leg alone: `npx vitest run --project main`.
+
+// The V8 code cache of Node.js (>= 22.1) for the test files' workers, which inherit this environment
+// and each load vitest and what the file imports from node_modules (the Automation API of
+// `@pulumi/pulumi` among them) again: the cache the projects' commands share (harness/pulumi-project.mts).
+process.env["NODE_COMPILE_CACHE"] ??= cacheDir("node-compile-cache");
+
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.mts"],
