@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type EmulatorHandle } from "../../src/emulator";
 import { installBrokerPlugin } from "../../harness/broker-native.mts";
 import type { PulumiProject } from "../../harness/pulumi-project.mts";
-import { emulatorConfig, PROGRAMS_DIR, testProject, type StateResource } from "../support/projects";
+import { emulatorConfig, PROGRAMS_DIR, tearDown, testProject, type StateResource } from "../support/projects";
 
 // Upgrading the package under an existing stack (issue #37): a stack written by the version before
 // autonaming and rotation triggers (test/fixtures/upgrade/README.md), with explicit names in both
@@ -32,9 +32,8 @@ beforeAll(async () => {
   await project.cli(["stack", "import", "--stack", "dev", "--file", imported]);
 });
 
-afterAll(async () => {
-  await emulator.close();
-});
+// The project's directory holds the imported deployment beside the project: removed with it.
+afterAll(() => tearDown({ emulators: [emulator], project }));
 
 describe("a stack written by the previous version", () => {
   it("holds every object of both doors after the import", async () => {
