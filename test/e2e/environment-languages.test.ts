@@ -18,7 +18,7 @@ import {
   NO_BROKER_ENV,
   PROGRAMS_DIR,
   pythonSdkProject,
-  startExportPair,
+  startExportSource,
   type StateResource,
   tearDown,
   testProject,
@@ -31,21 +31,20 @@ import { stateResources } from "../support/state";
 // every run produced. test/e2e/environment.test.ts runs the YAML program's steps (issue #50 split
 // the two, each a file of its own, so that neither takes over three minutes).
 
-let source: EmulatorHandle; // exported
-let unused: EmulatorHandle; // the pair's second broker: each language deploys to a fresh one
+let source: EmulatorHandle; // exported; each language deploys to a fresh broker of its own
 let scratch: string;
 let exported: string;
 const scan = new SecretScan();
 
 beforeAll(async () => {
-  ({ source, target: unused } = await startExportPair());
+  source = await startExportSource();
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pbc-environment-languages-e2e-"));
   // The package fixture's `broker-config`: no project of this file is ready yet.
   exported = await exportBroker(inject("packageFixture"), source, path.join(scratch, "broker.yaml"));
   scan.secrets(source.adminKey, ...(await keyValues(source)));
 }, 300_000);
 
-afterAll(() => tearDown({ emulators: [source, unused], scratch: [scratch] }));
+afterAll(() => tearDown({ emulators: [source], scratch: [scratch] }));
 
 /** A program of one Environment in another language, deploying the exported document. */
 interface Language {

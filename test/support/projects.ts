@@ -59,27 +59,38 @@ export interface ExportPair {
 }
 
 /**
- * Starts the brokers the configuration-as-data suites copy between: a source made by
- * {@link createExportSource} (through a client of its admin key, closed again) and an empty target,
- * both with their test controls on. When a step fails, the emulators already started are closed
- * before the error is thrown, so a failed `beforeAll` leaves no server behind.
+ * Starts the broker an export is made from: an emulator (controls on) holding
+ * {@link createExportSource}'s environment, made through a client of its admin key, closed again. When
+ * a step fails, the emulator is closed before the error is thrown.
  */
-export async function startExportPair(): Promise<ExportPair> {
-  const started: EmulatorHandle[] = [];
+export async function startExportSource(): Promise<EmulatorHandle> {
+  const source = await startEmulator({ controls: true });
   try {
-    const source = await startEmulator({ controls: true });
-    started.push(source);
-    const target = await startEmulator({ controls: true });
-    started.push(target);
     const client = new BrokerClient({ baseUrl: source.url, apiKey: source.adminKey });
     try {
       await createExportSource(client);
     } finally {
       await client.close();
     }
-    return { source, target };
+    return source;
   } catch (error) {
-    for (const emulator of started) await emulator.close();
+    await source.close();
+    throw error;
+  }
+}
+
+/**
+ * Starts the brokers the configuration-as-data suites copy between: {@link startExportSource}'s
+ * source and an empty target, both with their test controls on. When a step fails, the emulator
+ * already started is closed before the error is thrown, so a failed `beforeAll` leaves no server
+ * behind.
+ */
+export async function startExportPair(): Promise<ExportPair> {
+  const source = await startExportSource();
+  try {
+    return { source, target: await startEmulator({ controls: true }) };
+  } catch (error) {
+    await source.close();
     throw error;
   }
 }
