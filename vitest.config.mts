@@ -1,7 +1,7 @@
 import * as os from "node:os";
 import { defineConfig } from "vitest/config";
 import { ENGINE_LEGS } from "./harness/engine-matrix.mts";
-import { cacheDir } from "./harness/repo.mts";
+import { nodeCompileCacheDir } from "./harness/repo.mts";
 import LongestFirstSequencer from "./test/support/longest-first-sequencer.mts";
 
 // `npm test`: every test file with the Pulumi CLI and @pulumi/pulumi of our devDependencies (the
@@ -12,7 +12,7 @@ import LongestFirstSequencer from "./test/support/longest-first-sequencer.mts";
 // The V8 code cache of Node.js (>= 22.1) for the test files' workers, which inherit this environment
 // and each load vitest and what the file imports from node_modules (the Automation API of
 // `@pulumi/pulumi` among them) again: the cache the projects' commands share (harness/pulumi-project.mts).
-process.env["NODE_COMPILE_CACHE"] ??= cacheDir("node-compile-cache");
+process.env["NODE_COMPILE_CACHE"] = nodeCompileCacheDir();
 
 export default defineConfig({
   test: {

@@ -25,7 +25,7 @@ import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { readLastUpdate, readStackOutputs } from "./file-backend.mts";
 import { seedEncryptionSalt, writeStackConfig, type StackConfig } from "./stack-config-file.mts";
-import { cacheDir, childPath } from "./repo.mts";
+import { childPath, nodeCompileCacheDir } from "./repo.mts";
 
 /**
  * The V8 code cache (`NODE_COMPILE_CACHE`, Node >= 22.1) every Node.js process of a project's
@@ -33,7 +33,7 @@ import { cacheDir, childPath } from "./repo.mts";
  * without it and 2.5 s with it under a load of 21 on 2 cores. The cache holds compiled code keyed by
  * the source's hash and Node's version, so a changed file or another Node simply misses it.
  */
-export const NODE_COMPILE_CACHE_DIR = process.env["NODE_COMPILE_CACHE"] ?? cacheDir("node-compile-cache");
+export const NODE_COMPILE_CACHE_DIR = nodeCompileCacheDir();
 
 export type { StackConfig };
 

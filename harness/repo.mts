@@ -27,6 +27,15 @@ export function cacheDir(...parts: string[]): string {
 }
 
 /**
+ * The V8 code cache (`NODE_COMPILE_CACHE`, Node >= 22.1) the tests' Node.js processes share: the
+ * environment's, else {@link cacheDir}'s `node-compile-cache`. The projects' commands
+ * (harness/pulumi-project.mts) and the test files' workers (vitest.config.mts) use it.
+ */
+export function nodeCompileCacheDir(): string {
+  return process.env["NODE_COMPILE_CACHE"] ?? cacheDir("node-compile-cache");
+}
+
+/**
  * The generated Go SDK's module directory. Its root is the package (`broker`), so that the Go
  * language host finds the module's `pulumi-plugin.json` there (scripts/gen-sdk/main.go says why).
  */

@@ -101,12 +101,12 @@ export function slowestFiles(times: readonly FileTime[]): string {
  */
 export function costliestFiles(times: readonly FileTime[]): string {
   const rows = times
-    .filter((row) => row.cpuSeconds !== undefined)
-    .sort((a, b) => (b.cpuSeconds ?? 0) - (a.cpuSeconds ?? 0));
+    .filter((row): row is FileTime & { cpuSeconds: number } => row.cpuSeconds !== undefined)
+    .sort((a, b) => b.cpuSeconds - a.cpuSeconds);
   if (rows.length === 0) return "";
-  const cpuTotal = rows.reduce((sum, row) => sum + (row.cpuSeconds ?? 0), 0);
+  const cpuTotal = rows.reduce((sum, row) => sum + row.cpuSeconds, 0);
   const shown = rows.slice(0, SLOWEST_SHOWN);
-  const shownCpu = shown.reduce((sum, row) => sum + (row.cpuSeconds ?? 0), 0);
+  const shownCpu = shown.reduce((sum, row) => sum + row.cpuSeconds, 0);
   const share = cpuTotal > 0 ? Math.round((100 * shownCpu) / cpuTotal) : 0;
   return [
     `Most CPU: ${shown.length} test files spent ${shownCpu.toFixed(0)} s of CPU, ${share}% of all files' ${cpuTotal.toFixed(0)} s:`,
